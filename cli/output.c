@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Text rendering of control-protocol replies. Values the daemon may omit are
+ * read with defaults, so an older or newer daemon still prints something sane.
+ */
+#include "output.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v) : "";
+}
+
+static double jnum(json_object *o, const char *key)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return NAN;
+	return json_object_get_double(v);
+}
+
+static json_object *jget(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+const char *output_bytes(double v, char *buf, size_t n)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+	unsigned u = 0;
+	while (fabs(v) >= 1000 && u + 1 < sizeof units / sizeof *units) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+const char *output_latency(json_object *v, char *buf, size_t n)
+{
+	if (!v) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	double s = json_object_get_double(v);
+	if (s < 1e-3)
+		snprintf(buf, n, "%.0fus", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, n, "%.1fms", s * 1e3);
+	else
+		snprintf(buf, n, "%.2fs", s);
+	return buf;
+}
+
+void output_json(FILE *f, json_object *r)
+{
+	fprintf(f, "%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+}
+
+void output_status(FILE *f, json_object *r)
+{
+	double up = jnum(r, "uptime_seconds");
+	long u = isnan(up) ? 0 : (long)up;
+	fprintf(f, "smrd %s, pid %.0f, up %ldh %02ldm %02lds\n", jstr(r, "version"), jnum(r, "pid"),
+		u / 3600, u / 60 % 60, u % 60);
+	fprintf(f, "metrics:     http://%s/metrics\n", jstr(r, "listen"));
+	fprintf(f, "config:      %s\n", jstr(r, "config"));
+	fprintf(f, "model list:  %s (%.0f entries)\n", jstr(r, "model_list"), jnum(r, "model_list_entries"));
+	fprintf(f, "latency:     %s\n", jstr(r, "latency_source"));
+	fprintf(f, "sampling:    every %gs, %.0f samples\n", jnum(r, "interval_seconds"), jnum(r, "samples"));
+	fprintf(f, "disks:       %.0f watched, %.0f SMR suspect(s)\n", jnum(r, "disks_watched"), jnum(r, "smr_suspects"));
+	json_object *bc = jget(r, "disks_by_class");
+	if (bc && json_object_is_type(bc, json_type_object)) {
+		fprintf(f, "by class:   ");
+		json_object_object_foreach(bc, k, v)
+			if (json_object_get_int(v) > 0)
+				fprintf(f, " %s %d", k, json_object_get_int(v));
+		fprintf(f, "\n");
+	}
+}
+
+void output_disks(FILE *f, json_object *r)
+{
+	json_object *a = jget(r, "disks");
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	if (n == 0) {
+		fprintf(f, "no disks watched\n");
+		return;
+	}
+	fprintf(f, "%-10s %-24s %-12s %5s %8s %8s %9s %9s %8s %8s\n", "DEVICE", "MODEL", "CLASS", "SMR",
+		"R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT");
+	for (size_t i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(a, i);
+		char rb[16], wb[16], rl[16], wl[16];
+		fprintf(f, "%-10s %-24.24s %-12s %5.2f %8.1f %8.1f %9s %9s %8s %8s\n", jstr(d, "device"),
+			jstr(d, "model"), jstr(d, "class"), jnum(d, "smr_confidence"), jnum(d, "reads_per_second"),
+			jnum(d, "writes_per_second"), output_bytes(jnum(d, "read_bytes_per_second"), rb, sizeof rb),
+			output_bytes(jnum(d, "write_bytes_per_second"), wb, sizeof wb),
+			output_latency(jget(d, "read_latency_seconds"), rl, sizeof rl),
+			output_latency(jget(d, "write_latency_seconds"), wl, sizeof wl));
+	}
+}
+
+static void output_evidence(FILE *f, json_object *ev)
+{
+	size_t n = ev && json_object_is_type(ev, json_type_array) ? json_object_array_length(ev) : 0;
+	fprintf(f, "evidence (* decided the class):\n");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(ev, i), *dec = jget(e, "decisive");
+		fprintf(f, "  %c %-34s %-22s -> %s\n", dec && json_object_get_boolean(dec) ? '*' : ' ',
+			jstr(e, "source"), jstr(e, "value"), jstr(e, "implies"));
+	}
+}
+
+void output_show(FILE *f, json_object *r)
+{
+	json_object *v = jget(r, "verdict");
+	char size[16], rb[16], wb[16], rl[16], wl[16];
+	fprintf(f, "%s: %s\n", jstr(r, "device"), jstr(r, "model"));
+	fprintf(f, "  serial %s, wwn %s\n", *jstr(r, "serial") ? jstr(r, "serial") : "-",
+		*jstr(r, "wwn") ? jstr(r, "wwn") : "-");
+	fprintf(f, "  %s, %.0f:%.0f, %s, zoned %s", jstr(r, "transport"), jnum(r, "major"), jnum(r, "minor"),
+		output_bytes(jnum(r, "size_bytes"), size, sizeof size), jstr(r, "zoned"));
+	if (!isnan(jnum(r, "io_timeout_seconds")))
+		fprintf(f, ", io_timeout %gs", jnum(r, "io_timeout_seconds"));
+	fprintf(f, "\n\nclass %s (confidence %.2f), SMR confidence %.2f\n", jstr(v, "class"), jnum(v, "confidence"),
+		jnum(v, "smr_confidence"));
+	fprintf(f, "why: %s\n", jstr(v, "basis"));
+	output_evidence(f, jget(v, "evidence"));
+	fprintf(f, "\nlast %.1fs: %.1f r/s, %.1f w/s, read %s/s, written %s/s, latency read %s write %s\n",
+		jnum(r, "interval_seconds"), jnum(r, "reads_per_second"), jnum(r, "writes_per_second"),
+		output_bytes(jnum(r, "read_bytes_per_second"), rb, sizeof rb),
+		output_bytes(jnum(r, "write_bytes_per_second"), wb, sizeof wb),
+		output_latency(jget(r, "read_latency_seconds"), rl, sizeof rl),
+		output_latency(jget(r, "write_latency_seconds"), wl, sizeof wl));
+	json_object *c = jget(r, "counters");
+	if (c && json_object_is_type(c, json_type_object)) {
+		fprintf(f, "counters:");
+		int k = 0;
+		json_object_object_foreach(c, key, val)
+			fprintf(f, "%s%s=%s", k++ % 6 ? " " : "\n  ", key, json_object_get_string(val));
+		fprintf(f, "\n");
+	}
+}

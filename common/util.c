@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Bounded file reads and string helpers. Every read has a size cap, because
+ * sysfs and procfs files under a --sysfs-root may be anything.
+ */
+#include "util.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdarg.h>
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+
+	size_t cap = max < 4096 ? max + 1 : 4096, len = 0;
+	_cleanup_free_ char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (len >= max)
+				return -EFBIG;
+			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *n = realloc(buf, ncap);
+			if (!n)
+				return -ENOMEM;
+			buf = n;
+			cap = ncap;
+		}
+		ssize_t k = read(fd, buf + len, cap - 1 - len);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = 0;
+	if (ret_len)
+		*ret_len = len;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+int read_line_at(int dirfd, const char *path, char **ret)
+{
+	char *s = NULL;
+	int r = read_file_at(dirfd, path, 4096, &s, NULL);
+	if (r < 0)
+		return r;
+	if (memchr(s, 0, strlen(s) + 1) != s + strlen(s)) {
+		free(s);
+		return -EBADMSG;
+	}
+	char *nl = strchr(s, '\n');
+	if (nl)
+		*nl = 0;
+	strstrip(s);
+	*ret = s;
+	return 0;
+}
+
+int read_u64_at(int dirfd, const char *path, uint64_t *ret)
+{
+	_cleanup_free_ char *s = NULL;
+	int r = read_line_at(dirfd, path, &s);
+	if (r < 0)
+		return r;
+	return parse_u64(s, ret);
+}
+
+int parse_u64(const char *s, uint64_t *ret)
+{
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	uint64_t v = 0;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return 0;
+}
+
+int parse_double(const char *s, double *ret)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno)
+		return -errno;
+	if (*end || end == s || v != v)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+char *strstrip(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = 0;
+	size_t i = 0;
+	while (isspace((unsigned char)s[i]))
+		i++;
+	if (i)
+		memmove(s, s + i, n - i + 1);
+	return s;
+}
+
+void buf_put(Buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 4096;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		char *d = realloc(b->data, ncap);
+		if (!d) {
+			b->oom = true;
+			return;
+		}
+		b->data = d;
+		b->cap = ncap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = 0;
+}
+
+void buf_printf(Buf *b, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if ((size_t)n < sizeof small) {
+		buf_put(b, small, (size_t)n);
+		return;
+	}
+	_cleanup_free_ char *big = malloc((size_t)n + 1);
+	if (!big) {
+		b->oom = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	buf_put(b, big, (size_t)n);
+}
+
+void buf_free(Buf *b)
+{
+	free(b->data);
+	*b = (Buf){0};
+}
+
+char *str_sanitize(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d)
+		return NULL;
+	for (char *p = d; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			*p = '?';
+	return d;
+}

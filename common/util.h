@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small helpers shared by smrd and smrctl: cleanup attributes, bounded file
+ * reads and string utilities. Nothing here logs or keeps state.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Takes ownership away from a cleanup variable. */
+#define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
+#define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
+
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool streq_ptr(const char *a, const char *b) {
+	return (!a || !b) ? a == b : streq(a, b);
+}
+
+/* Reads at most max bytes of a file into a NUL-terminated buffer. */
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+/* Reads a one-line sysfs attribute, stripped of trailing white space. */
+int read_line_at(int dirfd, const char *path, char **ret);
+/* Reads a decimal unsigned attribute. */
+int read_u64_at(int dirfd, const char *path, uint64_t *ret);
+
+/* Strict decimal parse: no sign, no trailing garbage, no overflow. */
+int parse_u64(const char *s, uint64_t *ret);
+int parse_double(const char *s, double *ret);
+/* Strips leading and trailing white space in place. */
+char *strstrip(char *s);
+/* Appends printf output to a growing buffer. */
+typedef struct Buf {
+	char *data;
+	size_t len, cap;
+	bool oom;
+} Buf;
+void buf_printf(Buf *b, const char *fmt, ...) _printf_(2, 3);
+void buf_put(Buf *b, const char *s, size_t n);
+void buf_free(Buf *b);
+/* Returns a malloc'd copy of s with characters outside printable ASCII replaced. */
+char *str_sanitize(const char *s);

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Evidence, strongest first (design.md): a zoned declaration (sysfs zoned,
+ * zoned_cap, SCSI type 0x14, VPD B1 ZONED, IDENTIFY word 69), then the model
+ * list, then solid-state evidence, then a rotating physical disk with TRIM.
+ * ZONED = 0 means "not reported", never "CMR": many DM-SMR disks hide.
+ */
+#include "classify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *const class_names[_DISK_CLASS_MAX] = {
+	[DISK_CLASS_CMR] = "cmr", [DISK_CLASS_DM_SMR] = "dm-smr",
+	[DISK_CLASS_HOST_AWARE] = "host-aware", [DISK_CLASS_HOST_MANAGED] = "host-managed",
+	[DISK_CLASS_SSD] = "ssd", [DISK_CLASS_UNKNOWN] = "unknown",
+};
+
+static const char *const transport_names[_TRANSPORT_MAX] = {
+	[TRANSPORT_ATA] = "ata", [TRANSPORT_SCSI] = "scsi", [TRANSPORT_USB] = "usb",
+	[TRANSPORT_NVME] = "nvme", [TRANSPORT_MMC] = "mmc", [TRANSPORT_VIRTIO] = "virtio",
+	[TRANSPORT_VIRTUAL] = "virtual", [TRANSPORT_UNKNOWN] = "unknown",
+};
+
+const char *disk_class_to_string(DiskClass c)
+{
+	return c >= 0 && c < _DISK_CLASS_MAX ? class_names[c] : NULL;
+}
+
+DiskClass disk_class_from_string(const char *s)
+{
+	for (int i = 0; s && i < _DISK_CLASS_MAX; i++)
+		if (streq(s, class_names[i]))
+			return i;
+	return _DISK_CLASS_INVALID;
+}
+
+const char *transport_to_string(Transport t)
+{
+	return t >= 0 && t < _TRANSPORT_MAX ? transport_names[t] : NULL;
+}
+
+void disk_facts_init(DiskFacts *f, const char *name)
+{
+	*f = (DiskFacts){.transport = TRANSPORT_UNKNOWN, .rotational = -1, .scsi_type = -1,
+			 .discard_max_bytes = -1, .nr_zones = -1, .zone_sectors = -1,
+			 .udev_rpm = -1, .b1_status = -ENOENT, .id_status = -ENOENT};
+	snprintf(f->name, sizeof f->name, "%s", name);
+}
+
+static void underscores_to_spaces(const char *in, char *out, size_t n)
+{
+	snprintf(out, n, "%s", in);
+	for (char *p = out; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+}
+
+void disk_facts_best_model(const DiskFacts *f, char *buf, size_t n)
+{
+	if (f->id_status == 0 && f->id.model[0])
+		snprintf(buf, n, "%s", f->id.model);
+	else if (f->udev_model[0])
+		underscores_to_spaces(f->udev_model, buf, n);
+	else
+		snprintf(buf, n, "%s", f->sysfs_model);
+}
+
+typedef struct Ctx {
+	const DiskFacts *f;
+	Verdict *v;
+} Ctx;
+
+static Evidence *add(Ctx *c, const char *source, const char *implies, const char *fmt, ...)
+	_printf_(4, 5);
+static Evidence *add(Ctx *c, const char *source, const char *implies, const char *fmt, ...)
+{
+	static Evidence overflow;	/* evidence beyond the cap is dropped, never written out of bounds */
+	if (c->v->n_evidence >= VERDICT_MAX_EVIDENCE)
+		return &overflow;
+	Evidence *e = &c->v->evidence[c->v->n_evidence++];
+	va_list ap;
+	snprintf(e->source, sizeof e->source, "%s", source);
+	snprintf(e->implies, sizeof e->implies, "%s", implies);
+	va_start(ap, fmt);
+	vsnprintf(e->value, sizeof e->value, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+static const char *vpd_status_text(int status)
+{
+	switch (status) {
+	case -ENODATA: return "truncated page";
+	case -EBADMSG: return "malformed page";
+	default: return "unreadable";
+	}
+}
+
+/* Zoned declarations; returns the declared class or _DISK_CLASS_INVALID. */
+static DiskClass zoned_evidence(Ctx *c, Evidence **decisive)
+{
+	const DiskFacts *f = c->f;
+	DiskClass d = _DISK_CLASS_INVALID;
+	Evidence *e;
+
+#define DECLARE(cls, ev) do { if (d == _DISK_CLASS_INVALID || (cls) == DISK_CLASS_HOST_MANAGED) { \
+		d = (cls); *decisive = (ev); } } while (0)
+	if (f->zoned[0]) {
+		if (streq(f->zoned, "host-managed")) {
+			e = add(c, "sysfs queue/zoned", "host-managed zoned device", "%s", f->zoned);
+			DECLARE(DISK_CLASS_HOST_MANAGED, e);
+		} else if (streq(f->zoned, "host-aware")) {
+			e = add(c, "sysfs queue/zoned", "host-aware zoned device", "%s", f->zoned);
+			DECLARE(DISK_CLASS_HOST_AWARE, e);
+		} else {
+			add(c, "sysfs queue/zoned", "not zoned to the block layer (host-aware disks also say none since 6.8)",
+			    "%s", f->zoned);
+		}
+	}
+	if (f->scsi_type == 0x14) {
+		e = add(c, "sysfs device/type", "SCSI zoned block device (ZBC): host-managed", "0x14");
+		DECLARE(DISK_CLASS_HOST_MANAGED, e);
+	} else if (f->scsi_type > 0) {
+		add(c, "sysfs device/type", "not a direct-access disk", "0x%02x", (unsigned)f->scsi_type);
+	}
+	if (f->zoned_cap[0]) {
+		if (streq(f->zoned_cap, "drive-managed")) {
+			e = add(c, "sysfs zoned_cap", "the drive declares itself drive-managed SMR", "%s", f->zoned_cap);
+			DECLARE(DISK_CLASS_DM_SMR, e);
+		} else if (streq(f->zoned_cap, "host-aware")) {
+			e = add(c, "sysfs zoned_cap", "the drive declares itself host-aware", "%s", f->zoned_cap);
+			DECLARE(DISK_CLASS_HOST_AWARE, e);
+		} else {
+			add(c, "sysfs zoned_cap", "zoned capabilities not reported (not proof of CMR)", "%s", f->zoned_cap);
+		}
+	}
+	if (f->b1_status == 0 && f->b1.has_zoned) {
+		const char *z = vpd_zoned_to_string(f->b1.zoned);
+		if (f->b1.zoned == 1) {
+			e = add(c, "VPD 0xB1 ZONED", "the drive declares itself host-aware", "1 (%s)", z);
+			DECLARE(DISK_CLASS_HOST_AWARE, e);
+		} else if (f->b1.zoned == 2) {
+			e = add(c, "VPD 0xB1 ZONED", "the drive declares itself drive-managed SMR", "2 (%s)", z);
+			DECLARE(DISK_CLASS_DM_SMR, e);
+		} else {
+			add(c, "VPD 0xB1 ZONED", "not reported (many DM-SMR disks say nothing)", "%u", f->b1.zoned);
+		}
+	} else if (f->b1_status != -ENOENT) {
+		add(c, "VPD 0xB1", "ignored", "%s", vpd_status_text(f->b1_status));
+	}
+	if (f->id_status == 0) {
+		unsigned w = f->id.word69_zoned;
+		if (w == 1) {
+			e = add(c, "ATA IDENTIFY word 69", "the drive declares itself host-aware", "zoned=1");
+			DECLARE(DISK_CLASS_HOST_AWARE, e);
+		} else if (w == 2) {
+			e = add(c, "ATA IDENTIFY word 69", "the drive declares itself drive-managed SMR", "zoned=2");
+			DECLARE(DISK_CLASS_DM_SMR, e);
+		} else {
+			add(c, "ATA IDENTIFY word 69", "zoned capabilities not reported", "zoned=%u", w);
+		}
+	} else if (f->id_status != -ENOENT) {
+		add(c, "VPD 0x89", "ignored", "%s", vpd_status_text(f->id_status));
+	}
+#undef DECLARE
+	return d;
+}
+
+/* Rotation: 1 rotating, 0 solid state, -1 unknown; *strong when a drive page said so. */
+static int rotation_evidence(Ctx *c, bool *strong)
+{
+	const DiskFacts *f = c->f;
+	int rot = -1;
+	*strong = false;
+
+	if (f->b1_status == 0) {
+		unsigned r = f->b1.rotation_rate;
+		add(c, "VPD 0xB1 rotation rate", r == 1 ? "non-rotating medium" : r == 0 ? "not reported" : "rotating medium",
+		    r > 1 ? "%u rpm" : "%u", r);
+		if (r >= 1) {
+			rot = r > 1;
+			*strong = true;
+		}
+	}
+	if (f->id_status == 0) {
+		unsigned r = f->id.rotation_rate;
+		add(c, "ATA IDENTIFY word 217", r == 1 ? "non-rotating medium" : r >= 0x401 ? "rotating medium" : "not reported",
+		    r >= 0x401 ? "%u rpm" : "%u", r);
+		if (rot < 0 && (r == 1 || (r >= 0x401 && r < 0xffff))) {
+			rot = r != 1;
+			*strong = true;
+		}
+	}
+	if (f->udev_rpm >= 0) {
+		add(c, "udev ID_ATA_ROTATION_RATE_RPM", f->udev_rpm ? "rotating medium" : "non-rotating medium", "%d", f->udev_rpm);
+		if (rot < 0) {
+			rot = f->udev_rpm > 0;
+			*strong = true;
+		}
+	}
+	if (f->rotational >= 0) {
+		add(c, "sysfs queue/rotational", f->rotational ? "rotating (as the transport reports it)" : "non-rotating",
+		    "%d", f->rotational);
+		if (rot < 0)
+			rot = f->rotational;
+	}
+	return rot;
+}
+
+static bool trim_evidence(Ctx *c)
+{
+	const DiskFacts *f = c->f;
+	bool trim = false;
+	if (f->discard_max_bytes >= 0) {
+		trim = f->discard_max_bytes > 0;
+		add(c, "sysfs queue/discard_max_hw_bytes", trim ? "accepts TRIM/discard" : "no TRIM/discard",
+		    "%lld", (long long)f->discard_max_bytes);
+	}
+	if (f->id_status == 0) {
+		add(c, "ATA IDENTIFY word 169", f->id.trim ? "supports DATA SET MANAGEMENT TRIM" : "no TRIM",
+		    "bit0=%d", f->id.trim);
+		trim = trim || f->id.trim;
+	}
+	return trim;
+}
+
+static const ModelEntry *model_evidence(Ctx *c, const ModelList *ml)
+{
+	const DiskFacts *f = c->f;
+	char spaced[FACT_STR], joined[2 * FACT_STR + 2];
+	struct { const char *source, *model; } cand[4];
+	unsigned n = 0;
+
+	if (f->id_status == 0 && f->id.model[0])
+		cand[n++] = (typeof(cand[0])){"ATA IDENTIFY model", f->id.model};
+	if (f->udev_model[0]) {
+		underscores_to_spaces(f->udev_model, spaced, sizeof spaced);
+		cand[n++] = (typeof(cand[0])){"udev ID_MODEL", spaced};
+	}
+	if (f->sysfs_model[0])
+		cand[n++] = (typeof(cand[0])){"sysfs device/model", f->sysfs_model};
+	/* Some bridges put the first word of the ATA model in the vendor field. */
+	if (f->sysfs_model[0] && f->sysfs_vendor[0] && !streq(f->sysfs_vendor, "ATA")) {
+		snprintf(joined, sizeof joined, "%s %s", f->sysfs_vendor, f->sysfs_model);
+		cand[n++] = (typeof(cand[0])){"sysfs device/vendor+model", joined};
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const ModelEntry *m = modellist_match(ml, cand[i].model);
+		if (m) {
+			char implies[EVIDENCE_STR];
+			snprintf(implies, sizeof implies, "model list line %u (%s): %.60s", m->line,
+				 model_class_to_string(m->class), m->source);
+			add(c, cand[i].source, implies, "%s", cand[i].model);
+			return m;
+		}
+	}
+	if (n > 0)
+		add(c, cand[0].source, "not on the model list", "%s", cand[0].model);
+	return NULL;
+}
+
+static void decide(Verdict *v, DiskClass cls, double conf, double smr, Evidence *e, const char *basis)
+{
+	v->class = cls;
+	v->confidence = conf;
+	v->smr_confidence = smr;
+	snprintf(v->basis, sizeof v->basis, "%s", basis);
+	if (e)
+		e->decisive = true;
+}
+
+void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
+{
+	Verdict v = {0};
+	Ctx c = {.f = f, .v = &v};
+	Evidence *decl_ev = NULL;
+	bool strong_rot;
+
+	add(&c, "transport", f->transport == TRANSPORT_VIRTUAL || f->transport == TRANSPORT_VIRTIO
+		    ? "virtual device: the medium behind it is hidden" : "physical transport",
+	    "%s", transport_to_string(f->transport));
+	DiskClass declared = zoned_evidence(&c, &decl_ev);
+	const ModelEntry *m = model_evidence(&c, ml);
+	Evidence *model_ev = m ? &v.evidence[v.n_evidence - 1] : NULL;
+	int rot = rotation_evidence(&c, &strong_rot);
+	unsigned trim_idx = v.n_evidence;
+	bool trim = trim_evidence(&c);
+	bool is_virtual = f->transport == TRANSPORT_VIRTUAL || f->transport == TRANSPORT_VIRTIO;
+
+	if (declared >= 0)
+		decide(&v, declared, 1.0, SMR_CONF_DECLARED, decl_ev, "declared by the drive or kernel");
+	else if (f->scsi_type > 0)
+		decide(&v, DISK_CLASS_UNKNOWN, 0.9, SMR_CONF_SOLID_STATE, NULL,
+		       "not a direct-access disk (SCSI peripheral type): nothing to shingle");
+	else if (m && m->class == MODEL_CLASS_DM_SMR)
+		decide(&v, DISK_CLASS_DM_SMR, 0.85, SMR_CONF_MODEL_LIST, model_ev,
+		       "model is on the DM-SMR list (strong evidence, not proof)");
+	else if (rot == 0)
+		decide(&v, DISK_CLASS_SSD, strong_rot ? 0.95 : 0.8, SMR_CONF_SOLID_STATE, NULL,
+		       strong_rot ? "the drive reports a non-rotating medium" : "the kernel reports a non-rotating device");
+	else if (m && m->class == MODEL_CLASS_CMR)
+		decide(&v, DISK_CLASS_CMR, 0.8, SMR_CONF_KNOWN_CMR, model_ev, "model is listed as CMR");
+	else if (is_virtual)
+		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, &v.evidence[0],
+		       "virtual device: only its behaviour can tell");
+	else if (rot == 1 && trim)
+		decide(&v, DISK_CLASS_DM_SMR, 0.5, SMR_CONF_TRIM_HINT,
+		       trim_idx < v.n_evidence ? &v.evidence[trim_idx] : NULL,
+		       "rotating disk that accepts TRIM: DM-SMR suspected");
+	else if (rot == 1)
+		decide(&v, DISK_CLASS_CMR, 0.7, SMR_CONF_NO_EVIDENCE, NULL,
+		       "rotating disk with no SMR evidence (a hidden DM-SMR disk would look the same)");
+	else
+		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, NULL, "no evidence either way");
+	*ret = v;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The static classifier: from the facts read about one disk (sysfs, VPD
+ * pages, udev properties) and the model list, decide its class, how sure we
+ * are, and list every piece of evidence with what it implies. Pure logic.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "modellist.h"
+#include "vpd.h"
+
+typedef enum DiskClass {
+	DISK_CLASS_CMR,
+	DISK_CLASS_DM_SMR,
+	DISK_CLASS_HOST_AWARE,
+	DISK_CLASS_HOST_MANAGED,
+	DISK_CLASS_SSD,
+	DISK_CLASS_UNKNOWN,
+	_DISK_CLASS_MAX,
+	_DISK_CLASS_INVALID = -22,
+} DiskClass;
+
+typedef enum Transport {
+	TRANSPORT_ATA,
+	TRANSPORT_SCSI,
+	TRANSPORT_USB,
+	TRANSPORT_NVME,
+	TRANSPORT_MMC,
+	TRANSPORT_VIRTIO,
+	TRANSPORT_VIRTUAL,	/* loop, dm, md, zram, nbd: no media of its own */
+	TRANSPORT_UNKNOWN,
+	_TRANSPORT_MAX,
+	_TRANSPORT_INVALID = -22,
+} Transport;
+
+#define FACT_STR 96
+
+/* What the sysfs/udev reader found; empty strings and -1 mean "not there". */
+typedef struct DiskFacts {
+	char name[32];
+	Transport transport;
+	int rotational;			/* queue/rotational */
+	char zoned[24];			/* queue/zoned */
+	char zoned_cap[24];		/* device/scsi_disk/<hctl>/zoned_cap */
+	int scsi_type;			/* device/type */
+	int64_t discard_max_bytes;	/* queue/discard_max_hw_bytes, else discard_max_bytes */
+	int64_t nr_zones, zone_sectors;	/* queue/nr_zones, queue/chunk_sectors */
+	char sysfs_vendor[FACT_STR], sysfs_model[FACT_STR];
+	char udev_model[FACT_STR], udev_serial[FACT_STR], udev_wwn[FACT_STR];
+	int udev_rpm;			/* ID_ATA_ROTATION_RATE_RPM */
+	int b1_status;			/* 0, or -ENOENT/-ENODATA/-EBADMSG/-EIO */
+	VpdB1 b1;
+	int id_status;			/* VPD 0x89, same codes */
+	AtaIdentify id;
+} DiskFacts;
+
+/* Initialises facts to "nothing known". */
+void disk_facts_init(DiskFacts *f, const char *name);
+
+#define VERDICT_MAX_EVIDENCE 16
+#define EVIDENCE_STR 128
+
+typedef struct Evidence {
+	char source[48];		/* e.g. "sysfs queue/zoned" */
+	char value[EVIDENCE_STR];	/* what was read */
+	char implies[EVIDENCE_STR];	/* what it means */
+	bool decisive;			/* this is what decided the class */
+} Evidence;
+
+typedef struct Verdict {
+	DiskClass class;
+	double confidence;		/* in the class */
+	double smr_confidence;		/* that the disk shingles */
+	char basis[EVIDENCE_STR];	/* one line: why */
+	unsigned n_evidence;
+	Evidence evidence[VERDICT_MAX_EVIDENCE];
+} Verdict;
+
+/* SMR confidence per kind of static evidence; the ordering is the contract. */
+#define SMR_CONF_DECLARED 1.0
+#define SMR_CONF_MODEL_LIST 0.85
+#define SMR_CONF_TRIM_HINT 0.5
+#define SMR_CONF_NO_EVIDENCE 0.1
+#define SMR_CONF_KNOWN_CMR 0.02
+#define SMR_CONF_SOLID_STATE 0.0
+
+void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret);
+
+const char *disk_class_to_string(DiskClass c);
+DiskClass disk_class_from_string(const char *s);
+const char *transport_to_string(Transport t);
+/* The model string to show: IDENTIFY, then udev (spaces restored), then sysfs. */
+void disk_facts_best_model(const DiskFacts *f, char *buf, size_t n);

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The command table of the control protocol. Read commands are open to anyone
+ * who can connect (the socket's mode decides who can); commands that change
+ * state will check the peer's uid here.
+ */
+#include "commands.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "modellist.h"
+
+#ifndef SMRD_VERSION
+#define SMRD_VERSION "0"
+#endif
+
+typedef int (*CommandFn)(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg);
+
+static json_object *jdouble(double v)
+{
+	/* JSON has no NaN: "no data" is null. */
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	(void)args, (void)err, (void)msg;
+	json_object *o = json_object_new_object(), *by_class = json_object_new_object();
+	unsigned counts[_DISK_CLASS_MAX] = {0}, suspects = 0;
+	struct timespec ts;
+
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		counts[d->verdict.class]++;
+		suspects += d->verdict.smr_confidence >= SMR_CONF_TRIM_HINT;
+	}
+	for (int c = 0; c < _DISK_CLASS_MAX; c++)
+		json_object_object_add(by_class, disk_class_to_string(c), json_object_new_int((int)counts[c]));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+
+	json_object_object_add(o, "version", json_object_new_string(SMRD_VERSION));
+	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
+	json_object_object_add(o, "uptime_seconds", json_object_new_double(now - (double)ctx->start_realtime_usec / 1e6));
+	json_object_object_add(o, "interval_seconds", json_object_new_double(ctx->config.interval));
+	json_object_object_add(o, "listen", json_object_new_string(ctx->config.listen));
+	json_object_object_add(o, "config", json_object_new_string(ctx->config_path));
+	json_object_object_add(o, "model_list", json_object_new_string(ctx->models_origin ? ctx->models_origin : ""));
+	json_object_object_add(o, "model_list_entries", json_object_new_int((int)modellist_size(ctx->models)));
+	json_object_object_add(o, "latency_source", json_object_new_string("diskstats"));
+	json_object_object_add(o, "disks_watched", json_object_new_int((int)registry_size(ctx->disks)));
+	json_object_object_add(o, "smr_suspects", json_object_new_int((int)suspects));
+	json_object_object_add(o, "disks_by_class", by_class);
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)ctx->samples));
+	json_object_object_add(o, "diskstats_malformed_lines", json_object_new_int64((int64_t)ctx->diskstats_bad_lines));
+	*ret = o;
+	return 0;
+}
+
+static json_object *disk_summary(const Disk *d)
+{
+	json_object *o = json_object_new_object();
+	DiskRates r;
+	disk_rates(d, &r);
+	json_object_object_add(o, "device", json_object_new_string(d->name));
+	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
+	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
+	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(d->verdict.class)));
+	json_object_object_add(o, "confidence", json_object_new_double(d->verdict.confidence));
+	json_object_object_add(o, "smr_confidence", json_object_new_double(d->verdict.smr_confidence));
+	json_object_object_add(o, "reads_per_second", json_object_new_double(r.reads));
+	json_object_object_add(o, "writes_per_second", json_object_new_double(r.writes));
+	json_object_object_add(o, "read_bytes_per_second", json_object_new_double(r.read_bytes));
+	json_object_object_add(o, "write_bytes_per_second", json_object_new_double(r.write_bytes));
+	json_object_object_add(o, "read_latency_seconds", jdouble(r.read_latency));
+	json_object_object_add(o, "write_latency_seconds", jdouble(r.write_latency));
+	json_object_object_add(o, "utilisation", json_object_new_double(r.utilisation));
+	return o;
+}
+
+static int cmd_disks(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	(void)args, (void)err, (void)msg;
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < registry_size(ctx->disks); i++)
+		json_object_array_add(a, disk_summary(registry_at(ctx->disks, i)));
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "disks", a);
+	*ret = o;
+	return 0;
+}
+
+static json_object *verdict_json(const Verdict *v)
+{
+	json_object *o = json_object_new_object(), *ev = json_object_new_array();
+	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v->class)));
+	json_object_object_add(o, "confidence", json_object_new_double(v->confidence));
+	json_object_object_add(o, "smr_confidence", json_object_new_double(v->smr_confidence));
+	json_object_object_add(o, "basis", json_object_new_string(v->basis));
+	for (unsigned i = 0; i < v->n_evidence; i++) {
+		const Evidence *e = &v->evidence[i];
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "source", json_object_new_string(e->source));
+		json_object_object_add(x, "value", json_object_new_string(e->value));
+		json_object_object_add(x, "implies", json_object_new_string(e->implies));
+		json_object_object_add(x, "decisive", json_object_new_boolean(e->decisive));
+		json_object_array_add(ev, x);
+	}
+	json_object_object_add(o, "evidence", ev);
+	return o;
+}
+
+static json_object *counters_json(const Disk *d)
+{
+	json_object *o = json_object_new_object();
+	for (unsigned f = 0; d->ds.primed && f < d->ds.n_fields; f++)
+		json_object_object_add(o, diskstat_field_to_string(f), json_object_new_int64((int64_t)d->ds.total[f]));
+	return o;
+}
+
+static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	json_object *dev;
+	if (!json_object_object_get_ex(args, "device", &dev) || !json_object_is_type(dev, json_type_string)) {
+		*err = PROTO_ERR_BAD_ARGUMENT;
+		*msg = strdup("show needs a string \"device\" argument");
+		return -EINVAL;
+	}
+	const char *name = json_object_get_string(dev);
+	if (strncmp(name, "/dev/", 5) == 0)
+		name += 5;
+	const Disk *d = registry_get(ctx->disks, name);
+	if (!d) {
+		*err = PROTO_ERR_NO_SUCH_DEVICE;
+		if (asprintf(msg, "%s is not a watched disk", json_object_get_string(dev)) < 0)
+			*msg = NULL;
+		return -ENOENT;
+	}
+	json_object *o = disk_summary(d);
+	const DiskFacts *f = &d->sys.facts;
+	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
+	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
+	json_object_object_add(o, "wwn", json_object_new_string(d->sys.wwn));
+	json_object_object_add(o, "transport", json_object_new_string(transport_to_string(f->transport)));
+	json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t)(d->sys.size_sectors * 512)));
+	json_object_object_add(o, "zoned", json_object_new_string(f->zoned[0] ? f->zoned : "none"));
+	json_object_object_add(o, "io_timeout_seconds",
+			       d->sys.io_timeout_ms > 0 ? json_object_new_double((double)d->sys.io_timeout_ms / 1000) : NULL);
+	json_object_object_add(o, "interval_seconds", json_object_new_double(d->interval));
+	json_object_object_add(o, "verdict", verdict_json(&d->verdict));
+	json_object_object_add(o, "counters", counters_json(d));
+	*ret = o;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	CommandFn fn;
+} commands[] = {
+	{"status", cmd_status},
+	{"disks", cmd_disks},
+	{"show", cmd_show},
+};
+
+int commands_dispatch(void *userdata, const char *command, json_object *args, const struct ucred *peer,
+		      json_object **ret_result, ProtoError *ret_err, char **ret_message)
+{
+	(void)peer;
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(commands[i].name, command))
+			return commands[i].fn(userdata, args, ret_result, ret_err, ret_message);
+	*ret_err = PROTO_ERR_UNKNOWN_COMMAND;
+	_cleanup_free_ char *safe = str_sanitize(command);
+	if (asprintf(ret_message, "unknown command '%.64s'", safe ? safe : "?") < 0)
+		*ret_message = NULL;
+	return -EOPNOTSUPP;
+}

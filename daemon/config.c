@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Config by table: every key, its type and default in one place, shared by
+ * the file parser, the command-line flags and --check-config's printer.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "util.h"
+
+#ifndef SMRD_MODEL_LIST_PATH
+#define SMRD_MODEL_LIST_PATH "/usr/share/smrd/smr-models.tsv"
+#endif
+
+#define CONFIG_MAX_BYTES (256 * 1024)
+#define INTERVAL_MIN 0.1
+#define INTERVAL_MAX 3600.0
+
+typedef enum ConfigType {
+	CONFIG_STRING,
+	CONFIG_PATH,		/* absolute path */
+	CONFIG_REGEX,
+	CONFIG_SECONDS,
+	CONFIG_LOG_LEVEL,
+} ConfigType;
+
+typedef struct ConfigItem {
+	const char *key;
+	ConfigType type;
+	size_t offset;
+	const char *def;
+	const char *help;
+} ConfigItem;
+
+#define ITEM(k, t, field, d, h) {k, t, offsetof(Config, field), d, h}
+static const ConfigItem items[] = {
+	ITEM("listen", CONFIG_STRING, listen, CONFIG_DEFAULT_LISTEN, "HTTP address:port for /metrics"),
+	ITEM("socket", CONFIG_PATH, socket_path, "/run/smrd/smrd.sock", "control socket for smrctl"),
+	ITEM("state-dir", CONFIG_PATH, state_dir, "/var/lib/smrd", "where history is kept"),
+	ITEM("interval", CONFIG_SECONDS, interval, "1", "seconds between diskstats samples"),
+	ITEM("include", CONFIG_REGEX, include, "", "watch only devices matching (empty: all)"),
+	ITEM("exclude", CONFIG_REGEX, exclude, CONFIG_DEFAULT_EXCLUDE, "never watch devices matching"),
+	ITEM("sysfs-root", CONFIG_PATH, sysfs_root, "/sys", "where sysfs is"),
+	ITEM("procfs-root", CONFIG_PATH, procfs_root, "/proc", "where procfs is"),
+	ITEM("udev-root", CONFIG_PATH, udev_root, "/run/udev", "where the udev database is"),
+	ITEM("model-list", CONFIG_STRING, model_list, SMRD_MODEL_LIST_PATH, "DM-SMR model list, or builtin"),
+	ITEM("log-level", CONFIG_LOG_LEVEL, log_level, "info", "error, warning, notice, info or debug"),
+};
+
+static const ConfigItem *find_item(const char *key)
+{
+	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
+		const char *k = items[i].key;
+		size_t j = 0;
+		/* state_dir and state-dir are the same key */
+		for (; k[j] && key[j] && (k[j] == key[j] || (k[j] == '-' && key[j] == '_')); j++)
+			;
+		if (!k[j] && !key[j])
+			return &items[i];
+	}
+	return NULL;
+}
+
+bool config_has_key(const char *key) { return find_item(key) != NULL; }
+
+char *config_regex_to_posix(const char *re)
+{
+	Buf b = {0};
+	for (const char *p = re; *p; p++) {
+		if (p[0] == '\\' && p[1] == 'd') {
+			buf_put(&b, "[0-9]", 5);
+			p++;
+		} else if (p[0] == '\\' && p[1]) {
+			buf_put(&b, p, 2);
+			p++;
+		} else {
+			buf_put(&b, p, 1);
+		}
+	}
+	if (!b.data && !b.oom)
+		return strdup("");
+	if (b.oom) {
+		buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+static int set_error(char **ret_error, const char *fmt, ...) _printf_(2, 3);
+static int set_error(char **ret_error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (ret_error && vasprintf(ret_error, fmt, ap) < 0)
+		*ret_error = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int validate(const ConfigItem *it, const char *value, double *ret_num, char **ret_error)
+{
+	switch (it->type) {
+	case CONFIG_STRING:
+		return 0;
+	case CONFIG_PATH:
+		return value[0] == '/' ? 0 : set_error(ret_error, "%s: '%s' is not an absolute path", it->key, value);
+	case CONFIG_REGEX: {
+		_cleanup_free_ char *posix = config_regex_to_posix(value);
+		regex_t re;
+		if (!posix)
+			return -ENOMEM;
+		if (regcomp(&re, posix, REG_EXTENDED | REG_NOSUB) != 0)
+			return set_error(ret_error, "%s: '%s' is not a valid regular expression", it->key, value);
+		regfree(&re);
+		return 0;
+	}
+	case CONFIG_SECONDS:
+		if (parse_double(value, ret_num) < 0 || *ret_num < INTERVAL_MIN || *ret_num > INTERVAL_MAX)
+			return set_error(ret_error, "%s: '%s' is not a number of seconds from 0.1 to 3600",
+					 it->key, value);
+		return 0;
+	case CONFIG_LOG_LEVEL:
+		if (streq(value, "error") || streq(value, "warning") || streq(value, "notice") ||
+		    streq(value, "info") || streq(value, "debug"))
+			return 0;
+		return set_error(ret_error, "%s: '%s' is not one of error, warning, notice, info, debug",
+				 it->key, value);
+	}
+	return -EINVAL;
+}
+
+int config_set(Config *c, const char *key, const char *value, char **ret_error)
+{
+	const ConfigItem *it = find_item(key);
+	double num = 0;
+	if (!it)
+		return set_error(ret_error, "unknown setting '%s'", key);
+	int r = validate(it, value, &num, ret_error);
+	if (r < 0)
+		return r;
+	if (it->type == CONFIG_SECONDS) {
+		*(double *)((char *)c + it->offset) = num;
+		return 0;
+	}
+	char *copy = strdup(value);
+	if (!copy)
+		return -ENOMEM;
+	char **slot = (char **)((char *)c + it->offset);
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+int config_init(Config *c)
+{
+	*c = (Config){0};
+	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
+		int r = config_set(c, items[i].key, items[i].def, NULL);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void config_done(Config *c)
+{
+	for (size_t i = 0; i < ELEMENTSOF(items); i++)
+		if (items[i].type != CONFIG_SECONDS)
+			free(*(char **)((char *)c + items[i].offset));
+	*c = (Config){0};
+}
+
+int config_copy(const Config *from, Config *to)
+{
+	Config n = *from;
+	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
+		if (items[i].type == CONFIG_SECONDS)
+			continue;
+		char **slot = (char **)((char *)&n + items[i].offset);
+		*slot = strdup(*slot);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(items); i++)
+		if (items[i].type != CONFIG_SECONDS && !*(char **)((char *)&n + items[i].offset)) {
+			config_done(&n);
+			return -ENOMEM;
+		}
+	*to = n;
+	return 0;
+}
+
+static int parse_line(Config *c, char *line, unsigned lineno, char **ret_error)
+{
+	strstrip(line);
+	if (!*line || line[0] == '#')
+		return 0;
+	char *eq = strchr(line, '=');
+	if (!eq) {
+		if (ret_error && asprintf(ret_error, "line %u: expected key = value", lineno) < 0)
+			*ret_error = NULL;
+		return -EINVAL;
+	}
+	*eq = 0;
+	char *key = strstrip(line), *value = strstrip(eq + 1);
+	size_t vl = strlen(value);
+	if (vl >= 2 && value[0] == '"' && value[vl - 1] == '"') {
+		value[vl - 1] = 0;
+		value++;
+	}
+	_cleanup_free_ char *err = NULL;
+	int r = config_set(c, key, value, &err);
+	if (r < 0 && ret_error && asprintf(ret_error, "line %u: %s", lineno, err ? err : "invalid") < 0)
+		*ret_error = NULL;
+	return r;
+}
+
+int config_parse_text(Config *c, const char *text, char **ret_error)
+{
+	_cleanup_free_ char *copy = strdup(text);
+	if (!copy)
+		return -ENOMEM;
+	unsigned lineno = 0;
+	for (char *line = copy, *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		int r = parse_line(c, line, ++lineno, ret_error);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int config_load(Config *c, const char *path, bool missing_ok, char **ret_error)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = read_file_at(AT_FDCWD, path, CONFIG_MAX_BYTES, &text, &len);
+	if (r == -ENOENT && missing_ok)
+		return 0;
+	if (r < 0)
+		return r;
+	if (strlen(text) != len) {
+		if (ret_error && asprintf(ret_error, "contains a NUL byte") < 0)
+			*ret_error = NULL;
+		return -EBADMSG;
+	}
+	/* All or nothing: a bad file must not leave half of it applied. */
+	Config tmp;
+	r = config_copy(c, &tmp);
+	if (r < 0)
+		return r;
+	r = config_parse_text(&tmp, text, ret_error);
+	if (r < 0) {
+		config_done(&tmp);
+		return r;
+	}
+	config_done(c);
+	*c = tmp;
+	return 0;
+}
+
+void config_print(const Config *c, FILE *f)
+{
+	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
+		const ConfigItem *it = &items[i];
+		fprintf(f, "# %s\n", it->help);
+		if (it->type == CONFIG_SECONDS)
+			fprintf(f, "%s = %g\n", it->key, *(const double *)((const char *)c + it->offset));
+		else
+			fprintf(f, "%s = \"%s\"\n", it->key, *(char *const *)((const char *)c + it->offset));
+	}
+}

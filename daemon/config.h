@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smrd's configuration: one table of keys with defaults, read from
+ * /etc/smrd/smrd.conf ("key = value" lines) and overridden by --key flags.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct Config {
+	char *listen;		/* HTTP address:port */
+	char *socket_path;	/* control socket */
+	char *state_dir;
+	double interval;	/* seconds between diskstats samples */
+	char *include;		/* regex over device names; empty = all */
+	char *exclude;		/* regex over device names */
+	char *sysfs_root, *procfs_root, *udev_root;
+	char *model_list;	/* path, or "builtin" */
+	char *log_level;
+} Config;
+
+#define CONFIG_DEFAULT_LISTEN ":9863"
+#define CONFIG_DEFAULT_INTERVAL 1.0
+/* node_exporter's --collector.diskstats.device-exclude default */
+#define CONFIG_DEFAULT_EXCLUDE "^(z?ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\\d+n\\d+p)\\d+$"
+
+/* Fills c with built-in defaults. */
+int config_init(Config *c);
+void config_done(Config *c);
+int config_copy(const Config *from, Config *to);
+/* Applies "key = value" text; *ret_error names the line and the problem. */
+int config_parse_text(Config *c, const char *text, char **ret_error);
+/* Applies a file; a missing file is not an error when missing_ok. */
+int config_load(Config *c, const char *path, bool missing_ok, char **ret_error);
+/* Sets one key (used for --key VALUE flags too). */
+int config_set(Config *c, const char *key, const char *value, char **ret_error);
+/* True if key names a config setting. */
+bool config_has_key(const char *key);
+/* Prints the effective config in the file's own syntax. */
+void config_print(const Config *c, FILE *f);
+/* Rewrites \d in a node_exporter-style regex to POSIX [0-9]. */
+char *config_regex_to_posix(const char *re);

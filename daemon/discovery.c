@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * When udevd runs we listen to its events (properties are in its database by
+ * then); without it, to the kernel's own uevents, which is all a container or
+ * a rescue system has. Either way a periodic scan is the safety net.
+ */
+#include "discovery.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <libudev.h>
+#include <time.h>
+
+#include "log.h"
+
+struct Discovery {
+	Context *ctx;
+	struct udev *udev;
+	struct udev_monitor *monitor;
+	sd_event_source *source;
+};
+
+static void udev_enumerate_unrefp(struct udev_enumerate **e)
+{
+	if (*e)
+		udev_enumerate_unref(*e);
+}
+
+static void udev_device_unrefp(struct udev_device **d)
+{
+	if (*d)
+		udev_device_unref(*d);
+}
+
+static uint64_t now_realtime_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void log_verdict(const Disk *d, const char *what)
+{
+	log_info("%s %s (%u:%u, %s, \"%s\"): %s, SMR confidence %.2f: %s", what, d->name, d->sys.major,
+		 d->sys.minor, transport_to_string(d->sys.facts.transport), d->sys.model,
+		 disk_class_to_string(d->verdict.class), d->verdict.smr_confidence, d->verdict.basis);
+}
+
+static void drop(Context *ctx, const char *name, const char *why)
+{
+	char copy[32];	/* name may point into the disk being freed */
+	snprintf(copy, sizeof copy, "%s", name);
+	if (registry_remove(ctx->disks, copy))
+		log_info("no longer watching %s: %s", copy, why);
+}
+
+void discovery_probe(Context *ctx, const char *name)
+{
+	SysfsDisk sys;
+
+	if (!sysfs_valid_name(name))
+		return;
+	if (!context_wants_device(ctx, name)) {
+		drop(ctx, name, "excluded by --include/--exclude");
+		return;
+	}
+	int r = sysfs_probe_disk(ctx->sysfs_fd, ctx->udev_fd, name, &sys);
+	if (r == -ENOENT) {
+		drop(ctx, name, "device removed");
+		return;
+	}
+	if (r == -ENOTBLK)
+		return;		/* partitions are never watched */
+	if (r < 0) {
+		ctx->probe_errors++;
+		log_warning_errno(r, "Failed to read sysfs attributes of %s, ignoring: %m", name);
+		return;
+	}
+	if (sys.size_sectors == 0) {
+		drop(ctx, name, "size is 0 (no medium or detached)");
+		return;
+	}
+
+	Disk *d = registry_get(ctx->disks, name);
+	if (d && (d->sys.major != sys.major || d->sys.minor != sys.minor)) {
+		drop(ctx, name, "replaced by another device of the same name");
+		d = NULL;
+	}
+	if (d) {
+		DiskClass old = d->verdict.class;
+		d->sys = sys;
+		classify_disk(&d->sys.facts, ctx->models, &d->verdict);
+		if (old != d->verdict.class)
+			log_verdict(d, "reclassified");
+		return;
+	}
+	Disk n = {.sys = sys, .added_usec = now_realtime_usec()};
+	snprintf(n.name, sizeof n.name, "%s", name);
+	classify_disk(&n.sys.facts, ctx->models, &n.verdict);
+	r = registry_add(ctx->disks, &n, &d);
+	if (r < 0) {
+		log_warning_errno(r, "Cannot watch %s, ignoring: %m", name);
+		return;
+	}
+	log_verdict(d, "watching");
+}
+
+static void sweep(Context *ctx)
+{
+	for (size_t i = registry_size(ctx->disks); i-- > 0;) {
+		Disk *d = registry_at(ctx->disks, i);
+		if (!d->seen) {
+			char name[sizeof d->name];
+			snprintf(name, sizeof name, "%s", d->name);
+			discovery_probe(ctx, name);	/* drops it with the reason */
+		}
+	}
+}
+
+static void mark_all(Context *ctx, bool v)
+{
+	for (size_t i = 0; i < registry_size(ctx->disks); i++)
+		registry_at(ctx->disks, i)->seen = v;
+}
+
+static void seen(Context *ctx, const char *name)
+{
+	discovery_probe(ctx, name);
+	Disk *d = registry_get(ctx->disks, name);
+	if (d)
+		d->seen = true;
+}
+
+static int scan_udev(Context *ctx, struct udev *udev)
+{
+	_cleanup_(udev_enumerate_unrefp) struct udev_enumerate *e = udev_enumerate_new(udev);
+	if (!e)
+		return -ENOMEM;
+	int r = udev_enumerate_add_match_subsystem(e, "block");
+	if (r >= 0)
+		r = udev_enumerate_add_match_property(e, "DEVTYPE", "disk");
+	if (r >= 0)
+		r = udev_enumerate_scan_devices(e);
+	if (r < 0)
+		return r;
+	struct udev_list_entry *it;
+	udev_list_entry_foreach(it, udev_enumerate_get_list_entry(e)) {
+		_cleanup_(udev_device_unrefp) struct udev_device *dev =
+			udev_device_new_from_syspath(udev, udev_list_entry_get_name(it));
+		const char *name = dev ? udev_device_get_sysname(dev) : NULL;
+		if (name)
+			seen(ctx, name);
+	}
+	return 0;
+}
+
+static int scan_dir(Context *ctx)
+{
+	int fd = openat(ctx->sysfs_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	for (struct dirent *de; (de = readdir(dir));)
+		if (de->d_name[0] != '.')
+			seen(ctx, de->d_name);
+	closedir(dir);
+	return 0;
+}
+
+int discovery_scan(Context *ctx)
+{
+	mark_all(ctx, false);
+	int r = ctx->real_sysfs && ctx->discovery ? scan_udev(ctx, ctx->discovery->udev) : scan_dir(ctx);
+	if (r < 0) {
+		/* Keep what we have: a failed scan must not empty the registry. */
+		mark_all(ctx, true);
+		return log_warning_errno(r, "Failed to enumerate block devices, keeping the current list: %m");
+	}
+	sweep(ctx);
+	return 0;
+}
+
+void discovery_reclassify(Context *ctx)
+{
+	for (size_t i = registry_size(ctx->disks); i-- > 0;) {
+		Disk *d = registry_at(ctx->disks, i);
+		if (!context_wants_device(ctx, d->name))
+			drop(ctx, d->name, "excluded by --include/--exclude");
+		else
+			classify_disk(&d->sys.facts, ctx->models, &d->verdict);
+	}
+	discovery_scan(ctx);
+}
+
+static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	Discovery *disc = userdata;
+	(void)s, (void)fd, (void)revents;
+	for (;;) {
+		_cleanup_(udev_device_unrefp) struct udev_device *dev =
+			udev_monitor_receive_device(disc->monitor);
+		if (!dev)
+			return 0;
+		const char *name = udev_device_get_sysname(dev);
+		const char *type = udev_device_get_devtype(dev);
+		const char *action = udev_device_get_action(dev);
+		if (!name || !type || !streq(type, "disk"))
+			continue;
+		log_debug("uevent %s %s", action ? action : "?", name);
+		if (action && streq(action, "remove"))
+			drop(disc->ctx, name, "device removed");
+		else
+			discovery_probe(disc->ctx, name);
+	}
+}
+
+Discovery *discovery_free(Discovery *d)
+{
+	if (!d)
+		return NULL;
+	sd_event_source_disable_unref(d->source);
+	if (d->monitor)
+		udev_monitor_unref(d->monitor);
+	if (d->udev)
+		udev_unref(d->udev);
+	free(d);
+	return NULL;
+}
+
+static void discovery_freep(Discovery **d) { discovery_free(*d); }
+
+static int start_monitor(Discovery *d)
+{
+	/* udevd's own events carry its database; without udevd, only the kernel speaks. */
+	bool udevd = access("/run/udev/control", F_OK) == 0;
+	d->monitor = udev_monitor_new_from_netlink(d->udev, udevd ? "udev" : "kernel");
+	if (!d->monitor)
+		return -errno ? -errno : -ENOMEM;
+	int r = udev_monitor_filter_add_match_subsystem_devtype(d->monitor, "block", "disk");
+	if (r >= 0)
+		r = udev_monitor_enable_receiving(d->monitor);
+	if (r < 0)
+		return r;
+	r = sd_event_add_io(d->ctx->event, &d->source, udev_monitor_get_fd(d->monitor), EPOLLIN,
+			    on_uevent, d);
+	if (r < 0)
+		return r;
+	log_debug("listening to %s uevents", udevd ? "udev" : "kernel");
+	return 0;
+}
+
+int discovery_new(Context *ctx, Discovery **ret)
+{
+	_cleanup_(discovery_freep) Discovery *d = calloc(1, sizeof *d);
+	if (!d)
+		return -ENOMEM;
+	d->ctx = ctx;
+	if (ctx->real_sysfs) {
+		d->udev = udev_new();
+		if (!d->udev)
+			return -ENOMEM;
+		if (!ctx->oneshot) {
+			int r = start_monitor(d);
+			if (r < 0)
+				log_warning_errno(r, "Failed to listen to uevents, relying on periodic scans: %m");
+		}
+	}
+	*ret = TAKE_PTR(d);
+	return 0;
+}

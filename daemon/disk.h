@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The registry of watched disks: what smrd knows about each (identity,
+ * verdict, counters), kept sorted by name for stable output and lookups.
+ */
+#pragma once
+
+#include <stdint.h>
+
+#include "classify.h"
+#include "diskstats.h"
+#include "sysfs.h"
+
+#define REGISTRY_MAX_DISKS 8192
+
+typedef struct Disk {
+	char name[32];
+	SysfsDisk sys;
+	Verdict verdict;
+	DiskstatAccum ds;
+	double interval;	/* seconds covered by ds.delta */
+	uint64_t added_usec;	/* CLOCK_REALTIME */
+	bool seen;		/* mark-and-sweep during scans and samples */
+} Disk;
+
+/* Per-second rates over the last interval, derived from the counters. */
+typedef struct DiskRates {
+	double reads, writes;		/* completed I/Os per second */
+	double read_bytes, write_bytes;	/* bytes per second */
+	double read_latency, write_latency;	/* seconds per I/O, average; NaN when idle */
+	double utilisation;		/* io_ms share of the interval */
+} DiskRates;
+
+typedef struct DiskRegistry DiskRegistry;
+
+DiskRegistry *registry_new(void);
+DiskRegistry *registry_free(DiskRegistry *r);
+size_t registry_size(const DiskRegistry *r);
+/* The i-th disk in name order. */
+Disk *registry_at(const DiskRegistry *r, size_t i);
+Disk *registry_get(const DiskRegistry *r, const char *name);
+/* Inserts a copy of d; -EEXIST, or -E2BIG past REGISTRY_MAX_DISKS. */
+int registry_add(DiskRegistry *r, const Disk *d, Disk **ret);
+/* Removes and frees; returns whether it was there. */
+bool registry_remove(DiskRegistry *r, const char *name);
+
+void disk_rates(const Disk *d, DiskRates *ret);

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * /proc/diskstats has 3 id columns then 11, 15 (4.18+, discards) or 17 (5.5+,
+ * flushes) fields. The kernel prints the time fields as 32-bit milliseconds,
+ * which wrap after 49.7 days, so totals are accumulated from deltas.
+ */
+#include "diskstats.h"
+
+#include <ctype.h>
+
+static const char *const field_names[_DS_FIELD_MAX] = {
+	[DS_READS] = "reads", [DS_READS_MERGED] = "reads_merged",
+	[DS_READ_SECTORS] = "read_sectors", [DS_READ_MS] = "read_ms",
+	[DS_WRITES] = "writes", [DS_WRITES_MERGED] = "writes_merged",
+	[DS_WRITE_SECTORS] = "write_sectors", [DS_WRITE_MS] = "write_ms",
+	[DS_IN_FLIGHT] = "in_flight", [DS_IO_MS] = "io_ms",
+	[DS_WEIGHTED_MS] = "weighted_ms", [DS_DISCARDS] = "discards",
+	[DS_DISCARDS_MERGED] = "discards_merged", [DS_DISCARD_SECTORS] = "discard_sectors",
+	[DS_DISCARD_MS] = "discard_ms", [DS_FLUSHES] = "flushes", [DS_FLUSH_MS] = "flush_ms",
+};
+
+const char *diskstat_field_to_string(DiskstatField f)
+{
+	return f >= 0 && f < _DS_FIELD_MAX ? field_names[f] : NULL;
+}
+
+/* Reads one unsigned decimal token; advances *p past it. */
+static int next_u64(const char **p, uint64_t *ret)
+{
+	const char *s = *p;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return *s == 0 || *s == '\n' ? -ENODATA : -EINVAL;
+	uint64_t v = 0;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	if (*s && *s != ' ' && *s != '\t' && *s != '\n')
+		return -EINVAL;
+	*p = s;
+	*ret = v;
+	return 0;
+}
+
+int diskstats_parse_line(const char *line, DiskstatLine *ret)
+{
+	DiskstatLine l = {0};
+	const char *p = line;
+	uint64_t maj, min;
+
+	if (next_u64(&p, &maj) < 0 || next_u64(&p, &min) < 0 || maj > UINT32_MAX || min > UINT32_MAX)
+		return -EINVAL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strcspn(p, " \t\n");
+	if (n == 0 || n >= sizeof l.name)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isgraph((unsigned char)p[i]))
+			return -EINVAL;
+	memcpy(l.name, p, n);
+	p += n;
+
+	for (;;) {
+		uint64_t v;
+		int r = next_u64(&p, &v);
+		if (r == -ENODATA)
+			break;
+		if (r < 0)
+			return -EINVAL;
+		if (l.n_fields < _DS_FIELD_MAX)
+			l.v[l.n_fields] = v;
+		l.n_fields++;
+	}
+	/* Only the layouts the kernel has printed; anything else is not trusted. */
+	if (l.n_fields < 11 || (l.n_fields > 11 && l.n_fields < 15) || l.n_fields == 16)
+		return -EINVAL;
+	if (l.n_fields > _DS_FIELD_MAX)
+		l.n_fields = _DS_FIELD_MAX;
+	l.major = (unsigned)maj;
+	l.minor = (unsigned)min;
+	*ret = l;
+	return 0;
+}
+
+unsigned diskstats_parse(const char *text, void (*cb)(const DiskstatLine *l, void *userdata),
+			 void *userdata)
+{
+	unsigned bad = 0;
+	char line[1024];
+
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		if (n >= sizeof line) {
+			bad++;
+		} else if (n > 0) {
+			DiskstatLine l;
+			memcpy(line, p, n);
+			line[n] = 0;
+			if (diskstats_parse_line(line, &l) < 0)
+				bad++;
+			else
+				cb(&l, userdata);
+		}
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	return bad;
+}
+
+bool diskstats_counter_delta(uint64_t prev, uint64_t cur, uint64_t *ret)
+{
+	if (cur >= prev) {
+		*ret = cur - prev;
+		return true;
+	}
+	if (prev <= UINT32_MAX) {
+		*ret = cur + (UINT64_C(1) << 32) - prev;
+		return true;
+	}
+	return false;
+}
+
+void diskstats_accumulate(DiskstatAccum *a, const DiskstatLine *l)
+{
+	if (!a->primed || l->n_fields != a->n_fields) {
+		/* First sample, or the kernel layout changed under us: restart. */
+		for (int f = 0; f < _DS_FIELD_MAX; f++) {
+			a->total[f] = f < (int)l->n_fields ? l->v[f] : 0;
+			a->last[f] = a->total[f];
+			a->delta[f] = 0;
+		}
+		a->n_fields = l->n_fields;
+		a->primed = true;
+		return;
+	}
+	for (int f = 0; f < (int)l->n_fields; f++) {
+		uint64_t d;
+		if (f == DS_IN_FLIGHT) {
+			a->total[f] = l->v[f];
+			a->delta[f] = 0;
+		} else if (diskstats_counter_delta(a->last[f], l->v[f], &d)) {
+			if (l->v[f] < a->last[f])
+				a->wraps++;
+			a->total[f] += d;
+			a->delta[f] = d;
+		} else {
+			/* A 64-bit counter went backwards: the device was reset. Say so the
+			 * Prometheus way, by starting over from the new value. */
+			a->resets++;
+			a->total[f] = l->v[f];
+			a->delta[f] = 0;
+		}
+		a->last[f] = l->v[f];
+	}
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pure parser for /proc/diskstats and wrap-aware counter accumulation.
+ * No I/O: the caller hands in the file's text and gets plain structs back.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+typedef enum DiskstatField {
+	DS_READS,		/* reads completed */
+	DS_READS_MERGED,
+	DS_READ_SECTORS,
+	DS_READ_MS,
+	DS_WRITES,
+	DS_WRITES_MERGED,
+	DS_WRITE_SECTORS,
+	DS_WRITE_MS,
+	DS_IN_FLIGHT,		/* the only gauge */
+	DS_IO_MS,
+	DS_WEIGHTED_MS,
+	DS_DISCARDS,		/* 4.18+ */
+	DS_DISCARDS_MERGED,
+	DS_DISCARD_SECTORS,
+	DS_DISCARD_MS,
+	DS_FLUSHES,		/* 5.5+ */
+	DS_FLUSH_MS,
+	_DS_FIELD_MAX,
+	_DS_FIELD_INVALID = -EINVAL,
+} DiskstatField;
+
+#define DISKSTATS_NAME_MAX 32
+
+typedef struct DiskstatLine {
+	unsigned major, minor;
+	char name[DISKSTATS_NAME_MAX];
+	unsigned n_fields;		/* 11, 15 or 17 (more are ignored) */
+	uint64_t v[_DS_FIELD_MAX];
+} DiskstatLine;
+
+/* Parses one line; -EINVAL for a malformed one (short, non-numeric, overlong name). */
+int diskstats_parse_line(const char *line, DiskstatLine *ret);
+
+/* Calls cb for every well-formed line of a whole file; returns the number of bad lines. */
+unsigned diskstats_parse(const char *text, void (*cb)(const DiskstatLine *l, void *userdata),
+			 void *userdata);
+
+/* Monotonic view of one device's counters across samples, surviving 32-bit wraps. */
+typedef struct DiskstatAccum {
+	bool primed;
+	unsigned n_fields;
+	uint64_t last[_DS_FIELD_MAX];	/* raw values of the previous sample */
+	uint64_t total[_DS_FIELD_MAX];	/* exported, monotonic (in-flight: raw) */
+	uint64_t delta[_DS_FIELD_MAX];	/* increase over the last interval */
+	uint64_t wraps, resets;
+} DiskstatAccum;
+
+/* Feeds one sample. The first sample only primes (deltas are zero). */
+void diskstats_accumulate(DiskstatAccum *a, const DiskstatLine *l);
+
+/* Delta of a counter that may have wrapped at 32 bits; false if it went backwards otherwise. */
+bool diskstats_counter_delta(uint64_t prev, uint64_t cur, uint64_t *ret);
+
+const char *diskstat_field_to_string(DiskstatField f);

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Diskstats series use node_exporter's names with node_ replaced by smrd_,
+ * its units (seconds, bytes; discards stay in sectors, as node_exporter has
+ * them) and its device label, so that PromQL can join the two.
+ */
+#include "exporter.h"
+
+#include <math.h>
+#include <time.h>
+
+#include "metrics.h"
+
+#ifndef SMRD_VERSION
+#define SMRD_VERSION "0"
+#endif
+
+typedef struct StatMetric {
+	DiskstatField field;
+	const char *name, *help;
+	MetricType type;
+	double scale;
+} StatMetric;
+
+static const StatMetric stat_metrics[] = {
+	{DS_READS, "smrd_disk_reads_completed_total", "The total number of reads completed successfully.", METRIC_COUNTER, 1},
+	{DS_READS_MERGED, "smrd_disk_reads_merged_total", "The total number of reads merged.", METRIC_COUNTER, 1},
+	{DS_READ_SECTORS, "smrd_disk_read_bytes_total", "The total number of bytes read successfully.", METRIC_COUNTER, 512},
+	{DS_READ_MS, "smrd_disk_read_time_seconds_total", "The total number of seconds spent by all reads.", METRIC_COUNTER, 0.001},
+	{DS_WRITES, "smrd_disk_writes_completed_total", "The total number of writes completed successfully.", METRIC_COUNTER, 1},
+	{DS_WRITES_MERGED, "smrd_disk_writes_merged_total", "The number of writes merged.", METRIC_COUNTER, 1},
+	{DS_WRITE_SECTORS, "smrd_disk_written_bytes_total", "The total number of bytes written successfully.", METRIC_COUNTER, 512},
+	{DS_WRITE_MS, "smrd_disk_write_time_seconds_total", "This is the total number of seconds spent by all writes.", METRIC_COUNTER, 0.001},
+	{DS_IN_FLIGHT, "smrd_disk_io_now", "The number of I/Os currently in progress.", METRIC_GAUGE, 1},
+	{DS_IO_MS, "smrd_disk_io_time_seconds_total", "Total seconds spent doing I/Os.", METRIC_COUNTER, 0.001},
+	{DS_WEIGHTED_MS, "smrd_disk_io_time_weighted_seconds_total", "The weighted # of seconds spent doing I/Os.", METRIC_COUNTER, 0.001},
+	{DS_DISCARDS, "smrd_disk_discards_completed_total", "The total number of discards completed successfully.", METRIC_COUNTER, 1},
+	{DS_DISCARDS_MERGED, "smrd_disk_discards_merged_total", "The total number of discards merged.", METRIC_COUNTER, 1},
+	{DS_DISCARD_SECTORS, "smrd_disk_discarded_sectors_total", "The total number of sectors discarded successfully.", METRIC_COUNTER, 1},
+	{DS_DISCARD_MS, "smrd_disk_discard_time_seconds_total", "This is the total number of seconds spent by all discards.", METRIC_COUNTER, 0.001},
+	{DS_FLUSHES, "smrd_disk_flush_requests_total", "The total number of flush requests completed successfully", METRIC_COUNTER, 1},
+	{DS_FLUSH_MS, "smrd_disk_flush_requests_time_seconds_total", "This is the total number of seconds spent by all flush requests.", METRIC_COUNTER, 0.001},
+};
+
+static void add_classification(MetricSet *set, Context *ctx)
+{
+	MetricFamily *info = metricset_family(set, "smrd_disk_info", METRIC_GAUGE,
+		"Identity and class of a watched disk; class is cmr, dm-smr, host-aware, host-managed, ssd or unknown.");
+	MetricFamily *conf = metricset_family(set, "smrd_disk_smr_confidence", METRIC_GAUGE,
+		"How sure smrd is that the disk shingles (0..1), from static and behavioural evidence.");
+	MetricFamily *zones = metricset_family(set, "smrd_disk_zones", METRIC_GAUGE,
+		"Number of zones of a zoned disk.");
+	MetricFamily *zsize = metricset_family(set, "smrd_disk_zone_size_bytes", METRIC_GAUGE,
+		"Zone size of a zoned disk.");
+	MetricFamily *tmo = metricset_family(set, "smrd_disk_io_timeout_seconds", METRIC_GAUGE,
+		"The kernel's I/O timeout for the disk (queue/io_timeout): a stall longer than this resets the disk.");
+
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		const DiskFacts *f = &d->sys.facts;
+		const char *dev[] = {"device", d->name, NULL};
+		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
+					"wwn", d->sys.wwn, "class", disk_class_to_string(d->verdict.class),
+					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
+		metric_add(info, NULL, labels, 1);
+		metric_add(conf, NULL, dev, d->verdict.smr_confidence);
+		if (f->nr_zones > 0) {
+			metric_add(zones, NULL, dev, (double)f->nr_zones);
+			if (f->zone_sectors > 0)
+				metric_add(zsize, NULL, dev, (double)f->zone_sectors * 512.0);
+		}
+		if (d->sys.io_timeout_ms > 0)
+			metric_add(tmo, NULL, dev, (double)d->sys.io_timeout_ms / 1000.0);
+	}
+}
+
+static void add_diskstats(MetricSet *set, Context *ctx)
+{
+	for (size_t m = 0; m < ELEMENTSOF(stat_metrics); m++) {
+		const StatMetric *sm = &stat_metrics[m];
+		MetricFamily *fam = metricset_family(set, sm->name, sm->type, sm->help);
+		for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+			const Disk *d = registry_at(ctx->disks, i);
+			/* Like node_exporter: only the fields this kernel prints. */
+			if (!d->ds.primed || (unsigned)sm->field >= d->ds.n_fields)
+				continue;
+			const char *dev[] = {"device", d->name, NULL};
+			metric_add(fam, NULL, dev, (double)d->ds.total[sm->field] * sm->scale);
+		}
+	}
+}
+
+static void add_self(MetricSet *set, Context *ctx)
+{
+	const char *ver[] = {"version", SMRD_VERSION, NULL};
+	metric_add(metricset_family(set, "smrd_build_info", METRIC_GAUGE, "smrd's version; always 1."), NULL, ver, 1);
+	metric_add(metricset_family(set, "smrd_start_time_seconds", METRIC_GAUGE,
+				    "When smrd started, in seconds since the epoch."),
+		   NULL, NULL, (double)ctx->start_realtime_usec / 1e6);
+	metric_add(metricset_family(set, "smrd_disks_watched", METRIC_GAUGE, "Number of disks smrd watches."),
+		   NULL, NULL, (double)registry_size(ctx->disks));
+	metric_add(metricset_family(set, "smrd_diskstats_samples_total", METRIC_COUNTER,
+				    "Samples of /proc/diskstats taken."), NULL, NULL, (double)ctx->samples);
+	metric_add(metricset_family(set, "smrd_diskstats_malformed_lines_total", METRIC_COUNTER,
+				    "Lines of /proc/diskstats that could not be parsed and were ignored."),
+		   NULL, NULL, (double)ctx->diskstats_bad_lines);
+	metric_add(metricset_family(set, "smrd_diskstats_read_errors_total", METRIC_COUNTER,
+				    "Failed reads of /proc/diskstats."), NULL, NULL, (double)ctx->diskstats_read_errors);
+	metric_add(metricset_family(set, "smrd_probe_errors_total", METRIC_COUNTER,
+				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)ctx->probe_errors);
+}
+
+static double mono_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int exporter_render(Context *ctx, Buf *out)
+{
+	double t0 = mono_seconds();
+	MetricSet *set = metricset_new();
+	if (!set)
+		return -ENOMEM;
+	add_classification(set, ctx);
+	add_diskstats(set, ctx);
+	add_self(set, ctx);
+	ctx->scrapes++;
+	metric_add(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
+				    "Time smrd spent collecting this scrape."), NULL, NULL, mono_seconds() - t0);
+	metricset_render(set, out);
+	metricset_free(set);
+	return out->oom ? -ENOMEM : 0;
+}

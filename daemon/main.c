@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smrd: watches disks for shingled-magnetic-recording behaviour and exports
+ * what it sees to Prometheus and smrctl. main() parses the command line,
+ * builds the context, runs the loop and tears down.
+ */
+#include <signal.h>
+#include <stdio.h>
+
+#include "context.h"
+#include "exporter.h"
+#include "log.h"
+#include "sampler.h"
+
+#ifndef SMRD_VERSION
+#define SMRD_VERSION "0"
+#endif
+
+static void usage(void)
+{
+	printf("Usage: smrd [OPTION]...\n"
+	       "Watch disks for SMR (shingled) behaviour; serve Prometheus metrics and smrctl.\n\n"
+	       "  --config PATH        configuration file (default %s; /dev/null for none)\n"
+	       "  --oneshot            sample once, print the metrics page and exit\n"
+	       "  --check-config       print the effective configuration and exit\n"
+	       "  --help, --version\n\n"
+	       "Every setting of the configuration file is also a flag, and overrides it:\n"
+	       "  --listen ADDR:PORT   HTTP address (default %s)\n"
+	       "  --socket PATH        control socket (default /run/smrd/smrd.sock)\n"
+	       "  --state-dir DIR      state directory (default /var/lib/smrd)\n"
+	       "  --interval SECONDS   diskstats sampling interval (default 1)\n"
+	       "  --include REGEX      watch only devices whose name matches\n"
+	       "  --exclude REGEX      never watch devices whose name matches\n"
+	       "                       (default: node_exporter's, drops ram, zram, loop, fd, partitions)\n"
+	       "  --sysfs-root DIR, --procfs-root DIR, --udev-root DIR\n"
+	       "                       read a captured tree instead of /sys, /proc, /run/udev\n"
+	       "  --model-list PATH    DM-SMR model list, or \"builtin\"\n"
+	       "  --log-level LEVEL    error, warning, notice, info or debug\n",
+	       SMRD_CONFIG_PATH, CONFIG_DEFAULT_LISTEN);
+}
+
+typedef enum Action { ACTION_RUN, ACTION_ONESHOT, ACTION_CHECK, ACTION_EXIT } Action;
+
+static int add_cli(Context *ctx, const char *key, const char *value)
+{
+	CliSetting *n = realloc(ctx->cli, (ctx->n_cli + 1) * sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	ctx->cli = n;
+	n[ctx->n_cli] = (CliSetting){strdup(key), strdup(value)};
+	if (!n[ctx->n_cli].key || !n[ctx->n_cli].value)
+		return -ENOMEM;
+	ctx->n_cli++;
+	return 0;
+}
+
+static int parse_argv(Context *ctx, int argc, char **argv, Action *action)
+{
+	*action = ACTION_RUN;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (streq(a, "--help") || streq(a, "-h")) {
+			usage();
+			*action = ACTION_EXIT;
+			return 0;
+		}
+		if (streq(a, "--version")) {
+			printf("smrd %s\n", SMRD_VERSION);
+			*action = ACTION_EXIT;
+			return 0;
+		}
+		if (streq(a, "--oneshot")) {
+			*action = ACTION_ONESHOT;
+			continue;
+		}
+		if (streq(a, "--check-config")) {
+			*action = ACTION_CHECK;
+			continue;
+		}
+		if (strncmp(a, "--", 2) != 0) {
+			fprintf(stderr, "smrd: unexpected argument '%s' (see --help)\n", a);
+			return -EINVAL;
+		}
+		_cleanup_free_ char *key = strdup(a + 2);
+		if (!key)
+			return -ENOMEM;
+		char *eq = strchr(key, '='), *value;
+		if (eq) {
+			*eq = 0;
+			value = eq + 1;
+		} else if (i + 1 < argc) {
+			value = argv[++i];
+		} else {
+			fprintf(stderr, "smrd: --%s needs a value\n", key);
+			return -EINVAL;
+		}
+		if (streq(key, "config")) {
+			free(ctx->config_path);
+			ctx->config_path = strdup(value);
+		} else if (!config_has_key(key)) {
+			fprintf(stderr, "smrd: unknown option --%s (see --help)\n", key);
+			return -EINVAL;
+		} else if (add_cli(ctx, key, value) < 0) {
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	Context *ctx = userdata;
+	(void)s;
+	if (si->ssi_signo == SIGHUP) {
+		context_reload(ctx);
+		return 0;
+	}
+	log_info("received %s, exiting", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+	return sd_event_exit(ctx->event, 0);
+}
+
+static int run_loop(Context *ctx)
+{
+	int r = 0;
+	for (int sig = 0; r >= 0 && sig < 3; sig++)
+		r = sd_event_add_signal(ctx->event, NULL, (int[]){SIGTERM, SIGINT, SIGHUP}[sig], on_signal, ctx);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up signal handling: %m");
+	return sd_event_loop(ctx->event);
+}
+
+static int oneshot(Context *ctx)
+{
+	Buf b = {0};
+	int r = sampler_sample(ctx, 0);
+	if (r < 0)
+		log_warning_errno(r, "diskstats unavailable: printing classification only");
+	r = exporter_render(ctx, &b);
+	if (r >= 0)
+		fwrite(b.data ? b.data : "", 1, b.len, stdout);
+	buf_free(&b);
+	return r;
+}
+
+static void free_cli(Context *ctx)
+{
+	for (size_t i = 0; i < ctx->n_cli; i++) {
+		free(ctx->cli[i].key);
+		free(ctx->cli[i].value);
+	}
+	free(ctx->cli);
+	free(ctx->config_path);
+}
+
+int main(int argc, char **argv)
+{
+	Context ctx = {.sysfs_fd = -1, .procfs_fd = -1, .udev_fd = -1};
+	_cleanup_free_ char *err = NULL;
+	Action action;
+	int r;
+
+	ctx.config_path = strdup(SMRD_CONFIG_PATH);
+	r = parse_argv(&ctx, argc, argv, &action);
+	if (r < 0 || action == ACTION_EXIT)
+		goto out;
+	r = context_load_config(&ctx, &ctx.config, &err);
+	if (r < 0) {
+		log_error_errno(r, "Bad configuration (%s): %s", ctx.config_path, err ? err : "%m");
+		goto out;
+	}
+	if (action == ACTION_CHECK) {
+		printf("# effective configuration (config file: %s)\n", ctx.config_path);
+		config_print(&ctx.config, stdout);
+		config_done(&ctx.config);
+		goto out;
+	}
+	/* sd-event wants these blocked before it turns them into events. */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM), sigaddset(&mask, SIGINT), sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ctx.oneshot = action == ACTION_ONESHOT;
+	r = context_init(&ctx);
+	if (r >= 0)
+		r = ctx.oneshot ? oneshot(&ctx) : run_loop(&ctx);
+	context_done(&ctx);
+out:
+	free_cli(&ctx);
+	return r < 0 ? 1 : 0;
+}

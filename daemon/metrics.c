@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Samples are stored pre-rendered (name, labels) with their value, so a
+ * scrape is one pass of appends. Families without samples are not printed:
+ * Prometheus tolerates them, but promtool and humans read them as noise.
+ */
+#include "metrics.h"
+
+#include <math.h>
+
+typedef struct Sample {
+	char *series;		/* name{labels} */
+	double value;
+} Sample;
+
+struct MetricFamily {
+	const char *name, *help;
+	MetricType type;
+	Sample *samples;
+	size_t n, cap;
+	bool oom;
+};
+
+struct MetricSet {
+	MetricFamily **fam;	/* pointers: callers keep families while more are added */
+	size_t n, cap;
+};
+
+MetricSet *metricset_new(void) { return calloc(1, sizeof(MetricSet)); }
+
+MetricSet *metricset_free(MetricSet *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t j = 0; j < s->fam[i]->n; j++)
+			free(s->fam[i]->samples[j].series);
+		free(s->fam[i]->samples);
+		free(s->fam[i]);
+	}
+	free(s->fam);
+	free(s);
+	return NULL;
+}
+
+MetricFamily *metricset_family(MetricSet *s, const char *name, MetricType type, const char *help)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 32;
+		MetricFamily **n = realloc(s->fam, ncap * sizeof *n);
+		if (!n)
+			return NULL;
+		s->fam = n;
+		s->cap = ncap;
+	}
+	MetricFamily *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	*f = (MetricFamily){.name = name, .help = help, .type = type};
+	s->fam[s->n++] = f;
+	return f;
+}
+
+void metric_escape_label(Buf *b, const char *v)
+{
+	for (const char *p = v; *p; p++) {
+		if (*p == '\\')
+			buf_put(b, "\\\\", 2);
+		else if (*p == '"')
+			buf_put(b, "\\\"", 2);
+		else if (*p == '\n')
+			buf_put(b, "\\n", 2);
+		else
+			buf_put(b, p, 1);
+	}
+}
+
+void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value)
+{
+	if (!f || f->oom)
+		return;
+	Buf b = {0};
+	buf_printf(&b, "%s%s", f->name, suffix ? suffix : "");
+	if (labels && labels[0]) {
+		buf_put(&b, "{", 1);
+		for (size_t i = 0; labels[i] && labels[i + 1]; i += 2) {
+			buf_printf(&b, "%s%s=\"", i ? "," : "", labels[i]);
+			metric_escape_label(&b, labels[i + 1]);
+			buf_put(&b, "\"", 1);
+		}
+		buf_put(&b, "}", 1);
+	}
+	if (b.oom || f->n == f->cap) {
+		size_t ncap = f->cap ? f->cap * 2 : 8;
+		Sample *n = b.oom ? NULL : realloc(f->samples, ncap * sizeof *n);
+		if (!n) {
+			f->oom = true;
+			buf_free(&b);
+			return;
+		}
+		f->samples = n;
+		f->cap = ncap;
+	}
+	f->samples[f->n++] = (Sample){.series = b.data, .value = value};
+}
+
+static void render_value(Buf *out, double v)
+{
+	if (isnan(v))
+		buf_put(out, "NaN", 3);
+	else if (isinf(v))
+		buf_printf(out, "%s", v > 0 ? "+Inf" : "-Inf");
+	else if (v == (double)(int64_t)v && fabs(v) < 1e15)
+		buf_printf(out, "%lld", (long long)v);
+	else {
+		/* Shortest form that reads back exactly, as Go's exporters print. */
+		char tmp[32];
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+			if (strtod(tmp, NULL) == v)
+				break;
+		}
+		buf_printf(out, "%s", tmp);
+	}
+}
+
+void metricset_render(const MetricSet *s, Buf *out)
+{
+	static const char *const types[_METRIC_TYPE_MAX] = {
+		[METRIC_GAUGE] = "gauge", [METRIC_COUNTER] = "counter", [METRIC_HISTOGRAM] = "histogram",
+	};
+	for (size_t i = 0; i < s->n; i++) {
+		const MetricFamily *f = s->fam[i];
+		if (f->n == 0)
+			continue;
+		buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, types[f->type]);
+		for (size_t j = 0; j < f->n; j++) {
+			buf_printf(out, "%s ", f->samples[j].series);
+			render_value(out, f->samples[j].value);
+			buf_put(out, "\n", 1);
+		}
+	}
+}

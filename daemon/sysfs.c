@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * All paths are relative to a root directory fd, so the captured trees'
+ * relative symlinks (block/sda -> ../devices/...) resolve inside the tree.
+ * Every attribute is optional: a missing or malformed one leaves the fact
+ * unknown and the disk is still classified on what remains.
+ */
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "util.h"
+
+#define VPD_MAX_BYTES 4096
+#define UDEVDB_MAX_BYTES (64 * 1024)
+
+bool sysfs_valid_name(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n == 0 || n >= 32 || streq(name, ".") || streq(name, ".."))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == '/' || (unsigned char)name[i] <= ' ' || (unsigned char)name[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+static int attr_str(int dfd, const char *path, char *buf, size_t n)
+{
+	_cleanup_free_ char *s = NULL;
+	int r = read_line_at(dfd, path, &s);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *clean = str_sanitize(s);
+	if (!clean)
+		return -ENOMEM;
+	snprintf(buf, n, "%s", clean);
+	return 0;
+}
+
+static int64_t attr_i64(int dfd, const char *path)
+{
+	uint64_t v;
+	if (read_u64_at(dfd, path, &v) < 0 || v > INT64_MAX)
+		return -1;
+	return (int64_t)v;
+}
+
+static int read_vpd(int dfd, const char *path, uint8_t **ret, size_t *ret_len)
+{
+	char *buf = NULL;
+	size_t len;
+	int r = read_file_at(dfd, path, VPD_MAX_BYTES, &buf, &len);
+	if (r == -EFBIG)
+		return -EBADMSG;
+	if (r < 0)
+		return r == -ENOENT ? -ENOENT : -EIO;
+	*ret = (uint8_t *)buf;
+	*ret_len = len;
+	return 0;
+}
+
+static void probe_vpd(int dev_fd, DiskFacts *f)
+{
+	_cleanup_free_ uint8_t *b1 = NULL, *p89 = NULL;
+	size_t len;
+
+	f->b1_status = read_vpd(dev_fd, "vpd_pgb1", &b1, &len);
+	if (f->b1_status == 0)
+		f->b1_status = vpd_decode_b1(b1, len, &f->b1);
+	f->id_status = read_vpd(dev_fd, "vpd_pg89", &p89, &len);
+	if (f->id_status == 0)
+		f->id_status = vpd_decode_89(p89, len, &f->id);
+}
+
+/* zoned_cap lives under device/scsi_disk/<H:C:T:L>/; there is one entry. */
+static void probe_zoned_cap(int dev_fd, DiskFacts *f)
+{
+	int fd = openat(dev_fd, "scsi_disk", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[300];
+		snprintf(path, sizeof path, "%s/zoned_cap", de->d_name);
+		if (attr_str(fd, path, f->zoned_cap, sizeof f->zoned_cap) == 0)
+			break;
+	}
+	closedir(d);
+}
+
+static Transport transport_from_path(const char *link, const char *name)
+{
+	static const struct { const char *needle; Transport t; } map[] = {
+		{"/virtual/", TRANSPORT_VIRTUAL}, {"/nvme", TRANSPORT_NVME},
+		{"/usb", TRANSPORT_USB}, {"/virtio", TRANSPORT_VIRTIO},
+		{"/mmc_host/", TRANSPORT_MMC}, {"/ata", TRANSPORT_ATA},
+		{"/host", TRANSPORT_SCSI},
+	};
+	for (size_t i = 0; link && i < ELEMENTSOF(map); i++)
+		if (strstr(link, map[i].needle))
+			return map[i].t;
+	static const char *const virt[] = {"loop", "dm-", "md", "zram", "nbd", "ram"};
+	for (size_t i = 0; i < ELEMENTSOF(virt); i++)
+		if (strncmp(name, virt[i], strlen(virt[i])) == 0)
+			return TRANSPORT_VIRTUAL;
+	return TRANSPORT_UNKNOWN;
+}
+
+bool udevdb_lookup(const char *text, const char *key, char *buf, size_t n)
+{
+	size_t klen = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (p[0] == 'E' && p[1] == ':' && strncmp(p + 2, key, klen) == 0 && p[2 + klen] == '=') {
+			const char *v = p + 3 + klen;
+			size_t len = strcspn(v, "\n");
+			if (len >= n)
+				len = n - 1;
+			memcpy(buf, v, len);
+			buf[len] = 0;
+			for (char *q = buf; *q; q++)
+				if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e)
+					*q = '?';
+			return true;
+		}
+	}
+	return false;
+}
+
+static void probe_udev(int udev_fd, unsigned major, unsigned minor, DiskFacts *f)
+{
+	char path[64], rpm[16];
+	_cleanup_free_ char *text = NULL;
+	if (udev_fd < 0)
+		return;
+	snprintf(path, sizeof path, "data/b%u:%u", major, minor);
+	if (read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, NULL) < 0)
+		return;
+	udevdb_lookup(text, "ID_MODEL", f->udev_model, sizeof f->udev_model);
+	if (!udevdb_lookup(text, "ID_SERIAL_SHORT", f->udev_serial, sizeof f->udev_serial))
+		udevdb_lookup(text, "ID_SERIAL", f->udev_serial, sizeof f->udev_serial);
+	udevdb_lookup(text, "ID_WWN", f->udev_wwn, sizeof f->udev_wwn);
+	uint64_t v;
+	if (udevdb_lookup(text, "ID_ATA_ROTATION_RATE_RPM", rpm, sizeof rpm) && parse_u64(rpm, &v) == 0 &&
+	    v < 1000000)
+		f->udev_rpm = (int)v;
+}
+
+static int probe_devnum(int blk_fd, unsigned *major, unsigned *minor)
+{
+	char dev[32];
+	int r = attr_str(blk_fd, "dev", dev, sizeof dev);
+	if (r < 0)
+		return r;
+	if (sscanf(dev, "%u:%u", major, minor) != 2)
+		return -EBADMSG;
+	return 0;
+}
+
+static void probe_queue(int blk_fd, DiskFacts *f, int64_t *io_timeout)
+{
+	int64_t v = attr_i64(blk_fd, "queue/rotational");
+	f->rotational = v == 0 || v == 1 ? (int)v : -1;
+	attr_str(blk_fd, "queue/zoned", f->zoned, sizeof f->zoned);
+	f->discard_max_bytes = attr_i64(blk_fd, "queue/discard_max_hw_bytes");
+	if (f->discard_max_bytes < 0)
+		f->discard_max_bytes = attr_i64(blk_fd, "queue/discard_max_bytes");
+	f->nr_zones = attr_i64(blk_fd, "queue/nr_zones");
+	f->zone_sectors = attr_i64(blk_fd, "queue/chunk_sectors");
+	*io_timeout = attr_i64(blk_fd, "queue/io_timeout");
+}
+
+/* Spells sysfs wwid the way udev's ID_WWN does (node_exporter's wwn label):
+ * "naa.5000..." becomes "0x5000...", EUI-64 ids stay, vendor ids (t10.) are no WWN. */
+static void wwn_from_wwid(int dev_fd, char *buf, size_t n)
+{
+	char id[FACT_STR];
+	buf[0] = 0;
+	if (attr_str(dev_fd, "wwid", id, sizeof id) < 0)
+		return;
+	if (strncmp(id, "naa.", 4) == 0)
+		snprintf(buf, n, "0x%s", id + 4);
+	else if (strncmp(id, "eui.", 4) == 0)
+		snprintf(buf, n, "%s", id);
+}
+
+static void probe_identity(int dev_fd, SysfsDisk *d)
+{
+	DiskFacts *f = &d->facts;
+	disk_facts_best_model(f, d->model, sizeof d->model);
+	if (f->udev_serial[0])
+		snprintf(d->serial, sizeof d->serial, "%s", f->udev_serial);
+	else if (f->id_status == 0 && f->id.serial[0])
+		snprintf(d->serial, sizeof d->serial, "%s", f->id.serial);
+	else if (dev_fd >= 0)
+		attr_str(dev_fd, "serial", d->serial, sizeof d->serial);	/* NVMe */
+	if (f->udev_wwn[0])
+		snprintf(d->wwn, sizeof d->wwn, "%s", f->udev_wwn);
+	else if (dev_fd >= 0)
+		wwn_from_wwid(dev_fd, d->wwn, sizeof d->wwn);
+}
+
+int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret)
+{
+	char path[64], link[1024];
+	if (!sysfs_valid_name(name))
+		return -EINVAL;
+	snprintf(path, sizeof path, "block/%s", name);
+	_cleanup_close_ int blk = openat(sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (blk < 0)
+		return -errno;
+	if (faccessat(blk, "partition", F_OK, 0) == 0)
+		return -ENOTBLK;
+
+	SysfsDisk d = {.io_timeout_ms = -1};
+	disk_facts_init(&d.facts, name);
+	int r = probe_devnum(blk, &d.major, &d.minor);
+	if (r < 0)
+		return r;
+	int64_t size = attr_i64(blk, "size");
+	d.size_sectors = size > 0 ? (uint64_t)size : 0;
+
+	ssize_t n = readlinkat(sysfs_fd, path, link, sizeof link - 1);
+	link[n > 0 ? n : 0] = 0;
+	d.facts.transport = transport_from_path(n > 0 ? link : NULL, name);
+	probe_queue(blk, &d.facts, &d.io_timeout_ms);
+
+	_cleanup_close_ int dev = openat(blk, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dev >= 0) {
+		int64_t t = attr_i64(dev, "type");
+		d.facts.scsi_type = t >= 0 && t < 256 ? (int)t : -1;
+		attr_str(dev, "vendor", d.facts.sysfs_vendor, sizeof d.facts.sysfs_vendor);
+		attr_str(dev, "model", d.facts.sysfs_model, sizeof d.facts.sysfs_model);
+		probe_zoned_cap(dev, &d.facts);
+		probe_vpd(dev, &d.facts);
+	}
+	probe_udev(udev_fd, d.major, d.minor, &d.facts);
+	probe_identity(dev, &d);
+	*ret = d;
+	return 0;
+}
+
+int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret)
+{
+	char path[64];
+	if (!sysfs_valid_name(name))
+		return -EINVAL;
+	snprintf(path, sizeof path, "block/%s/size", name);
+	return read_u64_at(sysfs_fd, path, ret);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reads what smrd needs to know about one block device from a sysfs tree and
+ * the udev database, both under configurable roots so that a captured tree
+ * stands in for the real machine.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "classify.h"
+
+typedef struct SysfsDisk {
+	unsigned major, minor;
+	uint64_t size_sectors;		/* 512-byte sectors, as sysfs reports */
+	int64_t io_timeout_ms;		/* queue/io_timeout, -1 if absent */
+	char serial[FACT_STR], wwn[FACT_STR], model[FACT_STR];
+	DiskFacts facts;
+} SysfsDisk;
+
+/* True for a name that is safe to put in a path: no '/', not "." or "..", short. */
+bool sysfs_valid_name(const char *name);
+/* Fills ret; -ENOENT if block/<name> is gone, -ENOTBLK if it is a partition. */
+int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret);
+/* Reads block/<name>/size only: the cheap check for a disk that went to size 0. */
+int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret);
+/* Looks up KEY in the text of a udev database file ("E:KEY=value" lines). */
+bool udevdb_lookup(const char *text, const char *key, char *buf, size_t n);

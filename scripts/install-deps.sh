@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Installs every Debian 12 package that building, running and testing smrd
+# needs. It is the only place packages are installed: tests that need a
+# package call this script rather than apt-get directly.
+set -eu
+
+PKGS="build-essential meson ninja-build pkg-config
+libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev
+libsqlite3-dev libfuse3-dev fuse3 clang llvm libbpf-dev bpftool
+udev util-linux fio prometheus bpftrace prometheus-node-exporter
+systemd python3 valgrind"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+		|| missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: need root to install:$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
