@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The sysfs/udev reader on the fixture trees: every case classifies as its
+ * "expected" file says, partitions are refused, names are validated. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "sysfs.h"
+#include "test.h"
+
+extern const char smrd_builtin_models[];
+
+static void check_case(const char *dir, const ModelList *ml)
+{
+	char path[4200], line[256];
+	snprintf(path, sizeof path, "%s/sys", dir);
+	int sys = open(path, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof path, "%s/udev", dir);
+	int udev = open(path, O_RDONLY | O_DIRECTORY);	/* may be missing */
+	snprintf(path, sizeof path, "%s/expected", dir);
+	FILE *f = fopen(path, "re");
+	CHECK(sys >= 0 && f);
+	if (sys < 0 || !f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char dev[64], cls[32];
+		double conf;
+		if (sscanf(line, "%63s %31s %lf", dev, cls, &conf) != 3)
+			continue;
+		SysfsDisk d;
+		Verdict v;
+		int r = sysfs_probe_disk(sys, udev, dev, &d);
+		CHECK_INT(r, 0);
+		if (r < 0)
+			continue;
+		classify_disk(&d.facts, ml, &v);
+		if (strcmp(disk_class_to_string(v.class), cls) != 0)
+			fprintf(stderr, "case %s device %s: %s (%s)\n", dir, dev, disk_class_to_string(v.class), v.basis);
+		CHECK_STR(disk_class_to_string(v.class), cls);
+		CHECK_NEAR(v.smr_confidence, conf, 1e-9);
+		CHECK(d.size_sectors > 0);
+		char part[80];
+		snprintf(part, sizeof part, "%s1", dev);
+		r = sysfs_probe_disk(sys, udev, part, &d);
+		CHECK(r == -ENOTBLK || r == -ENOENT);
+	}
+	fclose(f);
+	close(sys);
+	if (udev >= 0)
+		close(udev);
+}
+
+int main(int argc, char **argv)
+{
+	ModelList *ml = NULL;
+	char *err = NULL;
+	unsigned cases = 0;
+	if (argc < 2 || modellist_parse(smrd_builtin_models, &ml, &err) < 0) {
+		fprintf(stderr, "usage: test-sysfs FIXTURE-DIR\n");
+		return 1;
+	}
+	DIR *d = opendir(argv[1]);
+	CHECK(d != NULL);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (de->d_name[0] == '.')
+			continue;
+		char dir[2048];
+		snprintf(dir, sizeof dir, "%s/%s", argv[1], de->d_name);
+		check_case(dir, ml);
+		cases++;
+	}
+	if (d)
+		closedir(d);
+	CHECK(cases >= 14);
+	CHECK(!sysfs_valid_name("../etc"));
+	CHECK(!sysfs_valid_name(".."));
+	CHECK(!sysfs_valid_name(""));
+	CHECK(sysfs_valid_name("nvme0n1"));
+	char buf[32];
+	CHECK(udevdb_lookup("S:disk/by-id/x\nE:ID_MODEL=ST8000\nE:ID_MODEL_ENC=x\n", "ID_MODEL", buf, sizeof buf));
+	CHECK_STR(buf, "ST8000");
+	CHECK(!udevdb_lookup("E:ID_MODELX=1\n", "ID_MODEL", buf, sizeof buf));
+	modellist_free(ml);
+	printf("%u fixture cases\n", cases);
+	return test_done("test-sysfs");
+}
