@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Configuration and lifecycle: --check-config, flags over the file, SIGHUP
+# with a good and a bad file, smrctl's exit codes, SIGTERM, --oneshot on this host.
+. "$(dirname "$0")/lib.sh"
+need promtool
+
+# --check-config prints the effective config; flags override the file.
+cat >"$T/smrd.conf" <<CONF
+# a comment
+interval = 3
+include = ^sd
+CONF
+"$SMRD" --config "$T/smrd.conf" --check-config --interval 2 >"$T/eff" 2>&1
+check "--check-config exits 0" [ $? -eq 0 ]
+check "flag overrides file (interval = 2)" grep -qx 'interval = 2' "$T/eff"
+check "file value kept (include)" grep -qx 'include = "^sd"' "$T/eff"
+"$SMRD" --config "$T/eff" --check-config >"$T/eff2" 2>&1
+check "--check-config output reads back as a config" diff <(grep -v '^# effective' "$T/eff") <(grep -v '^# effective' "$T/eff2")
+echo "interval = soon" >"$T/bad.conf"
+"$SMRD" --config "$T/bad.conf" --check-config >"$T/bad.out" 2>&1
+rc=$?
+check "a bad config is refused with exit 1 (got $rc)" [ $rc -eq 1 ]
+check "the error names the line" grep -q 'line 1' "$T/bad.out"
+"$SMRD" --config "$T/nonexistent.conf" --check-config >/dev/null 2>&1
+check "an explicit missing config is an error" [ $? -ne 0 ]
+"$SMRD" --no-such-flag >/dev/null 2>&1
+check "an unknown flag is an error" [ $? -ne 0 ]
+
+# smrctl without a daemon.
+"$SMRCTL" --socket "$T/none.sock" status >/dev/null 2>"$T/ctl.err"
+rc=$?
+check "smrctl without a daemon exits 3 (got $rc)" [ $rc -eq 3 ]
+check "and says so" grep -q 'is smrd running' "$T/ctl.err"
+"$SMRCTL" frobnicate >/dev/null 2>&1
+check "smrctl usage error exits 2" [ $? -eq 2 ]
+
+# Reload: a good file changes the interval; a bad one is refused and the old kept.
+ROOT=$SRCDIR/tests/fixtures/sysfs/mixed
+echo "interval = 0.5" >"$T/run.conf"
+SOCK=$T/smrd.sock
+"$SMRD" --config "$T/run.conf" --listen 127.0.0.1:0 --socket "$SOCK" --state-dir "$T/state" \
+	--sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" --exclude '^$' \
+	>"$T/smrd.log" 2>&1 &
+SMRD_PID=$!
+for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+check "state directory created" [ -d "$T/state" ]
+interval() { "$SMRCTL" --socket "$SOCK" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["interval_seconds"])'; }
+check "interval 0.5 from the file" [ "$(interval)" = 0.5 ]
+echo "interval = 0.25" >"$T/run.conf"
+kill -HUP "$SMRD_PID"; sleep 0.5
+check "SIGHUP applies a good file (0.25)" [ "$(interval)" = 0.25 ]
+echo "interval = -1" >"$T/run.conf"
+kill -HUP "$SMRD_PID"; sleep 0.5
+check "SIGHUP with a bad file keeps the old config" [ "$(interval)" = 0.25 ]
+check "and logs why" grep -q 'keeping the old configuration' "$T/smrd.log"
+printf 'interval = 0.25\ninclude = ^nvme\n' >"$T/run.conf"
+kill -HUP "$SMRD_PID"; sleep 0.6
+n=$("$SMRCTL" --socket "$SOCK" --json disks | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["disks"]))')
+check "a reloaded --include applies to watched disks (1 left, got $n)" [ "$n" = 1 ]
+"$SMRCTL" --socket "$SOCK" status | sed 's/^/    /'
+"$SMRCTL" --socket "$SOCK" show sdz >/dev/null 2>&1
+check "smrctl show of an unknown disk exits 1" [ $? -eq 1 ]
+stop_smrd
+check "control socket removed on exit" [ ! -e "$SOCK" ]
+
+# --oneshot on this very host.
+"$SMRD" --oneshot --config /dev/null --exclude '^$' >"$T/host.prom" 2>"$T/host.log"
+check "--oneshot on this host exits 0" [ $? -eq 0 ]
+check "and its page passes promtool" sh -c "promtool check metrics <'$T/host.prom'"
+grep '^smrd_disk_info' "$T/host.prom" | sed 's/^/    /'
+finish
