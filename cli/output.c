@@ -68,7 +68,10 @@ void output_status(FILE *f, json_object *r)
 	long u = isnan(up) ? 0 : (long)up;
 	fprintf(f, "smrd %s, pid %.0f, up %ldh %02ldm %02lds\n", jstr(r, "version"), jnum(r, "pid"),
 		u / 3600, u / 60 % 60, u % 60);
-	fprintf(f, "metrics:     http://%s/metrics\n", jstr(r, "listen"));
+	const char *listen = jstr(r, "listen");
+	/* ":9863" and "0.0.0.0:9863" listen everywhere; a browser wants a host. */
+	const char *host = listen[0] == ':' ? "localhost" : strncmp(listen, "0.0.0.0:", 8) == 0 ? "localhost:" : "";
+	fprintf(f, "metrics:     http://%s%s/metrics\n", host, strncmp(listen, "0.0.0.0:", 8) == 0 ? listen + 8 : listen);
 	fprintf(f, "config:      %s\n", jstr(r, "config"));
 	fprintf(f, "model list:  %s (%.0f entries)\n", jstr(r, "model_list"), jnum(r, "model_list_entries"));
 	fprintf(f, "latency:     %s\n", jstr(r, "latency_source"));
@@ -121,7 +124,7 @@ void output_show(FILE *f, json_object *r)
 {
 	json_object *v = jget(r, "verdict");
 	char size[16], rb[16], wb[16], rl[16], wl[16];
-	fprintf(f, "%s: %s\n", jstr(r, "device"), jstr(r, "model"));
+	fprintf(f, "%s: %s\n", jstr(r, "device"), *jstr(r, "model") ? jstr(r, "model") : "(no model reported)");
 	fprintf(f, "  serial %s, wwn %s\n", *jstr(r, "serial") ? jstr(r, "serial") : "-",
 		*jstr(r, "wwn") ? jstr(r, "wwn") : "-");
 	fprintf(f, "  %s, %.0f:%.0f, %s, zoned %s", jstr(r, "transport"), jnum(r, "major"), jnum(r, "minor"),
@@ -139,7 +142,9 @@ void output_show(FILE *f, json_object *r)
 		output_latency(jget(r, "read_latency_seconds"), rl, sizeof rl),
 		output_latency(jget(r, "write_latency_seconds"), wl, sizeof wl));
 	json_object *c = jget(r, "counters");
-	if (c && json_object_is_type(c, json_type_object)) {
+	if (!c || !json_object_is_type(c, json_type_object) || json_object_object_length(c) == 0)
+		fprintf(f, "counters: none yet (no diskstats sample)\n");
+	else {
 		fprintf(f, "counters:");
 		int k = 0;
 		json_object_object_foreach(c, key, val)

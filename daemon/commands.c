@@ -9,6 +9,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "http.h"
 #include "modellist.h"
 
 #ifndef SMRD_VERSION
@@ -23,9 +24,20 @@ static json_object *jdouble(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
+/* The listen address with the port actually bound (the config may say port 0). */
+static const char *bound_listen(Context *ctx, char *buf, size_t n)
+{
+	const char *colon = strrchr(ctx->config.listen, ':');
+	if (!ctx->http || !colon)
+		return ctx->config.listen;
+	snprintf(buf, n, "%.*s:%u", (int)(colon - ctx->config.listen), ctx->config.listen, http_port(ctx->http));
+	return buf;
+}
+
 static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	(void)args, (void)err, (void)msg;
+	char buf[300];
 	json_object *o = json_object_new_object(), *by_class = json_object_new_object();
 	unsigned counts[_DISK_CLASS_MAX] = {0}, suspects = 0;
 	struct timespec ts;
@@ -44,7 +56,7 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
 	json_object_object_add(o, "uptime_seconds", json_object_new_double(now - (double)ctx->start_realtime_usec / 1e6));
 	json_object_object_add(o, "interval_seconds", json_object_new_double(ctx->config.interval));
-	json_object_object_add(o, "listen", json_object_new_string(ctx->config.listen));
+	json_object_object_add(o, "listen", json_object_new_string(bound_listen(ctx, buf, sizeof buf)));
 	json_object_object_add(o, "config", json_object_new_string(ctx->config_path));
 	json_object_object_add(o, "model_list", json_object_new_string(ctx->models_origin ? ctx->models_origin : ""));
 	json_object_object_add(o, "model_list_entries", json_object_new_int((int)modellist_size(ctx->models)));
