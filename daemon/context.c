@@ -92,8 +92,8 @@ static int load_models(Context *ctx, const Config *c)
 		}
 	}
 	if (r < 0)
-		return log_error_errno(r, "Failed to load model list %s: %s%s", c->model_list,
-				       err ? err : "", err ? "" : "%m");
+		return log_error_errno(r, "Failed to load model list %s: %s", c->model_list,
+				       err ? err : strerror(-r));
 	modellist_free(ctx->models);
 	ctx->models = ml;
 	free(ctx->models_origin);

@@ -123,10 +123,20 @@ static void mark_all(Context *ctx, bool v)
 		registry_at(ctx->disks, i)->seen = v;
 }
 
+/* A scan fully probes only new disks; known ones just prove they still exist
+ * and have a medium, so a periodic scan of many disks stays cheap. Changes to
+ * a known disk arrive as uevents. */
 static void seen(Context *ctx, const char *name)
 {
-	discovery_probe(ctx, name);
 	Disk *d = registry_get(ctx->disks, name);
+	uint64_t size;
+	if (!d) {
+		discovery_probe(ctx, name);
+		d = registry_get(ctx->disks, name);
+	} else if (sysfs_read_size(ctx->sysfs_fd, name, &size) < 0 || size == 0) {
+		discovery_probe(ctx, name);	/* decides with the reason, and logs it */
+		d = registry_get(ctx->disks, name);
+	}
 	if (d)
 		d->seen = true;
 }

@@ -5,6 +5,7 @@
  * builds the context, runs the loop and tears down.
  */
 #include <signal.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "context.h"
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
 		goto out;
 	r = context_load_config(&ctx, &ctx.config, &err);
 	if (r < 0) {
-		log_error_errno(r, "Bad configuration (%s): %s", ctx.config_path, err ? err : "%m");
+		log_error_errno(r, "Bad configuration (%s): %s", ctx.config_path, err ? err : strerror(-r));
 		goto out;
 	}
 	if (action == ACTION_CHECK) {

@@ -26,6 +26,11 @@ check "the error names the line" grep -q 'line 1' "$T/bad.out"
 check "an explicit missing config is an error" [ $? -ne 0 ]
 "$SMRD" --no-such-flag >/dev/null 2>&1
 check "an unknown flag is an error" [ $? -ne 0 ]
+printf 'dm-smr\tWDC(\tsomewhere\n' >"$T/bad-models.tsv"
+"$SMRD" --config /dev/null --model-list "$T/bad-models.tsv" --oneshot >/dev/null 2>"$T/models.err"
+rc=$?
+check "a bad model list is refused with exit 1 (got $rc)" [ $rc -eq 1 ]
+check "naming the line and the pattern" grep -q "line 1: bad pattern 'WDC('" "$T/models.err"
 
 # smrctl without a daemon.
 "$SMRCTL" --socket "$T/none.sock" status >/dev/null 2>"$T/ctl.err"
