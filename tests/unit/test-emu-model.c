@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The emulated disk's model, fed with a clock and requests (no FUSE): the
+ * DM-SMR cliff where the cache size predicts it, no cliff for sequential
+ * writes or on CMR, read bands after a burst, draining when idle, TRIM. */
+#define SMR_EMU_MODEL_ONLY
+#include "../emu/smr-emu.c"
+#include "test.h"
+
+typedef struct Run {
+	uint64_t n, fast, slow, t_end, cliff_at;
+	double mean_lat_slow;
+} Run;
+
+/* QD1 closed loop: each request is issued when the previous completes. */
+static Run qd1(EmuModel *m, uint64_t *now, EmuOp op, uint64_t count, uint64_t bs, bool seq)
+{
+	Run r = {0};
+	uint64_t off = 0, slow_sum = 0;
+	for (uint64_t i = 0; i < count; i++) {
+		if (!seq)
+			off = emu_rand(m, m->p.size / bs) * bs;
+		uint64_t done = emu_submit(m, *now, op, off, bs), lat = done - *now;
+		if (lat < 1000)
+			r.fast++;
+		if (lat > 100000) {
+			if (!r.cliff_at)
+				r.cliff_at = *now;
+			r.slow++;
+			slow_sum += lat;
+		}
+		*now = done;
+		off += bs;
+		r.n++;
+	}
+	r.t_end = *now;
+	r.mean_lat_slow = r.slow ? (double)slow_sum / r.slow : 0;
+	return r;
+}
+
+static void test_dmsmr_cliff(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 5000000000ULL;	/* like CLOCK_MONOTONIC hours after boot */
+	emu_defaults(&p, EMU_DMSMR);
+	CHECK_INT(emu_init(&m, &p), 0);
+	Run r = qd1(&m, &now, EMU_WRITE, 12000, 4096, false);
+	/* The cache holds 8192 writes of 4 KiB: the cliff comes no sooner. */
+	r.cliff_at -= 5000000000ULL;
+	printf("dm-smr QD1 randwrite: first >100ms write after %.2fs (%llu fast, %llu slow, slow mean %.0f ms)\n",
+	       r.cliff_at / 1e6, (unsigned long long)r.fast, (unsigned long long)r.slow, r.mean_lat_slow / 1000);
+	CHECK(r.cliff_at > 0);
+	CHECK(r.fast >= 7000);
+	CHECK(r.slow > 0);
+	/* After the cliff: well under 50 IOPS. */
+	uint64_t t0 = now;
+	Run after = qd1(&m, &now, EMU_WRITE, 100, 4096, false);
+	double iops = 100 / ((after.t_end - t0) / 1e6);
+	printf("dm-smr after the cliff: %.1f IOPS\n", iops);
+	CHECK(iops < 50);
+
+	/* Reads now show two bands: the head alone, and behind a band rewrite. */
+	Run rd = qd1(&m, &now, EMU_READ, 300, 4096, false);
+	printf("dm-smr reads after the burst: %llu slower than 100 ms of %llu\n", (unsigned long long)rd.slow,
+	       (unsigned long long)rd.n);
+	CHECK(rd.slow > 0 && rd.slow < rd.n / 2);
+
+	/* Idle: the cache drains by itself, and then writes are fast again. */
+	now += 3600ULL * 1000000;
+	emu_advance(&m, now);
+	CHECK_INT(m.fill, 0);
+	Run again = qd1(&m, &now, EMU_WRITE, 1000, 4096, false);
+	CHECK_INT(again.slow, 0);
+	emu_done(&m);
+}
+
+static void test_sequential_and_cmr(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 0;
+	emu_defaults(&p, EMU_DMSMR);
+	emu_init(&m, &p);
+	Run seq = qd1(&m, &now, EMU_WRITE, 2000, 1 << 20, true);
+	printf("dm-smr sequential 1 MiB: %llu writes over 100 ms\n", (unsigned long long)seq.slow);
+	CHECK_INT(seq.slow, 0);
+	CHECK(m.fill <= 1 << 20);	/* only the stream's first write, before it is known sequential */
+	emu_done(&m);
+
+	emu_defaults(&p, EMU_CMR);
+	emu_init(&m, &p);
+	now = 0;
+	Run cmr = qd1(&m, &now, EMU_WRITE, 5000, 4096, false);
+	double mean_ms = cmr.t_end / 1000.0 / cmr.n;
+	printf("cmr QD1 randwrite: mean %.1f ms, %llu over 100 ms\n", mean_ms, (unsigned long long)cmr.slow);
+	CHECK(mean_ms > 4 && mean_ms < 15);
+	CHECK_INT(cmr.slow, 0);
+	emu_done(&m);
+
+	emu_defaults(&p, EMU_SSD);
+	emu_init(&m, &p);
+	now = 0;
+	Run ssd = qd1(&m, &now, EMU_WRITE, 1000, 4096, false);
+	CHECK(ssd.t_end / ssd.n < 1000);
+	emu_done(&m);
+}
+
+/* Requests arrive a little after the previous one completes, on a clock that
+ * started long ago: nothing may be cleaned before the cache reaches high
+ * water, and then no faster than one band per band_size/clean_rate. */
+static void test_no_imaginary_history(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 5000000000ULL, t_pressure = 0;
+	emu_defaults(&p, EMU_DMSMR);
+	emu_init(&m, &p);
+	for (int i = 0; i < 10000; i++) {
+		uint64_t off = emu_rand(&m, p.size / 4096) * 4096;
+		now = emu_submit(&m, now, EMU_WRITE, off, 4096) + 140;
+		if (!t_pressure && under_pressure(&m))
+			t_pressure = now;
+		if (!t_pressure)
+			CHECK_INT(m.bands_cleaned, 0);
+	}
+	uint64_t allowed = (now - t_pressure) / band_time(&m) + 2;
+	printf("cleaned %llu bands in %.2fs of pressure (at most %llu possible)\n",
+	       (unsigned long long)m.bands_cleaned, (now - t_pressure) / 1e6, (unsigned long long)allowed);
+	CHECK(m.bands_cleaned <= allowed);
+	emu_done(&m);
+}
+
+static void test_trim_and_determinism(void)
+{
+	EmuParams p;
+	EmuModel a, b;
+	uint64_t ta = 0, tb = 0;
+	emu_defaults(&p, EMU_DMSMR);
+	emu_init(&a, &p);
+	emu_init(&b, &p);
+	qd1(&a, &ta, EMU_WRITE, 3000, 4096, false);
+	qd1(&b, &tb, EMU_WRITE, 3000, 4096, false);
+	CHECK_INT(ta, tb);	/* same seed, same story */
+	CHECK(a.fill > 0);
+	emu_submit(&a, ta, EMU_DISCARD, 0, a.p.size);
+	CHECK_INT(a.fill, 0);
+	emu_done(&a);
+	emu_done(&b);
+	EmuParams bad = p;
+	bad.band_bytes = 0;
+	CHECK(emu_init(&a, &bad) < 0);
+}
+
+int main(void)
+{
+	test_dmsmr_cliff();
+	test_sequential_and_cmr();
+	test_trim_and_determinism();
+	test_no_imaginary_history();
+	return test_done("test-emu-model");
+}
