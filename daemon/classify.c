@@ -79,9 +79,9 @@ static Evidence *add(Ctx *c, const char *source, const char *implies, const char
 	_printf_(4, 5);
 static Evidence *add(Ctx *c, const char *source, const char *implies, const char *fmt, ...)
 {
-	static Evidence overflow;	/* evidence beyond the cap is dropped, never written out of bounds */
+	/* At most 13 pieces are ever added; past the cap one is dropped (NULL). */
 	if (c->v->n_evidence >= VERDICT_MAX_EVIDENCE)
-		return &overflow;
+		return NULL;
 	Evidence *e = &c->v->evidence[c->v->n_evidence++];
 	va_list ap;
 	snprintf(e->source, sizeof e->source, "%s", source);
@@ -212,24 +212,30 @@ static int rotation_evidence(Ctx *c, bool *strong)
 	return rot;
 }
 
-static bool trim_evidence(Ctx *c)
+/* Returns whether the disk takes TRIM; *ret_ev is the evidence that says so. */
+static bool trim_evidence(Ctx *c, Evidence **ret_ev)
 {
 	const DiskFacts *f = c->f;
 	bool trim = false;
 	if (f->discard_max_bytes >= 0) {
 		trim = f->discard_max_bytes > 0;
-		add(c, "sysfs queue/discard_max_hw_bytes", trim ? "accepts TRIM/discard" : "no TRIM/discard",
-		    "%lld", (long long)f->discard_max_bytes);
+		Evidence *e = add(c, "sysfs queue/discard_max_hw_bytes", trim ? "accepts TRIM/discard" : "no TRIM/discard",
+				  "%lld", (long long)f->discard_max_bytes);
+		if (trim)
+			*ret_ev = e;
 	}
 	if (f->id_status == 0) {
-		add(c, "ATA IDENTIFY word 169", f->id.trim ? "supports DATA SET MANAGEMENT TRIM" : "no TRIM",
-		    "bit0=%d", f->id.trim);
+		Evidence *e = add(c, "ATA IDENTIFY word 169", f->id.trim ? "supports DATA SET MANAGEMENT TRIM" : "no TRIM",
+				  "bit0=%d", f->id.trim);
+		if (f->id.trim && !trim)
+			*ret_ev = e;
 		trim = trim || f->id.trim;
 	}
 	return trim;
 }
 
-static const ModelEntry *model_evidence(Ctx *c, const ModelList *ml)
+/* Returns the matching entry, if any; *ret_ev is the evidence for it. */
+static const ModelEntry *model_evidence(Ctx *c, const ModelList *ml, Evidence **ret_ev)
 {
 	const DiskFacts *f = c->f;
 	char spaced[FACT_STR], joined[2 * FACT_STR + 2];
@@ -255,7 +261,7 @@ static const ModelEntry *model_evidence(Ctx *c, const ModelList *ml)
 			char implies[EVIDENCE_STR];
 			snprintf(implies, sizeof implies, "model list line %u (%s): %.60s", m->line,
 				 model_class_to_string(m->class), m->source);
-			add(c, cand[i].source, implies, "%s", cand[i].model);
+			*ret_ev = add(c, cand[i].source, implies, "%s", cand[i].model);
 			return m;
 		}
 	}
@@ -278,19 +284,16 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 {
 	Verdict v = {0};
 	Ctx c = {.f = f, .v = &v};
-	Evidence *decl_ev = NULL;
-	bool strong_rot;
+	Evidence *decl_ev = NULL, *model_ev = NULL, *trim_ev = NULL;
+	bool strong_rot, is_virtual = f->transport == TRANSPORT_VIRTUAL || f->transport == TRANSPORT_VIRTIO;
 
-	add(&c, "transport", f->transport == TRANSPORT_VIRTUAL || f->transport == TRANSPORT_VIRTIO
-		    ? "virtual device: the medium behind it is hidden" : "physical transport",
-	    "%s", transport_to_string(f->transport));
+	Evidence *transport_ev = add(&c, "transport", is_virtual ? "virtual device: the medium behind it is hidden"
+								  : "physical transport",
+				     "%s", transport_to_string(f->transport));
 	DiskClass declared = zoned_evidence(&c, &decl_ev);
-	const ModelEntry *m = model_evidence(&c, ml);
-	Evidence *model_ev = m ? &v.evidence[v.n_evidence - 1] : NULL;
+	const ModelEntry *m = model_evidence(&c, ml, &model_ev);
 	int rot = rotation_evidence(&c, &strong_rot);
-	unsigned trim_idx = v.n_evidence;
-	bool trim = trim_evidence(&c);
-	bool is_virtual = f->transport == TRANSPORT_VIRTUAL || f->transport == TRANSPORT_VIRTIO;
+	bool trim = trim_evidence(&c, &trim_ev);
 
 	if (declared >= 0)
 		decide(&v, declared, 1.0, SMR_CONF_DECLARED, decl_ev, "declared by the drive or kernel");
@@ -306,11 +309,10 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 	else if (m && m->class == MODEL_CLASS_CMR)
 		decide(&v, DISK_CLASS_CMR, 0.8, SMR_CONF_KNOWN_CMR, model_ev, "model is listed as CMR");
 	else if (is_virtual)
-		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, &v.evidence[0],
+		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, transport_ev,
 		       "virtual device: only its behaviour can tell");
 	else if (rot == 1 && trim)
-		decide(&v, DISK_CLASS_DM_SMR, 0.5, SMR_CONF_TRIM_HINT,
-		       trim_idx < v.n_evidence ? &v.evidence[trim_idx] : NULL,
+		decide(&v, DISK_CLASS_DM_SMR, 0.5, SMR_CONF_TRIM_HINT, trim_ev,
 		       "rotating disk that accepts TRIM: DM-SMR suspected");
 	else if (rot == 1)
 		decide(&v, DISK_CLASS_CMR, 0.7, SMR_CONF_NO_EVIDENCE, NULL,

@@ -123,20 +123,17 @@ static void mark_all(Context *ctx, bool v)
 		registry_at(ctx->disks, i)->seen = v;
 }
 
-/* A scan fully probes only new disks; known ones just prove they still exist
- * and have a medium, so a periodic scan of many disks stays cheap. Changes to
- * a known disk arrive as uevents. */
+void discovery_check(Context *ctx, const char *name)
+{
+	uint64_t size;
+	if (!registry_get(ctx->disks, name) || sysfs_read_size(ctx->sysfs_fd, name, &size) < 0 || size == 0)
+		discovery_probe(ctx, name);	/* adds, or drops with the reason */
+}
+
 static void seen(Context *ctx, const char *name)
 {
+	discovery_check(ctx, name);
 	Disk *d = registry_get(ctx->disks, name);
-	uint64_t size;
-	if (!d) {
-		discovery_probe(ctx, name);
-		d = registry_get(ctx->disks, name);
-	} else if (sysfs_read_size(ctx->sysfs_fd, name, &size) < 0 || size == 0) {
-		discovery_probe(ctx, name);	/* decides with the reason, and logs it */
-		d = registry_get(ctx->disks, name);
-	}
 	if (d)
 		d->seen = true;
 }

@@ -16,5 +16,9 @@ Discovery *discovery_free(Discovery *d);
 int discovery_scan(Context *ctx);
 /* Re-reads one device: adds, updates or removes it. */
 void discovery_probe(Context *ctx, const char *name);
+/* Probes a new disk fully; for a known one only checks that it still exists
+ * with a medium (changes to known disks arrive as uevents). Cheap enough to
+ * call for every disk on every scan. */
+void discovery_check(Context *ctx, const char *name);
 /* Re-applies filters and the model list to every watched disk (after a reload). */
 void discovery_reclassify(Context *ctx);

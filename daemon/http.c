@@ -49,6 +49,11 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	return r;
 }
 
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text)
+{
+	return reply(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size,
 				  void **con_cls)
@@ -59,22 +64,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (*upload_data_size)
 		return MHD_NO;	/* we take no bodies */
 	if (!streq(method, "GET") && !streq(method, "HEAD"))
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", (char *)"method not allowed\n",
-			     19, MHD_RESPMEM_PERSISTENT);
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
 	if (streq(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)index_page,
 			     sizeof index_page - 1, MHD_RESPMEM_PERSISTENT);
 	if (!streq(url, "/metrics"))
-		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", (char *)"not found\n", 10,
-			     MHD_RESPMEM_PERSISTENT);
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 
 	Buf b = {0};
 	int r = h->render(h->userdata, &b);
 	if (r < 0) {
 		buf_free(&b);
 		log_warning_errno(r, "Failed to render metrics: %m");
-		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", (char *)"render failed\n", 14,
-			     MHD_RESPMEM_PERSISTENT);
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "render failed\n");
 	}
 	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", b.data ? b.data : strdup(""),
 		     b.len, MHD_RESPMEM_MUST_FREE);

@@ -54,13 +54,13 @@ int sampler_sample(Context *ctx, uint64_t now_usec)
 	ctx->last_sample_usec = now_usec;
 	ctx->samples++;
 
-	/* A disk missing from diskstats may be gone: let discovery decide. */
+	/* A disk missing from diskstats may be gone: let discovery check. */
 	for (size_t i = registry_size(ctx->disks); i-- > 0;) {
 		Disk *d = registry_at(ctx->disks, i);
 		if (!d->seen) {
 			char name[sizeof d->name];
 			snprintf(name, sizeof name, "%s", d->name);
-			discovery_probe(ctx, name);
+			discovery_check(ctx, name);
 		}
 	}
 	return 0;

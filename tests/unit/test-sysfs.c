@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "sysfs.h"
 #include "test.h"
@@ -39,15 +40,52 @@ static void check_case(const char *dir, const ModelList *ml)
 		CHECK_STR(disk_class_to_string(v.class), cls);
 		CHECK_NEAR(v.smr_confidence, conf, 1e-9);
 		CHECK(d.size_sectors > 0);
-		char part[80];
-		snprintf(part, sizeof part, "%s1", dev);
-		r = sysfs_probe_disk(sys, udev, part, &d);
-		CHECK(r == -ENOTBLK || r == -ENOENT);
 	}
 	fclose(f);
 	close(sys);
 	if (udev >= 0)
 		close(udev);
+}
+
+static void put(int dfd, const char *path, const char *text)
+{
+	int fd = openat(dfd, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A tree made here: a partition listed under block/ is refused, a malformed
+ * dev file is an error, a disk with only dev and size is probed. */
+static void test_edge_entries(void)
+{
+	char root[] = "/tmp/smrd-test-sysfs-XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	int fd = open(root, O_RDONLY | O_DIRECTORY);
+	mkdirat(fd, "block", 0755);
+	mkdirat(fd, "block/sdq", 0755);
+	mkdirat(fd, "block/sdq1", 0755);
+	mkdirat(fd, "block/sdz", 0755);
+	put(fd, "block/sdq/dev", "8:240\n");
+	put(fd, "block/sdq/size", "2048\n");
+	put(fd, "block/sdq1/dev", "8:241\n");
+	put(fd, "block/sdq1/partition", "1\n");
+	put(fd, "block/sdz/dev", "eight:zero\n");
+	SysfsDisk d;
+	CHECK_INT(sysfs_probe_disk(fd, -1, "sdq", &d), 0);
+	CHECK_INT(d.major, 8);
+	CHECK_INT(d.minor, 240);
+	CHECK_INT(d.size_sectors, 2048);
+	CHECK_INT(sysfs_probe_disk(fd, -1, "sdq1", &d), -ENOTBLK);
+	CHECK_INT(sysfs_probe_disk(fd, -1, "sdz", &d), -EBADMSG);
+	CHECK_INT(sysfs_probe_disk(fd, -1, "sdy", &d), -ENOENT);
+	CHECK_INT(sysfs_probe_disk(fd, -1, "../block/sdq", &d), -EINVAL);
+	uint64_t size;
+	CHECK_INT(sysfs_read_size(fd, "sdq", &size), 0);
+	CHECK_INT(size, 2048);
+	close(fd);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	CHECK(system(cmd) == 0);
 }
 
 int main(int argc, char **argv)
@@ -72,6 +110,7 @@ int main(int argc, char **argv)
 	if (d)
 		closedir(d);
 	CHECK(cases >= 14);
+	test_edge_entries();
 	CHECK(!sysfs_valid_name("../etc"));
 	CHECK(!sysfs_valid_name(".."));
 	CHECK(!sysfs_valid_name(""));
