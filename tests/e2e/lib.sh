@@ -12,6 +12,7 @@ FAILS=0
 
 cleanup() {
 	[ -n "$SMRD_PID" ] && kill "$SMRD_PID" 2>/dev/null && wait "$SMRD_PID" 2>/dev/null
+	declare -F emu_cleanup >/dev/null && emu_cleanup
 	for l in "${OUR_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
 	rm -rf "$T"
 }
@@ -29,6 +30,32 @@ need() {
 	command -v "$1" >/dev/null 2>&1 && return 0
 	"$SRCDIR/scripts/install-deps.sh" >&2 || true
 	command -v "$1" >/dev/null 2>&1 || { say "FAIL: $1 is missing and could not be installed"; exit 1; }
+}
+
+# use_emu: the emulated-disk helpers (tests/emu/emu.sh), after checking that
+# this machine can run them.
+use_emu() {
+	need fio
+	need fusermount3
+	[ -c /dev/fuse ] || skip "no /dev/fuse: emulated disks need FUSE"
+	: "${SMR_EMU:?run through meson test}"
+	EMU_WORK=$T
+	. "$SRCDIR/tests/emu/emu.sh"
+}
+
+# run_fio NAME DEV FIO-ARGS...: fio with a per-I/O latency log; leaves
+# $T/NAME.json, $T/NAME_clat.1.log and $T/NAME.ds (the emu_diskstats delta
+# over the run).
+run_fio() {
+	local name=$1 dev=$2
+	shift 2
+	local before after
+	before=$(emu_diskstats "$dev")
+	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio --time_based \
+		--write_lat_log="$T/$name" --log_avg_msec=0 --output-format=json --output="$T/$name.json" "$@" \
+		>"$T/$name.out" 2>&1 || { say "FAIL: fio $name:"; cat "$T/$name.out"; return 1; }
+	after=$(emu_diskstats "$dev")
+	echo "$before $after" | awk '{ for (i = 1; i <= 6; i++) printf "%d ", $(i + 6) - $i; print "" }' >"$T/$name.ds"
 }
 
 metrics_py() { python3 "$SRCDIR/tests/e2e/metrics.py" "$@"; }
