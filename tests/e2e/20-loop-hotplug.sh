@@ -34,7 +34,7 @@ scrape >"$T/m2"
 smrd_w=$(metrics_py get "$T/m2" smrd_disk_writes_completed_total device="$NAME")
 kern_w=$(awk -v n="$NAME" '$3 == n {print $8}' /proc/diskstats)
 smrd_b=$(metrics_py get "$T/m2" smrd_disk_written_bytes_total device="$NAME")
-kern_b=$(awk -v n="$NAME" '$3 == n {print $10 * 512}' /proc/diskstats)
+kern_b=$(awk -v n="$NAME" '$3 == n { printf "%.0f\n", $10 * 512 }' /proc/diskstats)
 say "measured: writes smrd=$smrd_w kernel=$kern_w, bytes smrd=$smrd_b kernel=$kern_b (fio wrote 2048 x 4 KiB)"
 check "write count equals /proc/diskstats" python3 -c "import sys; sys.exit(not ($smrd_w == $kern_w >= 2048))"
 check "written bytes equal /proc/diskstats" python3 -c "import sys; sys.exit(not ($smrd_b == $kern_b >= 8388608))"
