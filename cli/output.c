@@ -5,6 +5,8 @@
  */
 #include "output.h"
 
+#include <time.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -120,6 +122,95 @@ static void output_evidence(FILE *f, json_object *ev)
 	}
 }
 
+static const char *lat_or_dash(json_object *o, const char *key, char *buf, size_t n)
+{
+	return output_latency(jget(o, key), buf, n);
+}
+
+/* Per op: percentiles over the last second, minute and ten minutes, then
+ * the ten-minute histogram as bars, as biolatency prints it. */
+static void output_show_latency(FILE *f, json_object *lat)
+{
+	static const char bar[] = "########################################";
+	if (!lat || !json_object_is_type(lat, json_type_object))
+		return;
+	fprintf(f, "\nlatency (issue to complete, %s tracer):\n", jstr(lat, "backend"));
+	bool any = false;
+	json_object_object_foreach(lat, op, x) {
+		if (!json_object_is_type(x, json_type_object) || !jget(x, "windows"))
+			continue;
+		any = true;
+		fprintf(f, "  %-7s %6s %9s %8s %8s %8s %8s %8s\n", op, "window", "I/Os", "p50", "p90", "p99", "p99.9", "max");
+		json_object *w = jget(x, "windows");
+		json_object_object_foreach(w, name, win) {
+			char a[16], b[16], c[16], d[16], e[16];
+			fprintf(f, "  %-7s %6s %9.0f %8s %8s %8s %8s %8s\n", "", name, jnum(win, "count"),
+				lat_or_dash(win, "p50", a, sizeof a), lat_or_dash(win, "p90", b, sizeof b),
+				lat_or_dash(win, "p99", c, sizeof c), lat_or_dash(win, "p99.9", d, sizeof d),
+				lat_or_dash(win, "max", e, sizeof e));
+		}
+		json_object *h = jget(x, "histogram_10m");
+		size_t n = h && json_object_is_type(h, json_type_array) ? json_object_array_length(h) : 0;
+		double top = 0;
+		for (size_t i = 0; i < n; i++) {
+			double c = json_object_get_double(json_object_array_get_idx(json_object_array_get_idx(h, i), 2));
+			if (c > top)
+				top = c;
+		}
+		if (n)
+			fprintf(f, "  last 10 minutes:\n");
+		for (size_t i = 0; i < n; i++) {
+			json_object *row = json_object_array_get_idx(h, i);
+			char lo[16], hi[16];
+			double c = json_object_get_double(json_object_array_get_idx(row, 2));
+			int bars = top > 0 ? (int)(40 * c / top + 0.5) : 0;
+			if (bars == 0 && c > 0)
+				bars = 1;
+			fprintf(f, "  %8s .. %-8s %9.0f |%-40.*s|\n",
+				output_latency(json_object_array_get_idx(row, 0), lo, sizeof lo),
+				output_latency(json_object_array_get_idx(row, 1), hi, sizeof hi), c, bars, bar);
+		}
+		if (jnum(x, "slow") > 0) {
+			char m[16];
+			fprintf(f, "  %.0f slow I/O(s), the slowest %s\n", jnum(x, "slow"), lat_or_dash(x, "slow_max", m, sizeof m));
+		}
+	}
+	if (!any)
+		fprintf(f, "  no traced I/O yet\n");
+	json_object *rs = jget(lat, "recent_slow");
+	size_t n = rs && json_object_is_type(rs, json_type_array) ? json_object_array_length(rs) : 0;
+	if (n)
+		fprintf(f, "recent slow I/Os:\n");
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(rs, i);
+		char l[16], t[32];
+		time_t when = (time_t)jnum(s, "time");
+		strftime(t, sizeof t, "%H:%M:%S", localtime(&when));
+		fprintf(f, "  %s %-7s sector %.0f, %.0f bytes, %s\n", t, jstr(s, "op"), jnum(s, "sector"),
+			jnum(s, "bytes"), lat_or_dash(s, "latency", l, sizeof l));
+	}
+}
+
+void output_top(FILE *f, json_object *r)
+{
+	json_object *a = jget(r, "disks");
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	fprintf(f, "%-10s %8s %8s %9s %9s %8s %8s %8s %8s %6s\n", "DEVICE", "R/S", "W/S", "READ/S", "WRITE/S",
+		"R-P50", "R-P99", "W-P50", "W-P99", "STORM");
+	for (size_t i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(a, i), *l = jget(d, "latency_last_interval");
+		json_object *rd = jget(l, "read"), *wr = jget(l, "write"), *storm = jget(d, "storm");
+		char rb[16], wb[16], a1[16], a2[16], a3[16], a4[16];
+		fprintf(f, "%-10s %8.1f %8.1f %9s %9s %8s %8s %8s %8s %6s\n", jstr(d, "device"),
+			jnum(d, "reads_per_second"), jnum(d, "writes_per_second"),
+			output_bytes(jnum(d, "read_bytes_per_second"), rb, sizeof rb),
+			output_bytes(jnum(d, "write_bytes_per_second"), wb, sizeof wb),
+			lat_or_dash(rd, "p50", a1, sizeof a1), lat_or_dash(rd, "p99", a2, sizeof a2),
+			lat_or_dash(wr, "p50", a3, sizeof a3), lat_or_dash(wr, "p99", a4, sizeof a4),
+			!storm ? "-" : json_object_get_boolean(storm) ? "STORM" : "no");
+	}
+}
+
 void output_show(FILE *f, json_object *r)
 {
 	json_object *v = jget(r, "verdict");
@@ -141,6 +232,7 @@ void output_show(FILE *f, json_object *r)
 		output_bytes(jnum(r, "write_bytes_per_second"), wb, sizeof wb),
 		output_latency(jget(r, "read_latency_seconds"), rl, sizeof rl),
 		output_latency(jget(r, "write_latency_seconds"), wl, sizeof wl));
+	output_show_latency(f, jget(r, "latency"));
 	json_object *c = jget(r, "counters");
 	if (!c || !json_object_is_type(c, json_type_object) || json_object_object_length(c) == 0)
 		fprintf(f, "counters: none yet (no diskstats sample)\n");

@@ -5,6 +5,7 @@
  * Exit codes: 0 ok, 1 the daemon refused the request, 2 usage, 3 no daemon.
  */
 #include <getopt.h>
+#include <time.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -29,7 +30,8 @@ typedef struct Command {
 static const Command commands[] = {
 	{"status", 0, "", output_status, "daemon state, sampling, disks by class"},
 	{"disks", 0, "", output_disks, "one line per watched disk: class, SMR confidence, rates, latency"},
-	{"show", 1, "DEVICE", output_show, "one disk in depth: verdict with every piece of evidence, counters"},
+	{"show", 1, "DEVICE", output_show, "one disk in depth: verdict with every piece of evidence, latency, counters"},
+	{"top", 0, "", output_top, "a line per disk every second, like iostat: rates, p50/p99 per op (--count N)"},
 };
 
 static void usage(FILE *f)
@@ -38,7 +40,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		fprintf(f, "  %-6s %-8s %s\n", commands[i].name, commands[i].args_help, commands[i].help);
 	fprintf(f, "\nOptions:\n  --socket PATH  smrd's control socket (default /run/smrd/smrd.sock)\n"
-		   "  --json         print the daemon's reply as JSON\n");
+		   "  --json         print the daemon's reply as JSON\n"
+		   "  --count N      top: print N screens, then exit\n");
 }
 
 static int connect_daemon(const char *path)
@@ -139,6 +142,34 @@ static int call(const char *socket_path, const char *cmd, json_object *args, jso
 	return 0;
 }
 
+/* top asks for `disks` every second; on a terminal each screen replaces the last. */
+static int top(const char *socket_path, bool json, long count)
+{
+	bool tty = isatty(STDOUT_FILENO) && !json;
+	for (long i = 0; !count || i < count; i++) {
+		if (i)
+			sleep(1);
+		json_object *result = NULL;
+		int r = call(socket_path, "disks", NULL, &result);
+		if (r != 0)
+			return r;
+		if (tty)
+			printf("\033[H\033[2J");
+		time_t now = time(NULL);
+		char t[32];
+		strftime(t, sizeof t, "%H:%M:%S", localtime(&now));
+		if (json)
+			output_json(stdout, result);
+		else {
+			printf("smrctl top  %s\n", t);
+			output_top(stdout, result);
+		}
+		fflush(stdout);
+		json_object_put(result);
+	}
+	return 0;
+}
+
 static json_object *build_args(const Command *c, char **argv)
 {
 	json_object *a = json_object_new_object();
@@ -152,27 +183,51 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
+		{"count", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
 	const char *socket_path = "/run/smrd/smrd.sock";
 	bool json = false;
+	long count = 0;		/* top: screens to print; 0 = until interrupted */
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+hj", opts, NULL)) >= 0)
 		switch (c) {
 		case 's': socket_path = optarg; break;
 		case 'j': json = true; break;
+		case 'c': {
+			char *e;
+			count = strtol(optarg, &e, 10);
+			if (*e || count < 1) {
+				fprintf(stderr, "smrctl: --count takes a positive number\n");
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
-	/* --json is also accepted after the command, as users type it. */
-	for (int i = optind; i < argc; i++)
+	/* --json and --count are also accepted after the command, as users type them. */
+	for (int i = optind; i < argc; i++) {
+		int take = 0;
 		if (streq(argv[i], "--json")) {
 			json = true;
-			memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof *argv);
-			argc--, i--;
+			take = 1;
+		} else if (streq(argv[i], "--count") && i + 1 < argc) {
+			char *e;
+			count = strtol(argv[i + 1], &e, 10);
+			if (*e || count < 1) {
+				fprintf(stderr, "smrctl: --count takes a positive number\n");
+				return EXIT_USAGE;
+			}
+			take = 2;
 		}
+		if (take) {
+			memmove(argv + i, argv + i + take, (size_t)(argc - i - take) * sizeof *argv);
+			argc -= take, i--;
+		}
+	}
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -187,6 +242,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (streq(cmd->name, "top"))
+		return top(socket_path, json, count);
 	json_object *args = build_args(cmd, argv + optind + 1), *result = NULL;
 	int r = call(socket_path, cmd->name, args, &result);
 	json_object_put(args);

@@ -11,6 +11,7 @@
 
 #include "http.h"
 #include "modellist.h"
+#include "tracer.h"
 
 #ifndef SMRD_VERSION
 #define SMRD_VERSION "0"
@@ -60,7 +61,10 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object_object_add(o, "config", json_object_new_string(ctx->config_path));
 	json_object_object_add(o, "model_list", json_object_new_string(ctx->models_origin ? ctx->models_origin : ""));
 	json_object_object_add(o, "model_list_entries", json_object_new_int((int)modellist_size(ctx->models)));
-	json_object_object_add(o, "latency_source", json_object_new_string("diskstats"));
+	json_object_object_add(o, "latency_source", json_object_new_string(
+		streq(tracer_backend(ctx), "none") ? "diskstats" : "tracepoints"));
+	json_object_object_add(o, "trace_backend", json_object_new_string(tracer_backend(ctx)));
+	json_object_object_add(o, "trace_refused", json_object_new_string(tracer_refused(ctx)));
 	json_object_object_add(o, "disks_watched", json_object_new_int((int)registry_size(ctx->disks)));
 	json_object_object_add(o, "smr_suspects", json_object_new_int((int)suspects));
 	json_object_object_add(o, "disks_by_class", by_class);
@@ -88,6 +92,87 @@ static json_object *disk_summary(const Disk *d)
 	json_object_object_add(o, "read_latency_seconds", jdouble(r.read_latency));
 	json_object_object_add(o, "write_latency_seconds", jdouble(r.write_latency));
 	json_object_object_add(o, "utilisation", json_object_new_double(r.utilisation));
+	/* The last interval's percentiles, for smrctl top. */
+	json_object *lat = json_object_new_object();
+	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
+		const OpLatency *ol = d->lat->op[op];
+		if (!ol)
+			continue;
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "count", json_object_new_int64((int64_t)ol->window.last_second.count));
+		json_object_object_add(x, "p50", jdouble(hist_quantile(&ol->window.last_second, 0.5)));
+		json_object_object_add(x, "p99", jdouble(hist_quantile(&ol->window.last_second, 0.99)));
+		json_object_object_add(lat, trace_op_to_string(op), x);
+	}
+	json_object_object_add(o, "latency_last_interval", lat);
+	return o;
+}
+
+static json_object *window_json(const OpLatency *ol, double seconds)
+{
+	Hist h;
+	lat_window_sum(&ol->window, seconds, &h);
+	json_object *x = json_object_new_object();
+	json_object_object_add(x, "count", json_object_new_int64((int64_t)h.count));
+	json_object_object_add(x, "mean", jdouble(hist_mean(&h)));
+	static const struct { const char *k; double q; } qs[] = {
+		{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p99.9", 0.999},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(qs); i++)
+		json_object_object_add(x, qs[i].k, jdouble(hist_quantile(&h, qs[i].q)));
+	json_object_object_add(x, "max", jdouble(hist_max(&h)));
+	return x;
+}
+
+static json_object *latency_json(const Context *ctx, const Disk *d)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "backend", json_object_new_string(tracer_backend(ctx)));
+	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
+		const OpLatency *ol = d->lat->op[op];
+		if (!ol)
+			continue;
+		json_object *x = json_object_new_object(), *w = json_object_new_object(), *hist = json_object_new_array();
+		json_object_object_add(w, "1s", window_json(ol, 1));
+		json_object_object_add(w, "1m", window_json(ol, 60));
+		json_object_object_add(w, "10m", window_json(ol, 600));
+		json_object_object_add(x, "windows", w);
+		Hist h;
+		lat_window_sum(&ol->window, 600, &h);
+		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+			if (!h.bucket[b])
+				continue;
+			double lo, hi;
+			hist_bucket_bounds(b, &lo, &hi);
+			json_object *row = json_object_new_array();
+			json_object_array_add(row, json_object_new_double(lo));
+			json_object_array_add(row, jdouble(hi));
+			json_object_array_add(row, json_object_new_int64((int64_t)h.bucket[b]));
+			json_object_array_add(hist, row);
+		}
+		json_object_object_add(x, "histogram_10m", hist);
+		json_object_object_add(x, "total", json_object_new_int64((int64_t)ol->total.count));
+		json_object_object_add(x, "slow", json_object_new_int64((int64_t)ol->slow));
+		json_object_object_add(x, "slow_max", ol->slow ? json_object_new_double(ol->slow_max) : NULL);
+		json_object_object_add(o, trace_op_to_string(op), x);
+	}
+	json_object *recent = json_object_new_array();
+	for (unsigned i = 0, n = 0; n < 10; i++) {
+		const SlowRecord *r = tracer_slow_at(ctx, i);
+		if (!r)
+			break;
+		if (!streq(r->device, d->name))
+			continue;
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "op", json_object_new_string(trace_op_to_string(r->op)));
+		json_object_object_add(x, "sector", json_object_new_int64((int64_t)r->sector));
+		json_object_object_add(x, "bytes", json_object_new_int64(r->bytes));
+		json_object_object_add(x, "latency", json_object_new_double(r->latency));
+		json_object_object_add(x, "time", json_object_new_double((double)r->done_realtime_usec / 1e6));
+		json_object_array_add(recent, x);
+		n++;
+	}
+	json_object_object_add(o, "recent_slow", recent);
 	return o;
 }
 
@@ -162,6 +247,7 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	json_object_object_add(o, "interval_seconds", json_object_new_double(d->interval));
 	json_object_object_add(o, "verdict", verdict_json(&d->verdict));
 	json_object_object_add(o, "counters", counters_json(d));
+	json_object_object_add(o, "latency", latency_json(ctx, d));
 	*ret = o;
 	return 0;
 }

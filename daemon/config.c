@@ -27,6 +27,8 @@ typedef enum ConfigType {
 	CONFIG_REGEX,
 	CONFIG_SECONDS,
 	CONFIG_LOG_LEVEL,
+	CONFIG_BACKEND,
+	CONFIG_LATENCY,		/* seconds, 1 ms to an hour */
 } ConfigType;
 
 typedef struct ConfigItem {
@@ -50,7 +52,12 @@ static const ConfigItem items[] = {
 	ITEM("udev-root", CONFIG_PATH, udev_root, "/run/udev", "where the udev database is"),
 	ITEM("model-list", CONFIG_STRING, model_list, SMRD_MODEL_LIST_PATH, "DM-SMR model list, or builtin"),
 	ITEM("log-level", CONFIG_LOG_LEVEL, log_level, "info", "error, warning, notice, info or debug"),
+	ITEM("trace-backend", CONFIG_BACKEND, trace_backend, "auto",
+	     "per-I/O latency from: auto (bpf, else perf, else none), bpf, perf or none (diskstats averages)"),
+	ITEM("slow-io", CONFIG_LATENCY, slow_io, "0.1", "seconds: slower I/Os are recorded one by one"),
 };
+
+static bool is_number(const ConfigItem *it) { return it->type == CONFIG_SECONDS || it->type == CONFIG_LATENCY; }
 
 static const ConfigItem *find_item(const char *key)
 {
@@ -130,6 +137,15 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 			return 0;
 		return set_error(ret_error, "%s: '%s' is not one of error, warning, notice, info, debug",
 				 it->key, value);
+	case CONFIG_BACKEND:
+		if (streq(value, "auto") || streq(value, "bpf") || streq(value, "perf") || streq(value, "none"))
+			return 0;
+		return set_error(ret_error, "%s: '%s' is not one of auto, bpf, perf, none", it->key, value);
+	case CONFIG_LATENCY:
+		if (parse_double(value, ret_num) < 0 || *ret_num < 0.001 || *ret_num > 3600)
+			return set_error(ret_error, "%s: '%s' is not a number of seconds from 0.001 to 3600",
+					 it->key, value);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -143,7 +159,7 @@ int config_set(Config *c, const char *key, const char *value, char **ret_error)
 	int r = validate(it, value, &num, ret_error);
 	if (r < 0)
 		return r;
-	if (it->type == CONFIG_SECONDS) {
+	if (it->type == CONFIG_SECONDS || it->type == CONFIG_LATENCY) {
 		*(double *)((char *)c + it->offset) = num;
 		return 0;
 	}
@@ -170,7 +186,7 @@ int config_init(Config *c)
 void config_done(Config *c)
 {
 	for (size_t i = 0; i < ELEMENTSOF(items); i++)
-		if (items[i].type != CONFIG_SECONDS)
+		if (!is_number(&items[i]))
 			free(*(char **)((char *)c + items[i].offset));
 	*c = (Config){0};
 }
@@ -179,13 +195,13 @@ int config_copy(const Config *from, Config *to)
 {
 	Config n = *from;
 	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
-		if (items[i].type == CONFIG_SECONDS)
+		if (is_number(&items[i]))
 			continue;
 		char **slot = (char **)((char *)&n + items[i].offset);
 		*slot = strdup(*slot);
 	}
 	for (size_t i = 0; i < ELEMENTSOF(items); i++)
-		if (items[i].type != CONFIG_SECONDS && !*(char **)((char *)&n + items[i].offset)) {
+		if (!is_number(&items[i]) && !*(char **)((char *)&n + items[i].offset)) {
 			config_done(&n);
 			return -ENOMEM;
 		}
@@ -269,7 +285,7 @@ void config_print(const Config *c, FILE *f)
 	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
 		const ConfigItem *it = &items[i];
 		fprintf(f, "# %s\n", it->help);
-		if (it->type == CONFIG_SECONDS)
+		if (is_number(it))
 			fprintf(f, "%s = %g\n", it->key, *(const double *)((const char *)c + it->offset));
 		else
 			fprintf(f, "%s = \"%s\"\n", it->key, *(char *const *)((const char *)c + it->offset));

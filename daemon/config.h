@@ -18,6 +18,8 @@ typedef struct Config {
 	char *sysfs_root, *procfs_root, *udev_root;
 	char *model_list;	/* path, or "builtin" */
 	char *log_level;
+	char *trace_backend;	/* auto, bpf, perf or none */
+	double slow_io;		/* seconds: I/Os this slow are recorded one by one */
 } Config;
 
 #define CONFIG_DEFAULT_LISTEN ":9863"

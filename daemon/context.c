@@ -17,6 +17,7 @@
 #include "http.h"
 #include "log.h"
 #include "sampler.h"
+#include "tracer.h"
 
 extern const char smrd_builtin_models[];
 
@@ -156,6 +157,9 @@ static int start_services(Context *ctx)
 	r = sampler_start(ctx);
 	if (r < 0)
 		return log_error_errno(r, "Failed to start the sampling timer: %m");
+	r = tracer_start(ctx);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up tracing: %m");
 	r = http_new(ctx->event, ctx->config.listen, -1, render_metrics, ctx, &ctx->http);
 	if (r < 0)
 		return log_error_errno(r, "Failed to listen on %s: %m", ctx->config.listen);
@@ -204,6 +208,7 @@ void context_done(Context *ctx)
 	ctx->control = control_free(ctx->control);
 	ctx->http = http_free(ctx->http);
 	sampler_stop(ctx);
+	tracer_stop(ctx);
 	ctx->discovery = discovery_free(ctx->discovery);
 	ctx->disks = registry_free(ctx->disks);
 	ctx->event = sd_event_unref(ctx->event);
@@ -230,6 +235,7 @@ static void warn_restart_only(const Config *old, const Config *new)
 		{"listen", old->listen, new->listen}, {"socket", old->socket_path, new->socket_path},
 		{"state-dir", old->state_dir, new->state_dir}, {"sysfs-root", old->sysfs_root, new->sysfs_root},
 		{"procfs-root", old->procfs_root, new->procfs_root}, {"udev-root", old->udev_root, new->udev_root},
+		{"trace-backend", old->trace_backend, new->trace_backend},
 	};
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		if (!streq(keys[i].a, keys[i].b))
@@ -270,6 +276,7 @@ int context_reload(Context *ctx)
 	if (r < 0)
 		return log_error_errno(r, "Out of memory");
 	applied.interval = n.interval;
+	applied.slow_io = n.slow_io;
 	swap_str(&applied.include, &n.include);
 	swap_str(&applied.exclude, &n.exclude);
 	swap_str(&applied.model_list, &n.model_list);
@@ -284,6 +291,7 @@ int context_reload(Context *ctx)
 	ctx->include_re = inc, ctx->have_include = hi;
 	ctx->exclude_re = exc, ctx->have_exclude = he;
 	apply_log_level(ctx->config.log_level);
+	tracer_set_slow(ctx, ctx->config.slow_io);
 	discovery_reclassify(ctx);
 	log_info("reloaded %s", ctx->config_path);
 	return 0;

@@ -16,6 +16,7 @@
 typedef struct Discovery Discovery;
 typedef struct Http Http;
 typedef struct Control Control;
+typedef struct Tracer Tracer;
 
 typedef struct CliSetting {
 	char *key, *value;
@@ -41,6 +42,7 @@ typedef struct Context {
 	sd_event_source *sample_timer;
 	Http *http;
 	Control *control;
+	Tracer *tracer;
 
 	uint64_t start_realtime_usec;
 	uint64_t last_sample_usec;	/* CLOCK_MONOTONIC of the last diskstats sample */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "tracer.h"
 
 struct Discovery {
 	Context *ctx;
@@ -50,8 +51,10 @@ static void drop(Context *ctx, const char *name, const char *why)
 {
 	char copy[32];	/* name may point into the disk being freed */
 	snprintf(copy, sizeof copy, "%s", name);
-	if (registry_remove(ctx->disks, copy))
+	if (registry_remove(ctx->disks, copy)) {
 		log_info("no longer watching %s: %s", copy, why);
+		tracer_sync(ctx);
+	}
 }
 
 void discovery_probe(Context *ctx, const char *name)
@@ -103,6 +106,7 @@ void discovery_probe(Context *ctx, const char *name)
 		return;
 	}
 	log_verdict(d, "watching");
+	tracer_sync(ctx);
 }
 
 static void sweep(Context *ctx)

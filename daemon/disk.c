@@ -18,8 +18,10 @@ DiskRegistry *registry_free(DiskRegistry *r)
 {
 	if (!r)
 		return NULL;
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
+		disk_latency_free(r->disks[i]->lat);
 		free(r->disks[i]);
+	}
 	free(r->disks);
 	free(r);
 	return NULL;
@@ -89,6 +91,7 @@ bool registry_remove(DiskRegistry *r, const char *name)
 	size_t i = find(r, name, &found);
 	if (!found)
 		return false;
+	disk_latency_free(r->disks[i]->lat);
 	free(r->disks[i]);
 	memmove(r->disks + i, r->disks + i + 1, (r->n - i - 1) * sizeof *r->disks);
 	r->n--;

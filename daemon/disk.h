@@ -9,6 +9,7 @@
 
 #include "classify.h"
 #include "diskstats.h"
+#include "latency.h"
 #include "sysfs.h"
 
 #define REGISTRY_MAX_DISKS 8192
@@ -21,6 +22,7 @@ typedef struct Disk {
 	double interval;	/* seconds covered by ds.delta */
 	uint64_t added_usec;	/* CLOCK_REALTIME */
 	bool seen;		/* mark-and-sweep during scans and samples */
+	DiskLatency *lat;	/* traced latency; NULL until the first traced I/O */
 } Disk;
 
 /* Per-second rates over the last interval, derived from the counters. */

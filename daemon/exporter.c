@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "metrics.h"
+#include "tracer.h"
 
 #ifndef SMRD_VERSION
 #define SMRD_VERSION "0"
@@ -90,6 +91,65 @@ static void add_diskstats(MetricSet *set, Context *ctx)
 	}
 }
 
+static void add_latency(MetricSet *set, Context *ctx)
+{
+	MetricFamily *fam = metricset_family(set, "smrd_disk_io_latency_seconds", METRIC_HISTOGRAM,
+		"Issue-to-complete latency of each I/O, from the block tracepoints; op is read, write, discard or flush.");
+	char le[HIST_LE][24];
+	for (unsigned i = 0; i < HIST_LE; i++)
+		snprintf(le[i], sizeof le[i], "%g", (double)hist_le_ns[i] / 1e9);
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		for (int op = 0; d->lat && op < TRACE_OPS; op++) {
+			const OpLatency *o = d->lat->op[op];
+			if (!o)
+				continue;
+			uint64_t cum = 0;
+			for (unsigned b = 0; b < HIST_LE; b++) {
+				cum += o->total.le[b];
+				const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "le", le[b], NULL};
+				metric_add(fam, "_bucket", l, (double)cum);
+			}
+			const char *inf[] = {"device", d->name, "op", trace_op_to_string(op), "le", "+Inf", NULL};
+			const char *l[] = {"device", d->name, "op", trace_op_to_string(op), NULL};
+			metric_add(fam, "_bucket", inf, (double)o->total.count);
+			metric_add(fam, "_sum", l, (double)o->total.sum_ns / 1e9);
+			metric_add(fam, "_count", l, (double)o->total.count);
+		}
+	}
+}
+
+static void add_tracer(MetricSet *set, Context *ctx)
+{
+	TraceCounters c;
+	tracer_counters(ctx, &c);
+	const char *backend[] = {"backend", tracer_backend(ctx), NULL};
+	metric_add(metricset_family(set, "smrd_trace_backend_info", METRIC_GAUGE,
+				    "Where per-I/O latency comes from: bpf, perf, or none (diskstats averages only); always 1."),
+		   NULL, backend, 1);
+	MetricFamily *lost = metricset_family(set, "smrd_trace_lost_events_total", METRIC_COUNTER,
+		"I/Os the tracer could not time, by reason: inflight_full (in-flight table full), unmatched (completion "
+		"without its issue), expired (issue never completed), ring_overflow (perf ring full), slow_dropped "
+		"(slow-I/O record lost, the I/O is still in the histogram).");
+	const struct { const char *reason; uint64_t v; } reasons[] = {
+		{"inflight_full", c.inflight_full}, {"unmatched", c.unmatched}, {"expired", c.expired},
+		{"ring_overflow", c.lost_samples}, {"slow_dropped", c.slow_dropped},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(reasons); i++) {
+		const char *l[] = {"reason", reasons[i].reason, NULL};
+		metric_add(lost, NULL, l, (double)reasons[i].v);
+	}
+	metric_add(metricset_family(set, "smrd_trace_completions_total", METRIC_COUNTER,
+				    "I/Os on watched disks timed from issue to completion."), NULL, NULL, (double)c.completed);
+	metric_add(metricset_family(set, "smrd_trace_requeues_total", METRIC_COUNTER,
+				    "Requests issued again before completing (perf backend; the latency counts from the last issue)."),
+		   NULL, NULL, (double)c.reissued);
+	metric_add(metricset_family(set, "smrd_trace_slow_ios_total", METRIC_COUNTER,
+				    "I/Os slower than slow-io recorded one by one."), NULL, NULL, (double)tracer_slow_total(ctx));
+	metric_add(metricset_family(set, "smrd_trace_slow_threshold_seconds", METRIC_GAUGE,
+				    "The slow-io setting: I/Os this slow are recorded one by one."), NULL, NULL, ctx->config.slow_io);
+}
+
 static void add_self(MetricSet *set, Context *ctx)
 {
 	const char *ver[] = {"version", SMRD_VERSION, NULL};
@@ -125,6 +185,9 @@ int exporter_render(Context *ctx, Buf *out)
 		return -ENOMEM;
 	add_classification(set, ctx);
 	add_diskstats(set, ctx);
+	add_latency(set, ctx);
+	if (!ctx->oneshot)
+		add_tracer(set, ctx);
 	add_self(set, ctx);
 	ctx->scrapes++;
 	metric_add(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,

@@ -11,6 +11,7 @@
 
 #include "discovery.h"
 #include "log.h"
+#include "tracer.h"
 
 #define DISKSTATS_MAX_BYTES (32 * 1024 * 1024)
 #define RESCAN_INTERVAL_USEC (60 * UINT64_C(1000000))
@@ -77,6 +78,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		ctx->last_rescan_usec = now;
 	}
 	sampler_sample(ctx, now);
+	tracer_sync(ctx);
+	tracer_collect(ctx);
 	uint64_t next = usec + step;
 	if (next <= now)
 		next = now + step;	/* we were late by more than a whole interval */

@@ -495,6 +495,7 @@ static void usage(void)
 		"  --seek-ms N, --rot-ms N  head: seek + uniform rotational delay (4, 8.3)\n"
 		"  --write-cache N          CMR: writes held in DRAM, destaged shortest\n"
 		"                           access first (32; 0 = write-through)\n"
+		"  --ssd-us N               ssd: fixed latency of every request (100)\n"
 		"  --seed N                 (1)\n"
 		"  --stats                  one line of model state per second on stderr\n"
 		"  --trace                  one line per request on stderr (op offset+length latency)\n");
@@ -525,6 +526,7 @@ static int parse(int argc, char **argv, EmuParams *p, const char **backing, cons
 		else if (strcmp(a, "--rot-ms") == 0) p->rot_us = (uint64_t)(x * 1000);
 		else if (strcmp(a, "--seed") == 0) p->seed = (uint64_t)x;
 		else if (strcmp(a, "--write-cache") == 0) p->write_cache = (uint64_t)x;
+		else if (strcmp(a, "--ssd-us") == 0) p->ssd_us = (uint64_t)x;
 		else return -1;
 	}
 	return *backing && *mnt && p->kind < _EMU_KIND_MAX ? 0 : -1;

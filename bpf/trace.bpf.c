@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smrd's kernel half: issue-to-complete latency of every request on the
+ * watched disks, from the block_rq_issue/block_rq_complete BTF tracepoints.
+ * Histograms stay in maps (user space reads them each interval); only I/Os
+ * slower than a threshold leave the kernel, through a ring buffer whose
+ * consumer is woken in batches, never once per record.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "trace-abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space through the mmapped .data, changeable while loaded. */
+__u64 slow_ns = 100000000;
+__u64 wakeup_bytes = 64 * 1024;
+
+/* dev_t of each watched disk -> its slot in `hists` (slot * TRACE_OPS + op). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} watched SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024 * TRACE_OPS);	/* resized by user space before load */
+	__type(key, __u32);
+	__type(value, struct trace_hist);
+} hists SEC(".maps");
+
+struct inflight {
+	__u64 issue_ns;
+	__u64 sector;
+	__u32 slot, dev, bytes, op;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_INFLIGHT);
+	__type(key, __u64);		/* the request's address */
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} slow SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACE_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static const volatile __u64 le_ns[HIST_LE] = HIST_LE_NS_INIT;
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+	if (v)
+		(*v)++;
+}
+
+/* REQ_OP_* from the low bits of cmd_flags; other ops (zone management,
+ * driver-private) are not counted. */
+static __always_inline int op_of(struct request *rq)
+{
+	__u32 flags = BPF_CORE_READ(rq, cmd_flags);
+	switch (flags & 0xff) {
+	case 0: return TRACE_READ;		/* REQ_OP_READ */
+	case 1: return TRACE_WRITE;		/* REQ_OP_WRITE */
+	case 9: return TRACE_WRITE;		/* REQ_OP_WRITE_ZEROES */
+	case 3: return TRACE_DISCARD;		/* REQ_OP_DISCARD */
+	case 5: return TRACE_DISCARD;		/* REQ_OP_SECURE_ERASE */
+	case 2: return TRACE_FLUSH;		/* REQ_OP_FLUSH */
+	default: return -1;
+	}
+}
+
+static __always_inline __u32 dev_of(struct request *rq)
+{
+	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+	if (!disk)
+		return 0;
+	__u32 major = BPF_CORE_READ(disk, major), minor = BPF_CORE_READ(disk, first_minor);
+	return major << 20 | minor;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(rq_issue, struct request *rq)
+{
+	__u32 dev = dev_of(rq);
+	__u32 *slot = bpf_map_lookup_elem(&watched, &dev);
+	if (!slot)
+		return 0;
+	int op = op_of(rq);
+	if (op < 0)
+		return 0;
+	struct inflight f = {
+		.issue_ns = bpf_ktime_get_ns(),
+		.sector = BPF_CORE_READ(rq, __sector),
+		.slot = *slot, .dev = dev, .op = (__u32)op,
+		.bytes = BPF_CORE_READ(rq, __data_len),
+	};
+	__u64 key = (__u64)rq;
+	/* A requeued request issues again: its latency counts from the last issue. */
+	if (bpf_map_update_elem(&inflight, &key, &f, BPF_ANY) < 0)
+		stat_inc(TRACE_STAT_INFLIGHT_FULL);
+	else
+		stat_inc(TRACE_STAT_ISSUED);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq;
+	struct inflight *f = bpf_map_lookup_elem(&inflight, &key);
+	if (!f) {
+		/* Only count misses on watched disks. */
+		__u32 dev = dev_of(rq);
+		if (bpf_map_lookup_elem(&watched, &dev))
+			stat_inc(TRACE_STAT_UNMATCHED);
+		return 0;
+	}
+	__u64 now = bpf_ktime_get_ns(), lat = now - f->issue_ns;
+	struct inflight done = *f;
+	bpf_map_delete_elem(&inflight, &key);
+
+	__u32 idx = done.slot * TRACE_OPS + done.op;
+	struct trace_hist *h = bpf_map_lookup_elem(&hists, &idx);
+	if (h) {
+		unsigned int b = hist_bucket(lat / 1000);
+		/* The compiler knows b is in range and would drop the check the
+		 * verifier needs to see: hide b from it. */
+		asm volatile("" : "+r"(b));
+		if (b < HIST_BUCKETS)
+			__sync_fetch_and_add(&h->bucket[b], 1);
+		unsigned int i = 0;
+		for (; i < HIST_LE; i++)
+			if (lat <= le_ns[i])
+				break;
+		asm volatile("" : "+r"(i));
+		if (i <= HIST_LE)
+			__sync_fetch_and_add(&h->le[i], 1);
+		__sync_fetch_and_add(&h->count, 1);
+		__sync_fetch_and_add(&h->sum_ns, lat);
+	}
+	stat_inc(TRACE_STAT_COMPLETED);
+
+	if (lat < slow_ns)
+		return 0;
+	struct trace_slow *r = bpf_ringbuf_reserve(&slow, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(TRACE_STAT_SLOW_DROPPED);
+		return 0;
+	}
+	r->done_ns = now;
+	r->lat_ns = lat;
+	r->sector = done.sector;
+	r->dev = done.dev;
+	r->bytes = done.bytes;
+	r->op = done.op;
+	r->error = (__u32)error;
+	/* Wake the reader only when a batch is waiting; otherwise it drains
+	 * the buffer on its own timer. */
+	__u64 flags = bpf_ringbuf_query(&slow, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(r, flags);
+	stat_inc(TRACE_STAT_SLOW_SENT);
+	return 0;
+}

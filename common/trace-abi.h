@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the kernel side of the tracer and smrd share: the latency histogram's
+ * layout and bucketing, the fixed Prometheus bounds, the ops, and the
+ * slow-I/O record. Included by the BPF program (types from vmlinux.h) and by
+ * user space (types from <linux/types.h>), so it uses only __u64 and
+ * friends and inline arithmetic the BPF verifier accepts.
+ */
+#pragma once
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+enum trace_op { TRACE_READ, TRACE_WRITE, TRACE_DISCARD, TRACE_FLUSH, TRACE_OPS };
+
+/*
+ * Log-linear buckets over microseconds: exact below 4 us, then 4 sub-buckets
+ * per power of two up to 2^28 us (268 s): at most 25% wide, so percentiles
+ * are within ~12% and two latency bands a factor of 1.5 apart stay apart.
+ */
+#define HIST_SUB_BITS 2
+#define HIST_SUB (1 << HIST_SUB_BITS)
+#define HIST_MAX_POW 28
+#define HIST_BUCKETS (HIST_SUB + (HIST_MAX_POW - HIST_SUB_BITS + 1) * HIST_SUB)	/* 112 */
+
+/* The fixed bounds of smrd_disk_io_latency_seconds, in nanoseconds: counted
+ * exactly (not derived from the log-linear buckets, whose edges are binary). */
+#define HIST_LE 20
+#define HIST_LE_NS_INIT { \
+	100000ULL, 250000ULL, 500000ULL, 1000000ULL, 2500000ULL, 5000000ULL, \
+	10000000ULL, 25000000ULL, 50000000ULL, 100000000ULL, 250000000ULL, 500000000ULL, \
+	1000000000ULL, 2500000000ULL, 5000000000ULL, 10000000000ULL, 20000000000ULL, \
+	30000000000ULL, 60000000000ULL, 120000000000ULL }
+
+struct trace_hist {
+	__u64 bucket[HIST_BUCKETS];
+	__u64 le[HIST_LE + 1];		/* per bound, not cumulative; the last is +Inf */
+	__u64 count;
+	__u64 sum_ns;
+};
+
+static inline unsigned int trace_log2(__u64 v)
+{
+	unsigned int r = 0, s;
+	s = (v > 0xFFFFFFFFULL) << 5; v >>= s; r |= s;
+	s = (v > 0xFFFFULL) << 4; v >>= s; r |= s;
+	s = (v > 0xFFULL) << 3; v >>= s; r |= s;
+	s = (v > 0xFULL) << 2; v >>= s; r |= s;
+	s = (v > 0x3ULL) << 1; v >>= s; r |= s;
+	r |= (unsigned int)(v >> 1);
+	return r;
+}
+
+static inline unsigned int hist_bucket(__u64 us)
+{
+	if (us < HIST_SUB)
+		return (unsigned int)us;
+	unsigned int e = trace_log2(us);
+	if (e > HIST_MAX_POW)
+		return HIST_BUCKETS - 1;
+	unsigned int sub = (unsigned int)(us >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1);
+	return HIST_SUB + (e - HIST_SUB_BITS) * HIST_SUB + sub;
+}
+
+/* Sent through the ring buffer for every I/O slower than the threshold. */
+struct trace_slow {
+	__u64 done_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u64 lat_ns;
+	__u64 sector;
+	__u32 dev;		/* the kernel's dev_t: major << 20 | minor */
+	__u32 bytes;
+	__u32 op;
+	__u32 error;
+};
+
+/* Counters the tracer keeps about itself (per CPU in the kernel). */
+enum trace_stat {
+	TRACE_STAT_ISSUED,		/* issues on watched disks */
+	TRACE_STAT_COMPLETED,		/* completions paired with their issue */
+	TRACE_STAT_INFLIGHT_FULL,	/* issue not tracked: in-flight table full */
+	TRACE_STAT_UNMATCHED,		/* completion with no issue (began before us, or lost) */
+	TRACE_STAT_SLOW_DROPPED,	/* slow-I/O record lost: ring buffer full */
+	TRACE_STAT_SLOW_SENT,
+	TRACE_STATS
+};
+
+#define TRACE_MAX_INFLIGHT 16384

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The primary backend: bpf/trace.bpf.c on the tp_btf block tracepoints.
+ * Histograms live in an mmapped BPF array (no syscall to read them), slow
+ * I/Os arrive through a ring buffer with batched wake-ups.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+
+#include "log.h"
+#include "trace.h"
+#include "trace.skel.h"
+#include "util.h"
+
+#define BPF_MAX_DISKS 1024
+
+struct TraceBackend {
+	struct trace *skel;
+	struct ring_buffer *rb;
+	struct trace_hist *hists;	/* mmapped, BPF_MAX_DISKS * TRACE_OPS */
+	size_t hists_len;
+	uint32_t slot_dev[BPF_MAX_DISKS];
+	bool slot_used[BPF_MAX_DISKS];
+	Hist *last;			/* what each slot's histograms held at the last poll */
+	TraceSlowFn slow_fn;
+	void *slow_ud;
+	int ncpus;
+};
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* libbpf's warnings explain a refused load; smrd logs the reason once. */
+	if (level == LIBBPF_WARN && log_get_max_level() >= LOG_DEBUG)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static void bpf_close(TraceBackend *b)
+{
+	if (!b)
+		return;
+	ring_buffer__free(b->rb);
+	if (b->hists)
+		munmap(b->hists, b->hists_len);
+	trace__destroy(b->skel);
+	free(b->last);
+	free(b);
+}
+
+static int why_errno(char **why, int r, const char *what)
+{
+	if (asprintf(why, "%s: %s", what, strerror(-r)) < 0)
+		*why = NULL;
+	return r;
+}
+
+static int on_slow(void *ctx, void *data, size_t len)
+{
+	TraceBackend *b = ctx;
+	if (len >= sizeof(struct trace_slow) && b->slow_fn)
+		b->slow_fn(data, b->slow_ud);
+	return 0;
+}
+
+static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
+		return why_errno(why, -errno, "no kernel BTF (/sys/kernel/btf/vmlinux)");
+	libbpf_set_print(libbpf_quiet);
+	TraceBackend *b = calloc(1, sizeof *b);
+	if (!b)
+		return -ENOMEM;
+	b->ncpus = libbpf_num_possible_cpus();
+	b->skel = trace__open();
+	if (!b->skel) {
+		bpf_close(b);
+		return why_errno(why, -errno, "cannot open the BPF object");
+	}
+	bpf_map__set_max_entries(b->skel->maps.watched, BPF_MAX_DISKS);
+	bpf_map__set_max_entries(b->skel->maps.hists, BPF_MAX_DISKS * TRACE_OPS);
+	bpf_map__set_map_flags(b->skel->maps.hists, bpf_map__map_flags(b->skel->maps.hists) | BPF_F_MMAPABLE);
+	b->skel->data->slow_ns = slow_ns;
+	int r = trace__load(b->skel);
+	if (r < 0) {
+		r = -errno;
+		bpf_close(b);
+		return why_errno(why, r, r == -EPERM ? "loading the BPF program was refused (needs CAP_BPF and CAP_PERFMON)"
+						    : "the kernel refused the BPF program");
+	}
+	b->hists_len = (size_t)BPF_MAX_DISKS * TRACE_OPS * sizeof(struct trace_hist);
+	b->hists = mmap(NULL, b->hists_len, PROT_READ, MAP_SHARED, bpf_map__fd(b->skel->maps.hists), 0);
+	if (b->hists == MAP_FAILED) {
+		b->hists = NULL;
+		r = -errno;
+		bpf_close(b);
+		return why_errno(why, r, "cannot map the histogram array");
+	}
+	b->last = calloc((size_t)BPF_MAX_DISKS * TRACE_OPS, sizeof *b->last);
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.slow), on_slow, b, NULL);
+	if (!b->last || !b->rb) {
+		bpf_close(b);
+		return why_errno(why, -ENOMEM, "cannot set up the ring buffer");
+	}
+	r = trace__attach(b->skel);
+	if (r < 0) {
+		r = -errno;
+		bpf_close(b);
+		return why_errno(why, r, "cannot attach to tp_btf/block_rq_issue and block_rq_complete");
+	}
+	*ret = b;
+	return 0;
+}
+
+static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
+{
+	int fd = bpf_map__fd(b->skel->maps.watched);
+	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++)
+		if (b->slot_used[s] && b->slot_dev[s] == dev) {
+			if (on)
+				return 0;
+			b->slot_used[s] = false;
+			return bpf_map_delete_elem(fd, &dev) < 0 && errno != ENOENT ? -errno : 0;
+		}
+	if (!on)
+		return 0;
+	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++)
+		if (!b->slot_used[s]) {
+			/* A reused slot may still collect completions of the disk that
+			 * had it: start from what it holds now, never from zero. */
+			for (int op = 0; op < TRACE_OPS; op++)
+				b->last[s * TRACE_OPS + op] = b->hists[s * TRACE_OPS + op];
+			if (bpf_map_update_elem(fd, &dev, &s, BPF_ANY) < 0)
+				return -errno;
+			b->slot_used[s] = true;
+			b->slot_dev[s] = dev;
+			return 0;
+		}
+	return -E2BIG;
+}
+
+static int bpf_commit(TraceBackend *b) { (void)b; return 0; }	/* the map is the filter */
+
+static int bpf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *userdata)
+{
+	b->slow_fn = slow;
+	b->slow_ud = userdata;
+	int r = ring_buffer__consume(b->rb);
+	b->slow_fn = NULL;
+	if (!hist)
+		return r < 0 ? r : 0;
+	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++) {
+		if (!b->slot_used[s])
+			continue;
+		for (int op = 0; op < TRACE_OPS; op++) {
+			Hist now = b->hists[s * TRACE_OPS + op], delta;
+			Hist *last = &b->last[s * TRACE_OPS + op];
+			if (now.count == last->count)
+				continue;
+			hist_delta(&delta, &now, last);
+			*last = now;
+			hist(b->slot_dev[s], op, &delta, userdata);
+		}
+	}
+	return r < 0 ? r : 0;
+}
+
+static unsigned bpf_fds(TraceBackend *b, int *fds, unsigned max)
+{
+	if (!max)
+		return 0;
+	fds[0] = ring_buffer__epoll_fd(b->rb);
+	return 1;
+}
+
+static void bpf_counters(TraceBackend *b, TraceCounters *ret)
+{
+	uint64_t v[TRACE_STATS] = {0};
+	_cleanup_free_ uint64_t *percpu = calloc((size_t)b->ncpus, sizeof *percpu);
+	*ret = (TraceCounters){0};
+	if (!percpu)
+		return;
+	for (uint32_t k = 0; k < TRACE_STATS; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stats), &k, percpu) == 0)
+			for (int c = 0; c < b->ncpus; c++)
+				v[k] += percpu[c];
+	ret->issued = v[TRACE_STAT_ISSUED];
+	ret->completed = v[TRACE_STAT_COMPLETED];
+	ret->inflight_full = v[TRACE_STAT_INFLIGHT_FULL];
+	ret->unmatched = v[TRACE_STAT_UNMATCHED];
+	ret->slow_sent = v[TRACE_STAT_SLOW_SENT];
+	ret->slow_dropped = v[TRACE_STAT_SLOW_DROPPED];
+}
+
+static void bpf_set_slow(TraceBackend *b, uint64_t slow_ns) { b->skel->data->slow_ns = slow_ns; }
+
+const TraceBackendOps trace_bpf_ops = {
+	.name = "bpf", .open = bpf_open, .watch = bpf_watch, .commit = bpf_commit, .poll = bpf_poll,
+	.fds = bpf_fds, .counters = bpf_counters, .set_slow = bpf_set_slow, .close = bpf_close,
+};
