@@ -35,21 +35,13 @@ typedef struct CollectRun {
 	uint64_t now_mono_usec, now_real_usec;
 } CollectRun;
 
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+
 static void add_refusal(Tracer *t, const char *backend, const char *why)
 {
 	_cleanup_free_ char *old = t->refused;
 	if (asprintf(&t->refused, "%s%s%s: %s", old ? old : "", old ? "; " : "", backend, why ? why : "failed") < 0)
 		t->refused = TAKE_PTR(old);
-}
-
-static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	Context *ctx = userdata;
-	/* A batch is waiting: drain it now so that no ring overflows; the
-	 * histograms are handed over at the interval. */
-	ctx->tracer->ops->poll(ctx->tracer->b, NULL, NULL, NULL);
-	(void)s, (void)fd, (void)revents;
-	return 0;
 }
 
 int tracer_start(Context *ctx)
@@ -202,27 +194,47 @@ static void on_slow(const struct trace_slow *s, void *userdata)
 	}
 }
 
-void tracer_collect(Context *ctx)
+static int build_run(Context *ctx, CollectRun *run)
 {
-	Tracer *t = ctx->tracer;
-	if (!t || !t->ops)
-		return;
 	struct timespec m, w;
 	clock_gettime(CLOCK_MONOTONIC, &m);
 	clock_gettime(CLOCK_REALTIME, &w);
-	CollectRun run = {.ctx = ctx, .now_mono_usec = (uint64_t)m.tv_sec * 1000000 + (uint64_t)m.tv_nsec / 1000,
-			  .now_real_usec = (uint64_t)w.tv_sec * 1000000 + (uint64_t)w.tv_nsec / 1000};
+	*run = (CollectRun){.ctx = ctx, .now_mono_usec = (uint64_t)m.tv_sec * 1000000 + (uint64_t)m.tv_nsec / 1000,
+			    .now_real_usec = (uint64_t)w.tv_sec * 1000000 + (uint64_t)w.tv_nsec / 1000};
+	run->n = registry_size(ctx->disks);
+	run->map = calloc(run->n ? run->n : 1, sizeof *run->map);
+	if (!run->map)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->n; i++) {
+		Disk *d = registry_at(ctx->disks, i);
+		run->map[i] = (DevDisk){trace_dev(d->sys.major, d->sys.minor), d};
+	}
+	qsort(run->map, run->n, sizeof *run->map, cmp_devdisk);
+	return 0;
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	Context *ctx = userdata;
+	CollectRun run;
+	(void)s, (void)fd, (void)revents;
+	/* A batch is waiting: drain it now so that no ring overflows. Slow
+	 * I/Os are taken now; histograms are handed over at the interval. */
+	if (build_run(ctx, &run) < 0)
+		return 0;
+	ctx->tracer->ops->poll(ctx->tracer->b, NULL, on_slow, &run);
+	free(run.map);
+	return 0;
+}
+
+void tracer_collect(Context *ctx)
+{
+	Tracer *t = ctx->tracer;
+	CollectRun run;
+	if (!t || !t->ops || build_run(ctx, &run) < 0)
+		return;
 	run.dt = t->last_collect_usec ? (double)(run.now_mono_usec - t->last_collect_usec) / 1e6 : ctx->config.interval;
 	t->last_collect_usec = run.now_mono_usec;
-	run.n = registry_size(ctx->disks);
-	run.map = calloc(run.n ? run.n : 1, sizeof *run.map);
-	if (!run.map)
-		return;
-	for (size_t i = 0; i < run.n; i++) {
-		Disk *d = registry_at(ctx->disks, i);
-		run.map[i] = (DevDisk){trace_dev(d->sys.major, d->sys.minor), d};
-	}
-	qsort(run.map, run.n, sizeof *run.map, cmp_devdisk);
 	t->round++;
 	t->ops->poll(t->b, on_hist, on_slow, &run);
 	/* Ops that were quiet this interval still move their windows on. */

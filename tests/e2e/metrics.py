@@ -21,6 +21,14 @@ def parse(path):
     return out
 
 
+def value(samples, name, **want):
+    """The value of the first sample named name with these labels, or None."""
+    for n, labels, v in samples:
+        if n == name and all(labels.get(k) == x for k, x in want.items()):
+            return v
+    return None
+
+
 def get(path, name, want):
     for n, labels, v in parse(path):
         if n == name and all(labels.get(k) == x for k, x in want.items()):

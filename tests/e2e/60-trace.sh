@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Per-I/O latency, for each backend, on an emulated disk of known fixed
+# latency (ssd model, 2 ms): fio at a fixed rate; smrd's per-op I/O counts
+# must equal diskstats' completions within 1%, its mean latency fio's
+# completion latency within 10%, every I/O over slow-io must arrive as a
+# slow record with the right device and op. Then two smrd instances (bpf and
+# perf) and bpftrace trace the same disk at once and all see every I/O.
+. "$(dirname "$0")/lib.sh"
+use_emu
+need bpftrace
+
+LAT_US=2000
+RATE=150
+SECS=${TRACE_SECS:-8}
+
+ds() { awk -v d="$1" '$3 == d { print $4, $8 }' /proc/diskstats; }
+mval() { metrics_py get "$1" "$2" "${@:3}"; }
+
+emu_up DEV fixed ssd --ssd-us $LAT_US || exit 1
+NAME=${DEV#/dev/}
+DEVT=$(( $(cat /sys/block/$NAME/dev | cut -d: -f1) << 20 | $(cat /sys/block/$NAME/dev | cut -d: -f2) ))
+
+for B in bpf perf; do
+	say "--- backend $B"
+	start_smrd --interval 1 --include "^$NAME\$" --exclude '^$' --trace-backend $B --slow-io 0.0015
+	got=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace_backend"])')
+	check "status says the $B backend is active (got $got)" [ "$got" = "$B" ]
+	sleep 1.5
+	read -r r0 w0 <<<"$(ds "$NAME")"
+	fio --name=t --filename="$DEV" --direct=1 --ioengine=libaio --rw=randrw --rwmixread=50 --bs=4k \
+		--iodepth=1 --rate_iops=$RATE --time_based --runtime="$SECS" --output-format=json \
+		--output="$T/fio-$B.json" >/dev/null 2>&1 || fail "fio"
+	read -r r1 w1 <<<"$(ds "$NAME")"
+	sleep 2.5	# two intervals: the last I/Os reach the histograms
+	scrape >"$T/m-$B"
+	python3 - "$T/fio-$B.json" "$T/m-$B" "$NAME" $((r1 - r0)) $((w1 - w0)) "$SRCDIR/tests/e2e/metrics.py" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys, importlib.util
+fio, mpath, dev, dr, dw, mp = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+spec = importlib.util.spec_from_file_location("metrics", mp); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+samples = m.parse(mpath)
+job = json.load(open(fio))["jobs"][0]
+bad = 0
+for op, ds_n in (("read", dr), ("write", dw)):
+    cnt = m.value(samples, "smrd_disk_io_latency_seconds_count", device=dev, op=op) or 0
+    s = m.value(samples, "smrd_disk_io_latency_seconds_sum", device=dev, op=op) or 0
+    inf = m.value(samples, "smrd_disk_io_latency_seconds_bucket", device=dev, op=op, le="+Inf") or 0
+    fio_n, fio_mean = job[op]["total_ios"], job[op]["clat_ns"]["mean"] / 1e9
+    mean = s / cnt if cnt else 0
+    print(f"  {op}: smrd {cnt:.0f} I/Os, mean {mean*1000:.3f} ms; diskstats {ds_n}; fio {fio_n}, mean clat {fio_mean*1000:.3f} ms")
+    for ok, what in ((ds_n > 0 and abs(cnt - ds_n) <= 0.01 * ds_n, f"{op} count equals diskstats within 1%"),
+                     (fio_mean > 0 and abs(mean - fio_mean) <= 0.1 * fio_mean, f"{op} mean latency within 10% of fio's"),
+                     (inf == cnt, f"{op} +Inf bucket equals the count")):
+        print(("ok: " if ok else "FAIL: ") + what)
+        bad += not ok
+slow = m.value(samples, "smrd_trace_slow_ios_total") or 0
+total = sum(m.value(samples, "smrd_disk_io_latency_seconds_count", device=dev, op=o) or 0 for o in ("read", "write"))
+print(f"  slow records {slow:.0f} for {total:.0f} I/Os, all slower than the 1.5 ms threshold")
+ok = abs(slow - total) <= 0.01 * total
+print(("ok: " if ok else "FAIL: ") + "every I/O over slow-io was recorded one by one")
+lost = sum(v for n, l, v in samples if n == "smrd_trace_lost_events_total")
+print(("ok: " if lost == 0 else "FAIL: ") + f"no lost events ({lost:.0f})")
+sys.exit(bad + (not ok) + (lost != 0))
+PY
+	ctl --json show "$NAME" >"$T/show-$B.json"
+	python3 - "$T/show-$B.json" "$NAME" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))["latency"]
+rec = r["recent_slow"]
+ok = len(rec) == 10 and all(x["op"] in ("read", "write") and 0.0015 <= x["latency"] <= 0.01 for x in rec)
+print(f"  recent slow I/Os: {len(rec)}, latencies {min(x['latency'] for x in rec)*1000:.2f}..{max(x['latency'] for x in rec)*1000:.2f} ms" if rec else "  no recent slow I/Os")
+print(("ok: " if ok else "FAIL: ") + "show lists the disk's slow I/Os with op and latency")
+w = r["write"]["windows"]["1m"]
+ok2 = w["p50"] is not None and 0.0015 <= w["p50"] <= 0.003 and w["p99"] <= 0.005
+print(f"  write p50 {w['p50']*1000:.2f} ms, p99 {w['p99']*1000:.2f} ms over the last minute")
+print(("ok: " if ok2 else "FAIL: ") + "percentiles near the emulated 2 ms")
+sys.exit((not ok) + (not ok2))
+PY
+	ctl show "$NAME" | sed -n '/^latency/,/^counters/p' | head -12
+	stop_smrd
+done
+
+say "--- two smrd instances (bpf, perf) and bpftrace on the same disk at once"
+start_smrd --interval 1 --include "^$NAME\$" --exclude '^$' --trace-backend bpf
+P1=$SMRD_PID PORT1=$PORT
+"$SMRD" --config /dev/null --listen 127.0.0.1:0 --socket "$T/smrd2.sock" --state-dir "$T/state2" --interval 1 \
+	--include "^$NAME\$" --exclude '^$' --trace-backend perf >"$T/smrd2.log" 2>&1 &
+P2=$!
+bpftrace -e "tracepoint:block:block_rq_complete /args->dev == $DEVT/ { @n = count(); }" >"$T/bt.out" 2>&1 &
+BT=$!
+for _ in $(seq 100); do grep -q Attaching "$T/bt.out" && break; sleep 0.1; done
+sleep 2
+PORT2=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/smrd2.log" | head -1)
+read -r r0 w0 <<<"$(ds "$NAME")"
+fio --name=t2 --filename="$DEV" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=4 \
+	--rate_iops=300 --time_based --runtime=4 --output=/dev/null >/dev/null 2>&1
+read -r r1 w1 <<<"$(ds "$NAME")"
+sleep 2.5
+kill -INT $BT; wait $BT
+n_bt=$(sed -n 's/^@n: \([0-9]*\)/\1/p' "$T/bt.out")
+curl -sf "http://127.0.0.1:$PORT1/metrics" >"$T/m1"
+curl -sf "http://127.0.0.1:$PORT2/metrics" >"$T/m2"
+kill -TERM $P2; wait $P2 || fail "second smrd exited badly"
+c1=$(metrics_py get "$T/m1" smrd_disk_io_latency_seconds_count device="$NAME" op=write)
+c2=$(metrics_py get "$T/m2" smrd_disk_io_latency_seconds_count device="$NAME" op=write)
+want=$((w1 - w0))
+say "  diskstats writes $want; smrd(bpf) ${c1:-none}, smrd(perf) ${c2:-none}, bpftrace completions ${n_bt:-none}"
+check "smrd (bpf) saw every write" python3 -c "import sys; sys.exit(not (int(float('${c1:-0}')) == $want > 0))"
+check "smrd (perf) saw every write" python3 -c "import sys; sys.exit(not (int(float('${c2:-0}')) == $want > 0))"
+check "bpftrace saw every completion at the same time" [ "${n_bt:-0}" -ge "$want" ]
+stop_smrd
+finish
