@@ -59,7 +59,11 @@ path = sys.argv[1]
 def conn():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path); s.settimeout(5); return s
 def ask(payload):
-    s = conn(); s.sendall(payload)
+    s = conn()
+    try:
+        s.sendall(payload)
+    except BrokenPipeError:
+        pass    # a daemon at its client limit answers "busy" and closes before reading
     data = b''
     while not data.endswith(b'\n'):
         chunk = s.recv(65536)
