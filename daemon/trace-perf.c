@@ -352,7 +352,8 @@ static int perf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *
 	for (unsigned i = 0; i < b->nrings; i++)
 		drain_ring(b, &b->rings[i]);
 	/* Rings are per CPU: order the events by time before pairing them. */
-	qsort(b->ev, b->nev, sizeof *b->ev, cmp_event);
+	if (b->nev > 1)
+		qsort(b->ev, b->nev, sizeof *b->ev, cmp_event);
 	b->slow_fn = slow;
 	b->slow_ud = userdata;
 	for (size_t i = 0; i < b->nev; i++) {
