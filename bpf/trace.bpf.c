@@ -33,18 +33,45 @@ struct {
 	__type(value, struct trace_hist);
 } hists SEC(".maps");
 
+/*
+ * In-flight requests in an array indexed by a hash of the request's key,
+ * 4 slots probed, claimed with one compare-and-swap. A BPF hash map here
+ * (lock, insert and delete per I/O) cost ~0.7 us an I/O and ~20% of the
+ * IOPS of a CPU-bound fio at 320k IOPS; the array costs nothing measurable.
+ */
 struct inflight {
+	__u64 rq;		/* rq_key(); 0 when free */
 	__u64 issue_ns;
 	__u64 sector;
 	__u32 slot, dev, bytes, op;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACE_MAX_INFLIGHT);
-	__type(key, __u64);		/* the request's address */
+	__type(key, __u32);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
+
+#define INFLIGHT_PROBES 4
+/* An entry this old was never completed (a lost event): its slot may be taken. */
+#define INFLIGHT_STALE_NS (15 * 60 * 1000000000ULL)
+
+/* A request in flight is known by its device, hardware queue and driver
+ * tag: unique while it is in flight, and plain numbers (the verifier allows
+ * no arithmetic on the request's address). Never 0: dev is not. */
+static __always_inline __u64 rq_key(struct request *rq, __u32 dev)
+{
+	struct blk_mq_hw_ctx *h = rq->mq_hctx;
+	__u32 hctx = h ? h->queue_num : 0;
+	__u32 tag = (__u32)rq->tag;
+	return (__u64)dev << 32 | (__u64)(hctx & 0xffff) << 16 | (tag & 0xffff);
+}
+
+static __always_inline __u32 inflight_home(__u64 key)
+{
+	return (__u32)((key * 0x9e3779b97f4a7c15ULL) >> 40);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -71,7 +98,7 @@ static __always_inline void stat_inc(__u32 which)
  * driver-private) are not counted. */
 static __always_inline int op_of(struct request *rq)
 {
-	__u32 flags = BPF_CORE_READ(rq, cmd_flags);
+	__u32 flags = rq->cmd_flags;
 	switch (flags & 0xff) {
 	case 0: return TRACE_READ;		/* REQ_OP_READ */
 	case 1: return TRACE_WRITE;		/* REQ_OP_WRITE */
@@ -83,12 +110,15 @@ static __always_inline int op_of(struct request *rq)
 	}
 }
 
+/* tp_btf arguments are BTF pointers: fields are read with direct, CO-RE
+ * relocated loads. BPF_CORE_READ would make each one a bpf_probe_read_kernel
+ * call, ~17 of them per I/O: that was most of the tracer's cost. */
 static __always_inline __u32 dev_of(struct request *rq)
 {
-	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+	struct gendisk *disk = rq->q->disk;
 	if (!disk)
 		return 0;
-	__u32 major = BPF_CORE_READ(disk, major), minor = BPF_CORE_READ(disk, first_minor);
+	__u32 major = disk->major, minor = disk->first_minor;
 	return major << 20 | minor;
 }
 
@@ -102,36 +132,59 @@ int BPF_PROG(rq_issue, struct request *rq)
 	int op = op_of(rq);
 	if (op < 0)
 		return 0;
-	struct inflight f = {
-		.issue_ns = bpf_ktime_get_ns(),
-		.sector = BPF_CORE_READ(rq, __sector),
-		.slot = *slot, .dev = dev, .op = (__u32)op,
-		.bytes = BPF_CORE_READ(rq, __data_len),
-	};
-	__u64 key = (__u64)rq;
-	/* A requeued request issues again: its latency counts from the last issue. */
-	if (bpf_map_update_elem(&inflight, &key, &f, BPF_ANY) < 0)
-		stat_inc(TRACE_STAT_INFLIGHT_FULL);
-	else
+	__u64 key = rq_key(rq, dev), now = bpf_ktime_get_ns();
+	__u32 home = inflight_home(key);
+	for (int k = 0; k < INFLIGHT_PROBES; k++) {
+		__u32 idx = (home + k) & (TRACE_MAX_INFLIGHT - 1);
+		struct inflight *f = bpf_map_lookup_elem(&inflight, &idx);
+		if (!f)
+			return 0;
+		__u64 old = __sync_val_compare_and_swap(&f->rq, 0, key);
+		/* old == key: a requeued request issues again, and its latency
+		 * counts from the last issue. */
+		if (old && old != key) {
+			if (now - f->issue_ns < INFLIGHT_STALE_NS ||
+			    __sync_val_compare_and_swap(&f->rq, old, key) != old)
+				continue;
+			stat_inc(TRACE_STAT_EXPIRED);
+		}
+		f->issue_ns = now;
+		f->sector = rq->__sector;
+		f->slot = *slot;
+		f->dev = dev;
+		f->op = (__u32)op;
+		f->bytes = rq->__data_len;
 		stat_inc(TRACE_STAT_ISSUED);
+		return 0;
+	}
+	stat_inc(TRACE_STAT_INFLIGHT_FULL);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u64 key = (__u64)rq;
-	struct inflight *f = bpf_map_lookup_elem(&inflight, &key);
+	__u32 dev = dev_of(rq);
+	__u64 key = rq_key(rq, dev);
+	__u32 home = inflight_home(key);
+	struct inflight *f = NULL;
+	for (int k = 0; k < INFLIGHT_PROBES; k++) {
+		__u32 idx = (home + k) & (TRACE_MAX_INFLIGHT - 1);
+		struct inflight *x = bpf_map_lookup_elem(&inflight, &idx);
+		if (x && x->rq == key) {
+			f = x;
+			break;
+		}
+	}
 	if (!f) {
 		/* Only count misses on watched disks. */
-		__u32 dev = dev_of(rq);
 		if (bpf_map_lookup_elem(&watched, &dev))
 			stat_inc(TRACE_STAT_UNMATCHED);
 		return 0;
 	}
 	__u64 now = bpf_ktime_get_ns(), lat = now - f->issue_ns;
 	struct inflight done = *f;
-	bpf_map_delete_elem(&inflight, &key);
+	__sync_val_compare_and_swap(&f->rq, key, 0);	/* free the slot */
 
 	__u32 idx = done.slot * TRACE_OPS + done.op;
 	struct trace_hist *h = bpf_map_lookup_elem(&hists, &idx);

@@ -78,10 +78,11 @@ struct trace_slow {
 enum trace_stat {
 	TRACE_STAT_ISSUED,		/* issues on watched disks */
 	TRACE_STAT_COMPLETED,		/* completions paired with their issue */
-	TRACE_STAT_INFLIGHT_FULL,	/* issue not tracked: in-flight table full */
+	TRACE_STAT_INFLIGHT_FULL,	/* issue not tracked: its in-flight slots were all taken */
 	TRACE_STAT_UNMATCHED,		/* completion with no issue (began before us, or lost) */
 	TRACE_STAT_SLOW_DROPPED,	/* slow-I/O record lost: ring buffer full */
 	TRACE_STAT_SLOW_SENT,
+	TRACE_STAT_EXPIRED,		/* issue never completed; its slot taken after 15 min */
 	TRACE_STATS
 };
 
