@@ -133,7 +133,8 @@ static json_object *latency_json(const Context *ctx, const Disk *d)
 		if (!ol)
 			continue;
 		json_object *x = json_object_new_object(), *w = json_object_new_object(), *hist = json_object_new_array();
-		json_object_object_add(w, "1s", window_json(ol, 1));
+		/* "last" is the last sampling interval: a second by default. */
+		json_object_object_add(w, "last", window_json(ol, 1));
 		json_object_object_add(w, "1m", window_json(ol, 60));
 		json_object_object_add(w, "10m", window_json(ol, 600));
 		json_object_object_add(x, "windows", w);

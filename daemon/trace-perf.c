@@ -189,9 +189,19 @@ static int perf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 	return 0;
 }
 
+static int cmp_devhist(const void *x, const void *y)
+{
+	uint32_t a = ((const DevHist *)x)->dev, c = ((const DevHist *)y)->dev;
+	return a < c ? -1 : a > c;
+}
+
+/* Called for every event: the table is kept sorted (by perf_commit). */
 static DevHist *find_dev(TraceBackend *b, uint32_t dev)
 {
-	for (unsigned i = 0; i < b->ndevs; i++)
+	DevHist key = {.dev = dev};
+	if (!b->filter_dirty)
+		return b->ndevs ? bsearch(&key, b->devs, b->ndevs, sizeof key, cmp_devhist) : NULL;
+	for (unsigned i = 0; i < b->ndevs; i++)	/* between watch() and commit() */
 		if (b->devs[i].dev == dev)
 			return &b->devs[i];
 	return NULL;
@@ -227,6 +237,8 @@ static int perf_commit(TraceBackend *b)
 {
 	if (!b->filter_dirty)
 		return 0;
+	if (b->ndevs > 1)
+		qsort(b->devs, b->ndevs, sizeof *b->devs, cmp_devhist);
 	Buf f = {0};
 	for (unsigned i = 0; i < b->ndevs && b->ndevs <= PERF_MAX_DEVS; i++)
 		buf_printf(&f, "%sdev == %u", i ? " || " : "", b->devs[i].dev);

@@ -16,10 +16,9 @@ struct Tracer {
 	unsigned ndevs;
 	SlowRecord slow[SLOW_QUEUE_LEN];
 	unsigned slow_head, slow_len;
-	uint64_t slow_total, slow_overwritten;
+	uint64_t slow_total;
 	uint64_t round;
 	uint64_t last_collect_usec;
-	TraceCounters last;		/* for counters once the backend is gone */
 };
 
 typedef struct DevDisk {
@@ -176,8 +175,7 @@ static void on_slow(const struct trace_slow *s, void *userdata)
 	SlowRecord *r = &t->slow[(t->slow_head + t->slow_len) % SLOW_QUEUE_LEN];
 	if (t->slow_len == SLOW_QUEUE_LEN) {
 		r = &t->slow[t->slow_head];
-		t->slow_head = (t->slow_head + 1) % SLOW_QUEUE_LEN;
-		t->slow_overwritten++;
+		t->slow_head = (t->slow_head + 1) % SLOW_QUEUE_LEN;	/* the oldest goes: recent history */
 	} else {
 		t->slow_len++;
 	}
@@ -269,7 +267,6 @@ void tracer_counters(const Context *ctx, TraceCounters *ret)
 }
 
 uint64_t tracer_slow_total(const Context *ctx) { return ctx->tracer ? ctx->tracer->slow_total : 0; }
-uint64_t tracer_slow_overwritten(const Context *ctx) { return ctx->tracer ? ctx->tracer->slow_overwritten : 0; }
 
 const SlowRecord *tracer_slow_at(const Context *ctx, unsigned i)
 {

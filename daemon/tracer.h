@@ -37,6 +37,5 @@ const char *tracer_backend(const Context *ctx);	/* bpf, perf or none */
 const char *tracer_refused(const Context *ctx);	/* why others were not used; "" if none */
 void tracer_counters(const Context *ctx, TraceCounters *ret);
 uint64_t tracer_slow_total(const Context *ctx);
-uint64_t tracer_slow_overwritten(const Context *ctx);
 /* The i-th most recent slow I/O (0 = newest); NULL past the end. */
 const SlowRecord *tracer_slow_at(const Context *ctx, unsigned i);

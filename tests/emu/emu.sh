@@ -15,6 +15,7 @@ EMU_PIDS=()
 EMU_MNTS=()
 EMU_LOOPS=()
 EMU_BG=()
+EMU_STORES=()
 EMU_SIZE=${EMU_SIZE:-16G}
 
 # Backing files live in RAM when we can: the model's sleeps must be the only
@@ -85,7 +86,6 @@ emu_cleanup() {
 	for m in "${EMU_STORES[@]+"${EMU_STORES[@]}"}"; do rm -rf "$m"; done
 	EMU_BG=() EMU_LOOPS=() EMU_MNTS=() EMU_PIDS=() EMU_STORES=()
 }
-EMU_STORES=()
 
 # emu_diskstats DEV: "reads read_ms writes write_ms sectors_read sectors_written"
 # from /proc/diskstats.
