@@ -18,6 +18,7 @@
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _fallthrough_ __attribute__((fallthrough))
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
@@ -31,6 +32,9 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 #define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
 
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool startswith(const char *s, const char *prefix) {
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 static inline bool streq_ptr(const char *a, const char *b) {
 	return (!a || !b) ? a == b : streq(a, b);
 }

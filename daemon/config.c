@@ -29,6 +29,9 @@ typedef enum ConfigType {
 	CONFIG_LOG_LEVEL,
 	CONFIG_BACKEND,
 	CONFIG_LATENCY,		/* seconds, 1 ms to an hour */
+	CONFIG_DAYS,		/* 1 to 36500 */
+	CONFIG_COUNT,		/* 100 to 100 million */
+	CONFIG_BOOL,		/* yes/no, stored as 1/0 */
 } ConfigType;
 
 typedef struct ConfigItem {
@@ -55,9 +58,18 @@ static const ConfigItem items[] = {
 	ITEM("trace-backend", CONFIG_BACKEND, trace_backend, "auto",
 	     "per-I/O latency from: auto (bpf, else perf, else none), bpf, perf or none (diskstats averages)"),
 	ITEM("slow-io", CONFIG_LATENCY, slow_io, "0.1", "seconds: slower I/Os are recorded one by one"),
+	ITEM("history-days", CONFIG_DAYS, history_days, "90", "days of events kept in the history database"),
+	ITEM("history-max-events", CONFIG_COUNT, history_max_events, "100000", "events kept at most"),
+	ITEM("probe", CONFIG_BOOL, probe, "no",
+	     "confirm idle-time cleaning with rate-limited 4 KiB O_DIRECT reads (never on a disk idle long enough to spin down)"),
+	ITEM("probe-interval", CONFIG_SECONDS, probe_interval, "10", "seconds between probe reads of one disk"),
 };
 
-static bool is_number(const ConfigItem *it) { return it->type == CONFIG_SECONDS || it->type == CONFIG_LATENCY; }
+static bool is_number(const ConfigItem *it)
+{
+	return it->type == CONFIG_SECONDS || it->type == CONFIG_LATENCY || it->type == CONFIG_DAYS ||
+	       it->type == CONFIG_COUNT || it->type == CONFIG_BOOL;
+}
 
 static const ConfigItem *find_item(const char *key)
 {
@@ -73,7 +85,12 @@ static const ConfigItem *find_item(const char *key)
 	return NULL;
 }
 
-bool config_has_key(const char *key) { return find_item(key) != NULL; }
+#define DETECT_PREFIX "detect."
+
+bool config_has_key(const char *key)
+{
+	return find_item(key) || (startswith(key, DETECT_PREFIX) && detect_param_known(key + strlen(DETECT_PREFIX)));
+}
 
 char *config_regex_to_posix(const char *re)
 {
@@ -146,6 +163,22 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 			return set_error(ret_error, "%s: '%s' is not a number of seconds from 0.001 to 3600",
 					 it->key, value);
 		return 0;
+	case CONFIG_DAYS:
+		if (parse_double(value, ret_num) < 0 || *ret_num < 1 || *ret_num > 36500)
+			return set_error(ret_error, "%s: '%s' is not a number of days from 1 to 36500", it->key, value);
+		return 0;
+	case CONFIG_COUNT:
+		if (parse_double(value, ret_num) < 0 || *ret_num < 100 || *ret_num > 1e8 || *ret_num != floor(*ret_num))
+			return set_error(ret_error, "%s: '%s' is not a whole number from 100 to 100000000", it->key, value);
+		return 0;
+	case CONFIG_BOOL:
+		if (streq(value, "yes") || streq(value, "true") || streq(value, "on") || streq(value, "1"))
+			*ret_num = 1;
+		else if (streq(value, "no") || streq(value, "false") || streq(value, "off") || streq(value, "0"))
+			*ret_num = 0;
+		else
+			return set_error(ret_error, "%s: '%s' is not yes or no", it->key, value);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -154,12 +187,14 @@ int config_set(Config *c, const char *key, const char *value, char **ret_error)
 {
 	const ConfigItem *it = find_item(key);
 	double num = 0;
+	if (!it && startswith(key, DETECT_PREFIX))
+		return detect_param_set(&c->detect, key + strlen(DETECT_PREFIX), value, ret_error);
 	if (!it)
 		return set_error(ret_error, "unknown setting '%s'", key);
 	int r = validate(it, value, &num, ret_error);
 	if (r < 0)
 		return r;
-	if (it->type == CONFIG_SECONDS || it->type == CONFIG_LATENCY) {
+	if (is_number(it)) {
 		*(double *)((char *)c + it->offset) = num;
 		return 0;
 	}
@@ -175,6 +210,7 @@ int config_set(Config *c, const char *key, const char *value, char **ret_error)
 int config_init(Config *c)
 {
 	*c = (Config){0};
+	detect_params_init(&c->detect);
 	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
 		int r = config_set(c, items[i].key, items[i].def, NULL);
 		if (r < 0)
@@ -285,9 +321,12 @@ void config_print(const Config *c, FILE *f)
 	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
 		const ConfigItem *it = &items[i];
 		fprintf(f, "# %s\n", it->help);
-		if (is_number(it))
+		if (it->type == CONFIG_BOOL)
+			fprintf(f, "%s = %s\n", it->key, *(const double *)((const char *)c + it->offset) ? "yes" : "no");
+		else if (is_number(it))
 			fprintf(f, "%s = %g\n", it->key, *(const double *)((const char *)c + it->offset));
 		else
 			fprintf(f, "%s = \"%s\"\n", it->key, *(char *const *)((const char *)c + it->offset));
 	}
+	detect_params_print(&c->detect, f);
 }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "detect.h"
+
 typedef struct Config {
 	char *listen;		/* HTTP address:port */
 	char *socket_path;	/* control socket */
@@ -20,6 +22,11 @@ typedef struct Config {
 	char *log_level;
 	char *trace_backend;	/* auto, bpf, perf or none */
 	double slow_io;		/* seconds: I/Os this slow are recorded one by one */
+	double history_days;	/* events older than this are pruned */
+	double history_max_events;
+	double probe;		/* 0/1: confirm idle cleaning with a small read probe */
+	double probe_interval;	/* seconds between probe reads of one disk */
+	DetectParams detect;	/* detect.* keys */
 } Config;
 
 #define CONFIG_DEFAULT_LISTEN ":9863"

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The detector's rules. Every threshold is a named parameter with its
+ * reason in docs/detection.md; the defaults rest on the primer's figures:
+ * a DM-SMR disk acknowledges writes in well under a millisecond (140 us,
+ * 2500 IOPS) until its media cache fills, then completes ~3 writes a second
+ * with its queue busy; a healthy CMR disk never needs more than ~25 ms per
+ * I/O of busy time (seek + rotation), whatever the queue depth.
+ */
+#include "detect.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "trace-abi.h"
+#include "util.h"
+
+typedef struct Param {
+	const char *name;
+	size_t offset;
+	double def, min, max;
+	const char *help;
+} Param;
+
+#define P(n, f, d, lo, hi, h) {n, offsetof(DetectParams, f), d, lo, hi, h}
+static const Param params[] = {
+	P("fast-latency", fast_latency, 0.001, 1e-5, 1,
+	  "seconds: writes acknowledged at or under this mean latency are faster than platters"),
+	P("fast-iops", fast_iops, 100, 1, 1e7, "and at least this many a second"),
+	P("fast-memory", fast_memory, 1800, 10, 86400, "seconds a fast phase is remembered as a storm's prelude"),
+	P("collapse-service", collapse_service, 0.05, 0.001, 60,
+	  "seconds of busy time per completed I/O at or above which a busy disk has collapsed"),
+	P("collapse-ratio", collapse_ratio, 10, 2, 1e4,
+	  "and write latency up, write IOPS down, by at least this factor from the fast phase"),
+	P("busy", busy, 0.8, 0.1, 1, "share of the interval with I/O in flight that counts as a busy queue"),
+	P("storm-confirm", storm_confirm, 3, 1, 60, "seconds of collapse within storm-window that start a storm"),
+	P("storm-window", storm_window, 5, 1, 120, "seconds"),
+	P("storm-end", storm_end, 5, 1, 3600, "seconds without collapse that end a storm"),
+	P("stall-threshold", stall_threshold, 1, 0.001, 3600,
+	  "seconds: slower I/Os are stall events (stall-threshold.DEVICE for one disk)"),
+	P("timeout-share", timeout_share, 0.5, 0.05, 1,
+	  "a stall this share of queue/io_timeout raises a timeout-risk warning"),
+	P("band-window", band_window, 600, 10, 600, "seconds of per-op histogram searched for latency bands"),
+	P("band-min-share", band_min_share, 0.02, 0, 0.5, "a band holds at least this share of the I/Os"),
+	P("band-min-count", band_min_count, 5, 1, 1e6, "and at least this many I/Os"),
+	P("band-valley", band_valley, 0.5, 0.01, 0.99,
+	  "peaks are separate bands only if the density between them drops below this share of the smaller"),
+	P("band-slow", band_slow, 0.1, 0.001, 100,
+	  "seconds: a read band this slow is not seek and rotation (SMR evidence)"),
+	P("band-ratio", band_ratio, 10, 1.5, 1e4, "and at least this many times the fastest read band"),
+	P("idle-max-iops", idle_max_iops, 50, 1, 1e6, "the host sends little: at most this many I/Os a second"),
+	P("idle-read-slow", idle_read_slow, 0.1, 0.001, 100, "seconds: a read this slow on a quiet disk waits for cleaning"),
+	P("idle-after", idle_after, 600, 10, 86400, "seconds after a write burst that idle cleaning is looked for"),
+	P("idle-burst", idle_burst, 10, 1, 3600, "seconds of busy writing that make a burst"),
+	P("idle-confirm", idle_confirm, 2, 1, 100, "slow quiet seconds within idle-end that start an idle-cleaning episode"),
+	P("idle-end", idle_end, 30, 1, 3600, "seconds without one that end it"),
+	P("half-life", half_life, 86400, 60, 1e8, "seconds for a piece of behavioural evidence to lose half its weight"),
+	P("weight-storm", w_storm, 0.9, 0, 1, "GC score weight of a destage storm"),
+	P("weight-idle", w_idle, 0.35, 0, 1, "of idle-time cleaning (CMR disks with a media cache do it too)"),
+	P("weight-band", w_band, 0.35, 0, 1, "of a slow read band"),
+	P("weight-stall", w_stall, 0.25, 0, 1, "of a stall (failing CMR disks stall too)"),
+	P("behaviour-score", behaviour_score, 0.5, 0, 1,
+	  "a disk without static SMR evidence that storms and reaches this score becomes dm-smr (behaviour)"),
+};
+
+static double *param_slot(DetectParams *p, const Param *it) { return (double *)((char *)p + it->offset); }
+
+void detect_params_init(DetectParams *p)
+{
+	*p = (DetectParams){0};
+	for (size_t i = 0; i < ELEMENTSOF(params); i++)
+		*param_slot(p, &params[i]) = params[i].def;
+}
+
+static const Param *find_param(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(params); i++)
+		if (streq(params[i].name, name))
+			return &params[i];
+	return NULL;
+}
+
+#define OVERRIDE_PREFIX "stall-threshold."
+
+bool detect_param_known(const char *name)
+{
+	return find_param(name) || (startswith(name, OVERRIDE_PREFIX) && name[strlen(OVERRIDE_PREFIX)]);
+}
+
+static int fail(char **ret_error, const char *fmt, ...) _printf_(2, 3);
+static int fail(char **ret_error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (ret_error && vasprintf(ret_error, fmt, ap) < 0)
+		*ret_error = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+int detect_param_set(DetectParams *p, const char *name, const char *value, char **ret_error)
+{
+	const Param *it = find_param(name);
+	double v;
+
+	if (startswith(name, OVERRIDE_PREFIX)) {
+		const char *dev = name + strlen(OVERRIDE_PREFIX);
+		it = find_param("stall-threshold");
+		if (!*dev || strlen(dev) >= sizeof p->overrides[0].device || strchr(dev, '/'))
+			return fail(ret_error, "detect.%s: '%s' is not a device name", name, dev);
+		if (parse_double(value, &v) < 0 || v < it->min || v > it->max)
+			return fail(ret_error, "detect.%s: '%s' is not a number from %g to %g", name, value,
+				    it->min, it->max);
+		unsigned i = 0;
+		while (i < p->n_overrides && !streq(p->overrides[i].device, dev))
+			i++;
+		if (i == DETECT_MAX_OVERRIDES)
+			return fail(ret_error, "detect.%s: at most %d per-disk stall thresholds", name,
+				    DETECT_MAX_OVERRIDES);
+		if (i == p->n_overrides)
+			p->n_overrides++;
+		snprintf(p->overrides[i].device, sizeof p->overrides[i].device, "%s", dev);
+		p->overrides[i].stall_threshold = v;
+		return 0;
+	}
+	if (!it)
+		return fail(ret_error, "unknown setting 'detect.%s'", name);
+	if (parse_double(value, &v) < 0 || v < it->min || v > it->max)
+		return fail(ret_error, "detect.%s: '%s' is not a number from %g to %g", name, value, it->min, it->max);
+	*param_slot(p, it) = v;
+	return 0;
+}
+
+void detect_params_print(const DetectParams *p, FILE *f)
+{
+	for (size_t i = 0; i < ELEMENTSOF(params); i++)
+		fprintf(f, "# %s\ndetect.%s = %g\n", params[i].help, params[i].name,
+			*param_slot((DetectParams *)p, &params[i]));
+	for (unsigned i = 0; i < p->n_overrides; i++)
+		fprintf(f, "detect." OVERRIDE_PREFIX "%s = %g\n", p->overrides[i].device, p->overrides[i].stall_threshold);
+}
+
+double detect_stall_threshold(const DetectParams *p, const char *device)
+{
+	for (unsigned i = 0; device && i < p->n_overrides; i++)
+		if (streq(p->overrides[i].device, device))
+			return p->overrides[i].stall_threshold;
+	return p->stall_threshold;
+}
+
+static const char *const kinds[_EVENT_KIND_MAX] = {
+	[EVENT_STORM_START] = "storm-start",
+	[EVENT_STORM_END] = "storm-end",
+	[EVENT_STALL] = "stall",
+	[EVENT_TIMEOUT_RISK] = "timeout-risk",
+	[EVENT_BANDS] = "bands",
+	[EVENT_IDLE_START] = "idle-cleaning-start",
+	[EVENT_IDLE_END] = "idle-cleaning-end",
+	[EVENT_BEHAVIOUR] = "behaviour",
+};
+
+const char *detect_event_kind_to_string(DetectEventKind k)
+{
+	return (unsigned)k < _EVENT_KIND_MAX ? kinds[k] : "unknown";
+}
+
+int detect_event_kind_from_string(const char *s)
+{
+	for (int k = 0; k < _EVENT_KIND_MAX; k++)
+		if (s && streq(kinds[k], s))
+			return k;
+	return -EINVAL;
+}
+
+const char *detect_event_severity(DetectEventKind k)
+{
+	switch (k) {
+	case EVENT_TIMEOUT_RISK:
+		return "crit";
+	case EVENT_STORM_START:
+	case EVENT_STALL:
+	case EVENT_BEHAVIOUR:
+		return "warning";
+	case EVENT_IDLE_END:
+		return "info";
+	default:
+		return "notice";
+	}
+}
+
+/* "140 us", "7.9 ms", "401 ms", "1.62 s", "3.4 min" */
+static const char *fmt_secs(char buf[24], double s)
+{
+	if (!isfinite(s))
+		snprintf(buf, 24, "?");
+	else if (s < 1e-3)
+		snprintf(buf, 24, "%.0f us", s * 1e6);
+	else if (s < 0.01)
+		snprintf(buf, 24, "%.2g ms", s * 1e3);
+	else if (s < 1)
+		snprintf(buf, 24, "%.0f ms", s * 1e3);
+	else if (s < 1000)
+		snprintf(buf, 24, "%.3g s", s);
+	else
+		snprintf(buf, 24, "%.3g min", s / 60);
+	return buf;
+}
+
+static const char *op_name(int op)
+{
+	static const char *const n[] = {"read", "write", "discard", "flush"};
+	return op >= 0 && op < 4 ? n[op] : "io";
+}
+
+void detect_init(DiskDetect *d)
+{
+	*d = (DiskDetect){0};
+	d->fast_last = d->burst_last = d->risk_last = -INFINITY;
+	d->ev_storm = d->ev_idle = d->ev_band = d->ev_stall = -INFINITY;
+}
+
+static void emit_event(DetectEmit emit, void *userdata, DetectEvent *e) { if (emit) emit(e, userdata); }
+
+static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,
+			void *userdata)
+{
+	double wiops = s->writes / dt, wlat = s->writes > 0 ? s->write_time / s->writes : NAN;
+	double done = s->reads + s->writes, service = done > 0 ? s->busy * dt / done : INFINITY;
+
+	if (s->writes > 0 && wiops >= p->fast_iops && wlat <= p->fast_latency) {
+		if (s->now - d->fast_last > p->fast_memory)
+			d->fast_iops = 0, d->fast_latency = wlat;
+		d->fast_iops = fmax(d->fast_iops, wiops);
+		/* typical, not best: one lucky second must not set the bar */
+		d->fast_latency = 0.7 * d->fast_latency + 0.3 * wlat;
+		d->fast_last = s->now;
+	}
+	bool fast_known = d->storm || s->now - d->fast_last <= p->fast_memory;
+	unsigned prev = (d->hist_head + DETECT_HISTORY - 1) % DETECT_HISTORY;
+	bool prev_collapsed = d->hist_len && d->hist[prev].collapsed;
+
+	bool collapsed = false;
+	if (fast_known && s->busy >= p->busy) {
+		if (s->writes > 0)
+			collapsed = service >= p->collapse_service && wlat >= p->collapse_ratio * d->fast_latency &&
+				    wiops * p->collapse_ratio <= d->fast_iops;
+		else if (s->in_flight > 0 && (done == 0 || d->storm || prev_collapsed))
+			/* Writes queued behind a band rewrite complete nothing for a
+			 * while (a busy second with no completion is a collapse on its
+			 * own); reads queued behind them only continue one. */
+			collapsed = service >= p->collapse_service;
+	}
+	d->hist[d->hist_head].t = s->now;
+	d->hist[d->hist_head].dt = dt;
+	d->hist[d->hist_head].writes = s->writes;
+	d->hist[d->hist_head].write_time = s->write_time;
+	d->hist[d->hist_head].collapsed = collapsed;
+	d->hist_head = (d->hist_head + 1) % DETECT_HISTORY;
+	if (d->hist_len < DETECT_HISTORY)
+		d->hist_len++;
+
+	double peak = fmax(isfinite(s->write_max) ? s->write_max : 0, isfinite(wlat) ? wlat : 0);
+	if (d->storm) {
+		d->storm_writes += (uint64_t)s->writes;
+		d->storm_bytes += (uint64_t)s->write_bytes;
+		if (collapsed) {
+			d->storm_last = s->now;
+			d->storm_peak = fmax(d->storm_peak, peak);
+			d->ev_storm = s->now;
+		}
+		if (!collapsed && s->now - d->storm_last >= p->storm_end) {
+			char a[24], b[24];
+			double len = d->storm_last - d->storm_start;
+			DetectEvent e = {.kind = EVENT_STORM_END, .op = TRACE_WRITE, .time = d->storm_start,
+					 .duration = len, .latency = d->storm_peak, .count = d->storm_writes,
+					 .bytes = d->storm_bytes, .value = len > 0 ? (double)d->storm_writes / len : 0};
+			snprintf(e.message, sizeof e.message,
+				 "destage storm ended after %s: %" PRIu64 " writes completed (%.1f/s), slowest %s",
+				 fmt_secs(a, len), d->storm_writes, e.value, fmt_secs(b, d->storm_peak));
+			d->storm = false;
+			emit_event(emit, userdata, &e);
+		}
+		return;
+	}
+	if (!collapsed)
+		return;
+
+	/* Confirm: enough collapsed time in the window, writes among it. */
+	double window = fmax(p->storm_window, p->storm_confirm), sum = 0, writes = 0, wtime = 0, start = s->now;
+	for (unsigned i = 0; i < d->hist_len; i++) {
+		unsigned k = (d->hist_head + DETECT_HISTORY - 1 - i) % DETECT_HISTORY;
+		if (s->now - d->hist[k].t >= window)
+			break;
+		if (!d->hist[k].collapsed)
+			continue;
+		sum += d->hist[k].dt;
+		writes += d->hist[k].writes;
+		wtime += d->hist[k].write_time;
+		start = d->hist[k].t - d->hist[k].dt;
+	}
+	if (sum + 1e-6 < p->storm_confirm || writes <= 0)
+		return;
+	d->storm = true;
+	d->storms++;
+	d->storms_known++;
+	d->storm_start = start;
+	d->storm_last = s->now;
+	d->storm_peak = peak;
+	d->storm_writes = (uint64_t)writes;
+	d->storm_bytes = 0;
+	d->storm_iops = writes / sum;
+	d->storm_latency = wtime / writes;
+	d->ev_storm = s->now;
+	char a[24], b[24];
+	DetectEvent e = {.kind = EVENT_STORM_START, .op = TRACE_WRITE, .time = start, .latency = d->storm_latency,
+			 .count = (uint64_t)writes, .value = d->fast_iops};
+	snprintf(e.message, sizeof e.message,
+		 "destage storm: writes fell from %.0f/s at %s to %.1f/s at %s with the queue busy",
+		 d->fast_iops, fmt_secs(a, d->fast_latency), d->storm_iops, fmt_secs(b, d->storm_latency));
+	emit_event(emit, userdata, &e);
+}
+
+static void idle_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,
+		       void *userdata)
+{
+	if (s->writes > 0 && s->busy >= 0.5)
+		d->write_busy_run += dt;
+	else if (s->writes == 0)
+		d->write_busy_run = 0;
+	if (d->write_busy_run >= p->idle_burst || d->storm)
+		d->burst_last = s->now;
+
+	double slowest = isfinite(s->read_max) ? s->read_max : s->reads > 0 ? s->read_time / s->reads : 0;
+	bool cleaning = s->now - d->burst_last <= p->idle_after && !d->storm && s->writes / dt < 1 &&
+			s->reads > 0 && (s->reads + s->writes) / dt <= p->idle_max_iops && slowest >= p->idle_read_slow;
+	if (cleaning) {
+		d->ev_idle = s->now;
+		if (d->idle) {
+			d->idle_last = s->now;
+			d->idle_peak = fmax(d->idle_peak, slowest);
+			d->idle_reads += (uint64_t)s->reads;
+			return;
+		}
+		if (!d->idle_pending || s->now - d->idle_pending_since > p->idle_end) {
+			d->idle_pending = 0;
+			d->idle_pending_since = s->now - dt;
+			d->idle_reads = 0;
+			d->idle_peak = 0;
+		}
+		d->idle_pending++;
+		d->idle_reads += (uint64_t)s->reads;
+		d->idle_peak = fmax(d->idle_peak, slowest);
+		if (d->idle_pending >= p->idle_confirm) {
+			char a[24];
+			d->idle = true;
+			d->idle_start = d->idle_pending_since;
+			d->idle_last = s->now;
+			DetectEvent e = {.kind = EVENT_IDLE_START, .op = TRACE_READ, .time = d->idle_start,
+					 .latency = d->idle_peak, .count = d->idle_reads};
+			snprintf(e.message, sizeof e.message,
+				 "cleaning while idle: after a write burst, reads wait up to %s with the host nearly quiet",
+				 fmt_secs(a, d->idle_peak));
+			emit_event(emit, userdata, &e);
+		}
+		return;
+	}
+	if (d->idle && s->now - d->idle_last >= p->idle_end) {
+		char a[24], b[24];
+		double len = d->idle_last - d->idle_start;
+		DetectEvent e = {.kind = EVENT_IDLE_END, .op = TRACE_READ, .time = d->idle_start, .duration = len,
+				 .latency = d->idle_peak, .count = d->idle_reads};
+		snprintf(e.message, sizeof e.message, "idle cleaning seen for %s: %" PRIu64 " reads, slowest %s",
+			 fmt_secs(a, len), d->idle_reads, fmt_secs(b, d->idle_peak));
+		d->idle = false;
+		d->idle_pending = 0;
+		emit_event(emit, userdata, &e);
+	}
+}
+
+static void bands_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, DetectEmit emit, void *userdata)
+{
+	if (s->now < d->bands_next)
+		return;
+	d->bands_next = s->now + 10;	/* bands move slowly; the search is not free */
+	BandRules rules = {.min_share = p->band_min_share, .min_count = p->band_min_count, .valley = p->band_valley};
+	for (int op = 0; op < 2; op++)
+		d->n_bands[op] = s->window[op] ? bands_find(s->window[op], &rules, d->bands[op]) : 0;
+
+	const Band *r = d->bands[TRACE_READ];
+	unsigned n = d->n_bands[TRACE_READ];
+	bool evidence = n >= 2 && r[n - 1].centre >= p->band_slow && r[n - 1].centre >= p->band_ratio * r[0].centre;
+	if (evidence)
+		d->ev_band = s->now;
+	if (evidence && !d->band_evidence) {
+		DetectEvent e = {.kind = EVENT_BANDS, .op = TRACE_READ, .time = s->now, .latency = r[n - 1].centre,
+				 .count = 0, .value = n};
+		int off = snprintf(e.message, sizeof e.message, "read latency splits into %u bands:", n);
+		for (unsigned i = 0; i < n; i++) {
+			char a[24];
+			e.count += r[i].count;
+			if (off > 0 && (size_t)off < sizeof e.message)
+				off += snprintf(e.message + off, sizeof e.message - (size_t)off, "%s %s (%.0f%%)",
+						i ? "," : "", fmt_secs(a, r[i].centre), r[i].share * 100);
+		}
+		emit_event(emit, userdata, &e);
+	}
+	d->band_evidence = evidence;
+}
+
+void detect_score(const DiskDetect *d, const DetectParams *p, double now, DetectScore *ret)
+{
+	double *c[] = {&ret->storm, &ret->idle, &ret->band, &ret->stall};
+	const double ev[] = {d->ev_storm, d->ev_idle, d->ev_band, d->ev_stall};
+	const double w[] = {p->w_storm, p->w_idle, p->w_band, p->w_stall};
+	double keep = 1;
+	for (size_t i = 0; i < ELEMENTSOF(ev); i++) {
+		double age = now - ev[i];
+		*c[i] = isfinite(ev[i]) ? w[i] * exp2(-fmax(age, 0) / p->half_life) : 0;
+		keep *= 1 - *c[i];
+	}
+	ret->score = 1 - keep;
+}
+
+void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool static_smr,
+		     DetectEmit emit, void *userdata)
+{
+	double dt = s->dt > 0 ? s->dt : 1;
+	storm_check(d, p, s, dt, emit, userdata);
+	idle_check(d, p, s, dt, emit, userdata);
+	bands_check(d, p, s, emit, userdata);
+
+	if (static_smr || d->behaviour || !d->storms_known)
+		return;
+	DetectScore sc;
+	detect_score(d, p, s->now, &sc);
+	if (sc.score < p->behaviour_score)
+		return;
+	d->behaviour = true;
+	DetectEvent e = {.kind = EVENT_BEHAVIOUR, .op = -1, .time = s->now, .value = sc.score};
+	snprintf(e.message, sizeof e.message,
+		 "no static SMR evidence, but destage storms: classifying as dm-smr by behaviour (GC score %.2f)",
+		 sc.score);
+	emit_event(emit, userdata, &e);
+}
+
+void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, int op, double latency,
+		    uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit, void *userdata)
+{
+	if (op < 0 || op >= TRACE_OPS || latency < detect_stall_threshold(p, device))
+		return;
+	char a[24];
+	d->stalls[op]++;
+	d->stall_max = fmax(d->stall_max, latency);
+	d->ev_stall = fmax(d->ev_stall, done);
+	DetectEvent e = {.kind = EVENT_STALL, .op = op, .time = done - latency, .latency = latency, .count = 1,
+			 .bytes = bytes, .sector = sector};
+	snprintf(e.message, sizeof e.message, "%s stalled for %s (sector %" PRIu64 ", %u bytes)", op_name(op),
+		 fmt_secs(a, latency), sector, bytes);
+	emit_event(emit, userdata, &e);
+
+	/* Once per ten minutes: the advice does not change with every stall. */
+	if (io_timeout > 0 && latency >= p->timeout_share * io_timeout && done - d->risk_last >= 600) {
+		char b[24];
+		d->risk_last = done;
+		double advise = fmax(240, ceil(latency * 2 / 10) * 10);	/* twice the worst seen */
+		DetectEvent r = e;
+		r.kind = EVENT_TIMEOUT_RISK;
+		r.value = io_timeout;
+		snprintf(r.message, sizeof r.message,
+			 "%s took %s, %.0f%% of the kernel's I/O timeout (queue/io_timeout = %s): past it the kernel "
+			 "resets the disk and ZFS or md may fault it; to avoid that, echo %.0f > "
+			 "/sys/block/%s/queue/io_timeout",
+			 op_name(op), fmt_secs(a, latency), latency / io_timeout * 100, fmt_secs(b, io_timeout),
+			 advise * 1000, device ? device : "DEVICE");
+		emit_event(emit, userdata, &r);
+	}
+}
+
+void detect_restore(DiskDetect *d, DetectEventKind kind, double time)
+{
+	switch (kind) {
+	case EVENT_STORM_START:
+		d->storms_known++;
+		_fallthrough_;
+	case EVENT_STORM_END:
+		d->ev_storm = fmax(d->ev_storm, time);
+		break;
+	case EVENT_IDLE_START:
+	case EVENT_IDLE_END:
+		d->ev_idle = fmax(d->ev_idle, time);
+		break;
+	case EVENT_BANDS:
+		d->ev_band = fmax(d->ev_band, time);
+		break;
+	case EVENT_STALL:
+	case EVENT_TIMEOUT_RISK:
+		d->ev_stall = fmax(d->ev_stall, time);
+		break;
+	case EVENT_BEHAVIOUR:
+		d->behaviour = true;
+		break;
+	default:
+		break;
+	}
+}

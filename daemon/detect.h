@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The detector (pure): per disk, from one interval's counters, the windowed
+ * latency histograms and the slow I/Os, with an explicit `now`, decide
+ * whether a destage storm is under way, which I/Os stalled, which latency
+ * bands the disk shows, whether it cleans while idle, and how strongly its
+ * recent behaviour looks like SMR cleaning (the GC score). It emits events;
+ * the caller stores and logs them. docs/detection.md explains every rule.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bands.h"
+#include "hist.h"
+
+#define DETECT_MAX_OVERRIDES 32
+
+/* Thresholds: each has a config key "detect.<name>" (see detect.c's table). */
+typedef struct DetectParams {
+	double fast_latency, fast_iops, fast_memory;
+	double collapse_service, collapse_ratio, busy;
+	double storm_confirm, storm_window, storm_end;
+	double stall_threshold, timeout_share;
+	double band_window, band_min_share, band_min_count, band_valley, band_slow, band_ratio;
+	double idle_max_iops, idle_read_slow, idle_after, idle_burst, idle_confirm, idle_end;
+	double half_life, w_storm, w_idle, w_band, w_stall, behaviour_score;
+	unsigned n_overrides;
+	struct {
+		char device[32];
+		double stall_threshold;
+	} overrides[DETECT_MAX_OVERRIDES];
+} DetectParams;
+
+void detect_params_init(DetectParams *p);
+/* Sets "name" (without the "detect." prefix); "stall-threshold.DEVICE" sets
+ * one disk's threshold. -EINVAL with *ret_error for unknown names and values
+ * out of range. */
+int detect_param_set(DetectParams *p, const char *name, const char *value, char **ret_error);
+bool detect_param_known(const char *name);
+void detect_params_print(const DetectParams *p, FILE *f);
+double detect_stall_threshold(const DetectParams *p, const char *device);
+
+typedef enum DetectEventKind {
+	EVENT_STORM_START,
+	EVENT_STORM_END,
+	EVENT_STALL,
+	EVENT_TIMEOUT_RISK,
+	EVENT_BANDS,
+	EVENT_IDLE_START,
+	EVENT_IDLE_END,
+	EVENT_BEHAVIOUR,
+	_EVENT_KIND_MAX,
+} DetectEventKind;
+
+typedef struct DetectEvent {
+	DetectEventKind kind;
+	int op;				/* TRACE_*, or -1 */
+	double time;			/* when it began, on the caller's clock */
+	double duration;		/* seconds; 0 for instants */
+	double latency;			/* seconds: the peak, or the stall's */
+	uint64_t count, bytes;		/* I/Os and bytes during it */
+	uint64_t sector;
+	double value;			/* kind-specific: see detect.c */
+	char message[320];
+} DetectEvent;
+
+const char *detect_event_kind_to_string(DetectEventKind k);
+int detect_event_kind_from_string(const char *s);
+/* "warning", "notice", "crit": syslog words */
+const char *detect_event_severity(DetectEventKind k);
+
+typedef void (*DetectEmit)(const DetectEvent *e, void *userdata);
+
+/* One interval of one disk. Latencies come from the tracer when it runs
+ * (write_max/read_max NaN otherwise); the rest from diskstats. */
+typedef struct DetectSample {
+	double now, dt;
+	double reads, writes;
+	double read_bytes, write_bytes;
+	double read_time, write_time;	/* seconds summed over completed I/Os */
+	double busy;			/* share of dt with I/O in flight */
+	unsigned in_flight;
+	double read_max, write_max;	/* slowest completed in the interval */
+	const Hist *window[2];		/* reads, writes over band_window; NULL untraced */
+} DetectSample;
+
+#define DETECT_HISTORY 128
+
+typedef struct DetectScore {
+	double score;
+	double storm, idle, band, stall;	/* each evidence's contribution now */
+} DetectScore;
+
+typedef struct DiskDetect {
+	/* the fast phase: writes acknowledged faster than platters can */
+	double fast_last, fast_iops, fast_latency;
+	/* the last intervals, for the storm's confirmation window */
+	struct {
+		double t, dt;
+		double writes, write_time;
+		bool collapsed;
+	} hist[DETECT_HISTORY];
+	unsigned hist_head, hist_len;
+	/* the storm */
+	bool storm;
+	double storm_start, storm_last, storm_peak, storm_iops, storm_latency;
+	uint64_t storm_writes, storm_bytes;
+	uint64_t storms;			/* since start */
+	uint64_t storms_known;			/* including the history's */
+	/* write bursts and idle cleaning */
+	double write_busy_run, burst_last;
+	bool idle;
+	double idle_start, idle_last, idle_peak;
+	uint64_t idle_reads;
+	unsigned idle_pending;
+	double idle_pending_since;
+	/* stalls */
+	uint64_t stalls[4];
+	double stall_max, risk_last;
+	/* bands */
+	Band bands[2][BANDS_MAX];
+	unsigned n_bands[2];
+	bool band_evidence;
+	double bands_next;
+	/* when each kind of evidence was last seen; -INFINITY = never */
+	double ev_storm, ev_idle, ev_band, ev_stall;
+	bool behaviour;				/* reclassified as DM-SMR by behaviour */
+} DiskDetect;
+
+void detect_init(DiskDetect *d);
+/* One interval: storms, idle cleaning, bands, and the behaviour verdict
+ * (static_smr says whether static evidence already makes the disk SMR). */
+void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool static_smr,
+		     DetectEmit emit, void *userdata);
+/* One I/O slower than the slow threshold; io_timeout in seconds, 0 unknown. */
+void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, int op, double latency,
+		    uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit,
+		    void *userdata);
+void detect_score(const DiskDetect *d, const DetectParams *p, double now, DetectScore *ret);
+/* Replays a stored event (time on the detector's clock) so that the score
+ * and the behaviour verdict survive a restart. */
+void detect_restore(DiskDetect *d, DetectEventKind kind, double time);

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The detector and the band finder on synthetic streams built from the
+ * primer's figures (DM-SMR: 2500 IOPS for 70 s, then 3 IOPS; 8 ms and
+ * 300 ms read bands; a 200 s stall) and on CMR-like streams and noise,
+ * asserting the exact events.
+ */
+#include <inttypes.h>
+
+#include "bands.h"
+#include "detect.h"
+#include "test.h"
+
+typedef struct Rec {
+	unsigned n;
+	DetectEvent ev[64];
+	double at[64];		/* the sample time each was emitted at */
+	double now;
+} Rec;
+
+static void on_event(const DetectEvent *e, void *userdata)
+{
+	Rec *r = userdata;
+	if (r->n < ELEMENTSOF(r->ev)) {
+		r->at[r->n] = r->now;
+		r->ev[r->n++] = *e;
+	}
+}
+
+static uint64_t rng_state = 42;
+static double urand(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+static double nrand(void)
+{
+	double u = urand(), v = urand();
+	return sqrt(-2 * log(u > 1e-300 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* One second of writes: n I/Os at latency lat (seconds), busy share. */
+static DetectSample wsec(double now, double n, double lat, double busy)
+{
+	return (DetectSample){.now = now, .dt = 1, .writes = n, .write_bytes = n * 16384, .write_time = n * lat,
+			      .busy = busy, .in_flight = busy > 0.5 ? 1 : 0, .read_max = NAN, .write_max = n ? lat : NAN};
+}
+
+static void run(DiskDetect *d, const DetectParams *p, Rec *r, DetectSample s, bool static_smr)
+{
+	r->now = s.now;
+	detect_interval(d, p, &s, static_smr, on_event, r);
+}
+
+static void test_primer_storm(void)
+{
+	DetectParams p;
+	DiskDetect d;
+	Rec r = {0};
+	detect_params_init(&p);
+	detect_init(&d);
+	/* Seagate Archive 8 TB: ~2500 IOPS of 16 KiB writes for 70 s (0.4 ms
+	 * each), then ~3 IOPS (333 ms each) with the queue busy, for 60 s. */
+	for (int t = 1; t <= 70; t++)
+		run(&d, &p, &r, wsec(t, 2500, 0.0004, 1.0), false);
+	CHECK_INT(r.n, 0);
+	CHECK_NEAR(d.fast_iops, 2500, 1e-9);
+	for (int t = 71; t <= 130; t++)
+		run(&d, &p, &r, wsec(t, 3, 0.333, 1.0), false);
+	for (int t = 131; t <= 160; t++)
+		run(&d, &p, &r, wsec(t, 0, 0, 0), false);
+	CHECK_INT(r.n, 3);
+	CHECK_INT(r.ev[0].kind, EVENT_STORM_START);
+	CHECK_NEAR(r.ev[0].time, 70, 1e-9);	/* the cliff */
+	CHECK_NEAR(r.at[0], 73, 1e-9);		/* flagged 3 s after it */
+	CHECK_NEAR(r.ev[0].latency, 0.333, 1e-9);
+	CHECK_INT(r.ev[0].count, 9);
+	CHECK_NEAR(r.ev[0].value, 2500, 1e-9);
+	CHECK_STR(r.ev[0].message, "destage storm: writes fell from 2500/s at 400 us to 3.0/s at 333 ms with the queue busy");
+	CHECK_INT(r.ev[1].kind, EVENT_BEHAVIOUR);	/* no static evidence: behaviour decides */
+	CHECK_NEAR(r.at[1], 73, 1e-9);
+	CHECK_INT(r.ev[2].kind, EVENT_STORM_END);
+	CHECK_NEAR(r.at[2], 135, 1e-9);
+	CHECK_NEAR(r.ev[2].time, 70, 1e-9);
+	CHECK_NEAR(r.ev[2].duration, 60, 1e-9);
+	CHECK_INT(r.ev[2].count, 180);
+	CHECK_NEAR(r.ev[2].latency, 0.333, 1e-9);
+	CHECK_INT(d.storms, 1);
+	CHECK(d.behaviour);
+
+	DetectScore sc;
+	detect_score(&d, &p, 135, &sc);
+	CHECK_NEAR(sc.storm, 0.9 * exp2(-5.0 / 86400), 1e-9);
+	CHECK_NEAR(sc.score, sc.storm, 1e-12);
+	detect_score(&d, &p, 130 + 86400, &sc);	/* one half-life after the last collapse */
+	CHECK_NEAR(sc.storm, 0.45, 1e-9);
+
+	/* A restart restores score and verdict from the stored events. */
+	DiskDetect again;
+	detect_init(&again);
+	detect_restore(&again, EVENT_STORM_START, 70);
+	detect_restore(&again, EVENT_STORM_END, 130);
+	detect_restore(&again, EVENT_BEHAVIOUR, 73);
+	detect_score(&again, &p, 135, &sc);
+	CHECK_NEAR(sc.storm, 0.9 * exp2(-5.0 / 86400), 1e-9);
+	CHECK(again.behaviour);
+	CHECK_INT(again.storms, 0);	/* the counter is since start, as the metric says */
+	CHECK_INT(again.storms_known, 1);
+}
+
+static void test_storm_static_and_gaps(void)
+{
+	/* QD4 after the cliff: a write takes ~1.6 s, so some seconds complete
+	 * nothing while four writes wait. The storm must neither miss those
+	 * seconds nor end in them. Static evidence: no behaviour event. */
+	DetectParams p;
+	DiskDetect d;
+	Rec r = {0};
+	detect_params_init(&p);
+	detect_init(&d);
+	for (int t = 1; t <= 10; t++)
+		run(&d, &p, &r, wsec(t, 8300, 0.00048, 1.0), true);
+	for (int t = 11; t <= 60; t++) {
+		DetectSample s = wsec(t, t % 2 ? 0 : 5, 1.6, 1.0);
+		s.in_flight = 4;
+		run(&d, &p, &r, s, true);
+	}
+	CHECK_INT(r.n, 1);
+	CHECK_INT(r.ev[0].kind, EVENT_STORM_START);
+	CHECK_NEAR(r.ev[0].time, 10, 1e-9);
+	CHECK(r.at[0] - r.ev[0].time <= 5);
+	CHECK(d.storm);
+	CHECK(!d.behaviour);
+}
+
+static void test_stalls(void)
+{
+	DetectParams p;
+	DiskDetect d;
+	Rec r = {0};
+	char *err = NULL;
+	detect_params_init(&p);
+	detect_init(&d);
+	/* WD60EZAZ: a single request waited 200 s; the default timeout is 30 s. */
+	detect_slow_io(&d, &p, "sdb", 1, 200, 123456, 4096, 1000, 30, on_event, &r);
+	CHECK_INT(r.n, 2);
+	CHECK_INT(r.ev[0].kind, EVENT_STALL);
+	CHECK_INT(r.ev[0].op, 1);
+	CHECK_NEAR(r.ev[0].latency, 200, 1e-9);
+	CHECK_NEAR(r.ev[0].time, 800, 1e-9);
+	CHECK_INT(r.ev[0].sector, 123456);
+	CHECK_STR(r.ev[0].message, "write stalled for 200 s (sector 123456, 4096 bytes)");
+	CHECK_INT(r.ev[1].kind, EVENT_TIMEOUT_RISK);
+	CHECK_NEAR(r.ev[1].value, 30, 1e-9);
+	CHECK(strstr(r.ev[1].message, "queue/io_timeout = 30 s") != NULL);
+	CHECK(strstr(r.ev[1].message, "echo 400000 > /sys/block/sdb/queue/io_timeout") != NULL);
+	/* Under the threshold: nothing. Over it but far from the timeout: a stall only. */
+	detect_slow_io(&d, &p, "sdb", 0, 0.9, 1, 512, 1001, 30, on_event, &r);
+	CHECK_INT(r.n, 2);
+	detect_slow_io(&d, &p, "sdb", 0, 1.5, 1, 512, 1002, 30, on_event, &r);
+	CHECK_INT(r.n, 3);
+	CHECK_INT(r.ev[2].kind, EVENT_STALL);
+	/* The risk warning repeats at most every ten minutes. */
+	detect_slow_io(&d, &p, "sdb", 1, 20, 1, 512, 1100, 30, on_event, &r);
+	CHECK_INT(r.n, 4);
+	detect_slow_io(&d, &p, "sdb", 1, 20, 1, 512, 1700, 30, on_event, &r);
+	CHECK_INT(r.n, 6);
+	CHECK_INT(r.ev[5].kind, EVENT_TIMEOUT_RISK);
+	CHECK_INT(d.stalls[0], 1);
+	CHECK_INT(d.stalls[1], 3);
+	/* Per-disk thresholds. */
+	CHECK_INT(detect_param_set(&p, "stall-threshold.sdc", "5", &err), 0);
+	detect_slow_io(&d, &p, "sdc", 1, 2, 1, 512, 1800, 0, on_event, &r);
+	CHECK_INT(r.n, 6);
+	detect_slow_io(&d, &p, "sdd", 1, 2, 1, 512, 1800, 0, on_event, &r);
+	CHECK_INT(r.n, 7);
+	CHECK(detect_param_set(&p, "stall-threshold", "0", &err) == -EINVAL);
+	CHECK_STR(err, "detect.stall-threshold: '0' is not a number from 0.001 to 3600");
+	free(err);
+	err = NULL;
+	CHECK(detect_param_set(&p, "no-such", "1", &err) == -EINVAL);
+	free(err);
+	DetectScore sc;
+	detect_score(&d, &p, 1800, &sc);
+	CHECK_NEAR(sc.stall, 0.25, 1e-9);
+	CHECK_NEAR(sc.storm, 0, 1e-12);
+}
+
+static void add_lognormal(Hist *h, unsigned n, double median, double sigma)
+{
+	for (unsigned i = 0; i < n; i++)
+		hist_add(h, (uint64_t)(median * exp(sigma * nrand()) * 1e9));
+}
+
+static void test_bands(void)
+{
+	BandRules rules = {.min_share = 0.02, .min_count = 5, .valley = 0.5};
+	Band b[BANDS_MAX];
+	Hist h = {0};
+	CHECK_INT(bands_find(&h, &rules, b), 0);
+
+	/* WD60EZAZ reads: a seek band at 8 ms and a band behind rewrites at 300 ms. */
+	add_lognormal(&h, 900, 0.008, 0.15);
+	add_lognormal(&h, 100, 0.300, 0.2);
+	CHECK_INT(bands_find(&h, &rules, b), 2);
+	CHECK(fabs(b[0].centre / 0.008 - 1) < 0.1);
+	CHECK(fabs(b[1].centre / 0.300 - 1) < 0.1);
+	CHECK_INT(b[0].count + b[1].count, 1000);
+	CHECK(b[1].share > 0.09 && b[1].share < 0.11);
+
+	/* Three bands (CMR unit, small and large SMR units). */
+	add_lognormal(&h, 200, 0.060, 0.1);
+	CHECK_INT(bands_find(&h, &rules, b), 3);
+
+	/* One smooth, wide mode with sampling noise stays one band, whatever the seed. */
+	for (uint64_t seed = 1; seed <= 50; seed++) {
+		Hist one = {0};
+		rng_state = seed;
+		add_lognormal(&one, 200 + (unsigned)(seed * 37 % 2000), 0.005, 0.5);
+		unsigned n = bands_find(&one, &rules, b);
+		CHECK_INT(n, 1);
+		if (n == 1)
+			CHECK(fabs(b[0].centre / 0.005 - 1) < 0.2);
+	}
+	/* A bump of 1% is noise, not a band. */
+	Hist bump = {0};
+	add_lognormal(&bump, 990, 0.008, 0.1);
+	add_lognormal(&bump, 10, 0.5, 0.1);
+	CHECK_INT(bands_find(&bump, &rules, b), 1);
+	/* Cache hits and seeks: two bands, 80x apart. */
+	Hist cache = {0};
+	add_lognormal(&cache, 500, 0.0001, 0.2);
+	add_lognormal(&cache, 500, 0.008, 0.2);
+	CHECK_INT(bands_find(&cache, &rules, b), 2);
+}
+
+static void test_band_evidence(void)
+{
+	DetectParams p;
+	DiskDetect d;
+	Rec r = {0};
+	detect_params_init(&p);
+	detect_init(&d);
+	Hist reads = {0}, cache = {0};
+	rng_state = 7;
+	add_lognormal(&reads, 900, 0.008, 0.15);
+	add_lognormal(&reads, 100, 0.300, 0.2);
+	add_lognormal(&cache, 500, 0.0001, 0.2);
+	add_lognormal(&cache, 500, 0.008, 0.2);
+
+	/* A CMR disk's cache hits and seeks are two bands but no SMR evidence. */
+	DetectSample s = {.now = 1, .dt = 1, .read_max = NAN, .write_max = NAN, .window = {&cache, NULL}};
+	run(&d, &p, &r, s, true);
+	CHECK_INT(d.n_bands[0], 2);
+	CHECK_INT(r.n, 0);
+	s.window[0] = &reads;
+	for (int t = 2; t <= 30; t++) {
+		s.now = t;
+		run(&d, &p, &r, s, true);
+	}
+	CHECK_INT(r.n, 1);	/* once, when the evidence appears */
+	CHECK_INT(r.ev[0].kind, EVENT_BANDS);
+	CHECK_NEAR(r.at[0], 11, 1e-9);	/* the search runs every 10 s */
+	CHECK(strstr(r.ev[0].message, "read latency splits into 2 bands: 8 ms (90%), 3") != NULL);
+	DetectScore sc;
+	detect_score(&d, &p, 30, &sc);
+	CHECK_NEAR(sc.band, 0.35 * exp2(-(30.0 - 21) / 86400), 1e-9);
+}
+
+static void test_idle_cleaning(void)
+{
+	DetectParams p;
+	DiskDetect d;
+	Rec r = {0};
+	detect_params_init(&p);
+	detect_init(&d);
+	/* 20 s of CMR-speed random writes (a burst), then light reads that wait
+	 * up to 400 ms behind background cleaning, then silence. */
+	for (int t = 1; t <= 20; t++)
+		run(&d, &p, &r, wsec(t, 500, 0.002, 1.0), true);
+	for (int t = 21; t <= 30; t++) {
+		DetectSample s = {.now = t, .dt = 1, .reads = 10, .read_time = 10 * 0.05, .busy = 0.5,
+				  .read_max = 0.4, .write_max = NAN};
+		run(&d, &p, &r, s, true);
+	}
+	for (int t = 31; t <= 70; t++)
+		run(&d, &p, &r, wsec(t, 0, 0, 0), true);
+	CHECK_INT(r.n, 2);
+	CHECK_INT(r.ev[0].kind, EVENT_IDLE_START);
+	CHECK_NEAR(r.ev[0].time, 20, 1e-9);
+	CHECK_NEAR(r.at[0], 22, 1e-9);
+	CHECK_INT(r.ev[1].kind, EVENT_IDLE_END);
+	CHECK_NEAR(r.ev[1].duration, 10, 1e-9);
+	CHECK_INT(r.ev[1].count, 100);
+	CHECK_NEAR(r.ev[1].latency, 0.4, 1e-9);
+
+	/* The same reads on a disk that wrote nothing recently: not cleaning. */
+	detect_init(&d);
+	r.n = 0;
+	for (int t = 1; t <= 30; t++) {
+		DetectSample s = {.now = t, .dt = 1, .reads = 10, .read_time = 0.5, .busy = 0.5, .read_max = 0.4,
+				  .write_max = NAN};
+		run(&d, &p, &r, s, true);
+	}
+	CHECK_INT(r.n, 0);
+}
+
+static unsigned cmr_run(DetectSample (*gen)(int t), int seconds, double *max_score)
+{
+	DetectParams p;
+	DiskDetect d;
+	Rec r = {0};
+	detect_params_init(&p);
+	detect_init(&d);
+	*max_score = 0;
+	for (int t = 1; t <= seconds; t++) {
+		run(&d, &p, &r, gen(t), false);
+		DetectScore sc;
+		detect_score(&d, &p, t, &sc);
+		*max_score = fmax(*max_score, sc.score);
+	}
+	for (unsigned i = 0; i < r.n; i++)
+		fprintf(stderr, "unexpected event at %g: %s %s\n", r.at[i], detect_event_kind_to_string(r.ev[i].kind),
+			r.ev[i].message);
+	return r.n;
+}
+
+/* WD140EMFZ, fio: 490 IOPS at QD1, 2-4 ms */
+static DetectSample cmr_qd1(int t) { return wsec(t, 490, 0.002 + 0.002 * urand(), 0.98); }
+/* and 800 IOPS at QD4 */
+static DetectSample cmr_qd4(int t) { return wsec(t, 800, 0.005, 1.0); }
+/* fast sequential 4 KiB writes (the cache absorbs them), then random QD32:
+ * latency up 100x, IOPS down 40x, but busy time per I/O stays a seek */
+static DetectSample cmr_seq_then_qd32(int t)
+{
+	return t <= 60 ? wsec(t, 5000, 0.0002, 1.0) : wsec(t, 120, 0.26, 1.0);
+}
+/* fast sequential writes with dips of one or two seconds every 20 s */
+static DetectSample seq_dips(int t)
+{
+	int m = t % 20;
+	return m == 0 || m == 1 ? wsec(t, 15, 0.066, 1.0) : wsec(t, 5000, 0.0002, 1.0);
+}
+/* 1 MiB sequential: 100 MB/s at 10 ms, occasional slow seconds */
+static DetectSample seq_1m(int t)
+{
+	DetectSample s = wsec(t, t % 30 == 0 ? 20 : 100, t % 30 == 0 ? 0.05 : 0.01, 1.0);
+	s.write_bytes = s.writes * 1048576;
+	return s;
+}
+/* noise: mixed reads and writes at CMR speeds, idle gaps, rare slow reads */
+static DetectSample noise(int t)
+{
+	if (urand() < 0.1)
+		return wsec(t, 0, 0, 0);
+	DetectSample s = wsec(t, 50 + 850 * urand(), 0.001 + 0.006 * urand(), 0.3 + 0.7 * urand());
+	s.reads = 20 + 150 * urand();
+	s.read_time = s.reads * (0.004 + 0.008 * urand());
+	s.read_max = urand() < 0.05 ? 0.03 : 0.015;
+	return s;
+}
+
+static void test_cmr_streams(void)
+{
+	double max;
+	rng_state = 99;
+	CHECK_INT(cmr_run(cmr_qd1, 600, &max), 0);
+	CHECK(max <= 0.2);
+	CHECK_INT(cmr_run(cmr_qd4, 600, &max), 0);
+	CHECK(max <= 0.2);
+	CHECK_INT(cmr_run(cmr_seq_then_qd32, 300, &max), 0);
+	CHECK(max <= 0.2);
+	CHECK_INT(cmr_run(seq_dips, 600, &max), 0);
+	CHECK(max <= 0.2);
+	CHECK_INT(cmr_run(seq_1m, 600, &max), 0);
+	CHECK(max <= 0.2);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		rng_state = seed;
+		CHECK_INT(cmr_run(noise, 600, &max), 0);
+		CHECK(max <= 0.2);
+	}
+}
+
+static void test_params(void)
+{
+	DetectParams p;
+	char *err = NULL;
+	detect_params_init(&p);
+	CHECK(detect_param_known("storm-confirm"));
+	CHECK(detect_param_known("stall-threshold.sdb"));
+	CHECK(!detect_param_known("stall-threshold."));
+	CHECK(!detect_param_known("bogus"));
+	CHECK_INT(detect_param_set(&p, "storm-confirm", "2", &err), 0);
+	CHECK_NEAR(p.storm_confirm, 2, 0);
+	CHECK(detect_param_set(&p, "storm-confirm", "2x", &err) == -EINVAL);
+	free(err);
+	err = NULL;
+	CHECK(detect_param_set(&p, "stall-threshold.a/b", "2", &err) == -EINVAL);
+	free(err);
+	CHECK_NEAR(detect_stall_threshold(&p, "sdz"), 1, 0);
+	CHECK_STR(detect_event_kind_to_string(EVENT_IDLE_START), "idle-cleaning-start");
+	CHECK_INT(detect_event_kind_from_string("storm-end"), EVENT_STORM_END);
+	CHECK(detect_event_kind_from_string("nope") < 0);
+}
+
+int main(void)
+{
+	test_primer_storm();
+	test_storm_static_and_gaps();
+	test_stalls();
+	test_bands();
+	test_band_evidence();
+	test_idle_cleaning();
+	test_cmr_streams();
+	test_params();
+	return test_done("detect");
+}
