@@ -97,17 +97,19 @@ void output_disks(FILE *f, json_object *r)
 		fprintf(f, "no disks watched\n");
 		return;
 	}
-	fprintf(f, "%-10s %-24s %-12s %5s %8s %8s %9s %9s %8s %8s\n", "DEVICE", "MODEL", "CLASS", "SMR",
+	fprintf(f, "%-10s %-24s %-12s %5s %5s %8s %8s %9s %9s %8s %8s\n", "DEVICE", "MODEL", "CLASS", "SMR", "GC",
 		"R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT");
 	for (size_t i = 0; i < n; i++) {
 		json_object *d = json_object_array_get_idx(a, i);
 		char rb[16], wb[16], rl[16], wl[16];
-		fprintf(f, "%-10s %-24.24s %-12s %5.2f %8.1f %8.1f %9s %9s %8s %8s\n", jstr(d, "device"),
-			jstr(d, "model"), jstr(d, "class"), jnum(d, "smr_confidence"), jnum(d, "reads_per_second"),
+		fprintf(f, "%-10s %-24.24s %-12s %5.2f %5.2f %8.1f %8.1f %9s %9s %8s %8s%s\n", jstr(d, "device"),
+			jstr(d, "model"), jstr(d, "class"), jnum(d, "smr_confidence"), jnum(d, "gc_score"),
+			jnum(d, "reads_per_second"),
 			jnum(d, "writes_per_second"), output_bytes(jnum(d, "read_bytes_per_second"), rb, sizeof rb),
 			output_bytes(jnum(d, "write_bytes_per_second"), wb, sizeof wb),
 			output_latency(jget(d, "read_latency_seconds"), rl, sizeof rl),
-			output_latency(jget(d, "write_latency_seconds"), wl, sizeof wl));
+			output_latency(jget(d, "write_latency_seconds"), wl, sizeof wl),
+			json_object_get_boolean(jget(d, "storm")) ? "  STORM" : "");
 	}
 }
 
@@ -211,6 +213,84 @@ void output_top(FILE *f, json_object *r)
 	}
 }
 
+static const char *fmt_time(double t, char *buf, size_t n)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+	if (!isfinite(t) || !localtime_r(&s, &tm))
+		snprintf(buf, n, "-");
+	else
+		strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+static void output_event_line(FILE *f, json_object *e)
+{
+	char t[32];
+	fprintf(f, "%s %-8s %-19s %-5s %s\n", fmt_time(jnum(e, "time"), t, sizeof t), jstr(e, "device"),
+		jstr(e, "kind"), *jstr(e, "op") ? jstr(e, "op") : "-", jstr(e, "message"));
+}
+
+void output_events(FILE *f, json_object *r)
+{
+	json_object *a = jget(r, "events");
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	for (size_t i = 0; i < n; i++)
+		output_event_line(f, json_object_array_get_idx(a, i));
+}
+
+static void output_detection(FILE *f, json_object *d)
+{
+	if (!d)
+		return;
+	json_object *storm = jget(d, "storm"), *stalls = jget(d, "stalls"), *score = jget(d, "gc_score");
+	json_object *bands = jget(d, "bands"), *idle = jget(d, "idle_cleaning");
+	char a[16], b[16], t[32];
+	fprintf(f, "\nbehaviour: GC score %.2f (storms %.2f, idle cleaning %.2f, bands %.2f, stalls %.2f; half-life %gh)%s\n",
+		jnum(score, "score"), jnum(score, "storm"), jnum(score, "idle_cleaning"), jnum(score, "bands"),
+		jnum(score, "stalls"), jnum(score, "half_life") / 3600,
+		json_object_get_boolean(jget(d, "behaviour")) ? ", classified dm-smr by behaviour" : "");
+	json_object *since = jget(storm, "since");
+	if (json_object_get_boolean(jget(storm, "active")))
+		fprintf(f, "  destage storm UNDER WAY since %s\n", fmt_time(since ? json_object_get_double(since) : NAN, t, sizeof t));
+	fprintf(f, "  storms: %.0f since start, %.0f on record", jnum(storm, "total"), jnum(storm, "on_record"));
+	if (jnum(storm, "fast_iops") > 0) {
+		json_object *fl = json_object_new_double(jnum(storm, "fast_latency"));
+		fprintf(f, "; fast phase %.0f writes/s at %s", jnum(storm, "fast_iops"), output_latency(fl, a, sizeof a));
+		json_object_put(fl);
+	}
+	fprintf(f, "\n");
+	json_object *thr = jget(stalls, "threshold"), *mx = jget(stalls, "slowest");
+	fprintf(f, "  stalls over %s: read %.0f, write %.0f, discard %.0f, flush %.0f; slowest %s\n",
+		output_latency(thr, a, sizeof a), jnum(stalls, "read"), jnum(stalls, "write"), jnum(stalls, "discard"),
+		jnum(stalls, "flush"), jnum(stalls, "slowest") > 0 ? output_latency(mx, b, sizeof b) : "-");
+	if (json_object_get_boolean(jget(idle, "active")))
+		fprintf(f, "  cleaning while idle: reads wait behind background cleaning now\n");
+	static const char *const ops[] = {"read", "write"};
+	for (size_t i = 0; i < 2; i++) {
+		json_object *arr = jget(bands, ops[i]);
+		size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+		if (!n)
+			continue;
+		fprintf(f, "  %s latency bands:", ops[i]);
+		for (size_t k = 0; k < n; k++) {
+			json_object *x = json_object_array_get_idx(arr, k);
+			fprintf(f, "%s %s (%.0f%%)", k ? "," : "", output_latency(jget(x, "centre"), a, sizeof a),
+				jnum(x, "share") * 100);
+		}
+		fprintf(f, "\n");
+	}
+	json_object *ev = jget(d, "recent_events");
+	size_t n = ev && json_object_is_type(ev, json_type_array) ? json_object_array_length(ev) : 0;
+	if (n) {
+		fprintf(f, "  recent events:\n");
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "    ");
+			output_event_line(f, json_object_array_get_idx(ev, i));
+		}
+	}
+}
+
 void output_show(FILE *f, json_object *r)
 {
 	json_object *v = jget(r, "verdict");
@@ -226,6 +306,7 @@ void output_show(FILE *f, json_object *r)
 		jnum(v, "smr_confidence"));
 	fprintf(f, "why: %s\n", jstr(v, "basis"));
 	output_evidence(f, jget(v, "evidence"));
+	output_detection(f, jget(r, "detection"));
 	fprintf(f, "\nlast %.1fs: %.1f r/s, %.1f w/s, read %s/s, written %s/s, latency read %s write %s\n",
 		jnum(r, "interval_seconds"), jnum(r, "reads_per_second"), jnum(r, "writes_per_second"),
 		output_bytes(jnum(r, "read_bytes_per_second"), rb, sizeof rb),

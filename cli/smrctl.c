@@ -11,6 +11,7 @@
 #include <sys/un.h>
 
 #include "output.h"
+#include "since.h"
 #include "protocol.h"
 #include "util.h"
 
@@ -32,6 +33,7 @@ static const Command commands[] = {
 	{"disks", 0, "", output_disks, "one line per watched disk: class, SMR confidence, rates, latency"},
 	{"show", 1, "DEVICE", output_show, "one disk in depth: verdict with every piece of evidence, latency, counters"},
 	{"top", 0, "", output_top, "a line per disk every second, like iostat: rates, p50/p99 per op (--count N)"},
+	{"events", 0, "", output_events, "storms, stalls, bands, idle cleaning from the history (--device D --since T --follow --limit N)"},
 };
 
 static void usage(FILE *f)
@@ -41,7 +43,11 @@ static void usage(FILE *f)
 		fprintf(f, "  %-6s %-8s %s\n", commands[i].name, commands[i].args_help, commands[i].help);
 	fprintf(f, "\nOptions:\n  --socket PATH  smrd's control socket (default /run/smrd/smrd.sock)\n"
 		   "  --json         print the daemon's reply as JSON\n"
-		   "  --count N      top: print N screens, then exit\n");
+		   "  --count N      top: print N screens, then exit\n"
+		   "  --device D     events: only this disk's\n"
+		   "  --since T      events: since T (1h, 30m ago, today, 2026-11-30 07:15, @EPOCH)\n"
+		   "  --follow       events: keep printing new ones (JSON Lines with --json)\n"
+		   "  --limit N      events: the newest N (default 1000)\n");
 }
 
 static int connect_daemon(const char *path)
@@ -170,12 +176,85 @@ static int top(const char *socket_path, bool json, long count)
 	return 0;
 }
 
-static json_object *build_args(const Command *c, char **argv)
+typedef struct Options {
+	bool json, follow;
+	long count;		/* top: screens to print; 0 = until interrupted */
+	const char *device, *since;
+	long limit;
+} Options;
+
+static json_object *build_args(const Command *c, char **argv, const Options *o, double since)
 {
 	json_object *a = json_object_new_object();
-	if (a && streq(c->name, "show"))
+	if (!a)
+		return NULL;
+	if (streq(c->name, "show"))
 		json_object_object_add(a, "device", json_object_new_string(argv[0]));
+	if (streq(c->name, "events")) {
+		if (o->device)
+			json_object_object_add(a, "device", json_object_new_string(o->device));
+		if (o->since)
+			json_object_object_add(a, "since", json_object_new_double(since));
+		if (o->limit)
+			json_object_object_add(a, "limit", json_object_new_int64(o->limit));
+	}
 	return a;
+}
+
+/* events --follow: what is there, then every new event, polling once a
+ * second by id; a daemon restart is waited out, not fatal. */
+static int follow(const char *socket_path, json_object *args, bool json)
+{
+	int64_t after = -1;
+	bool gone = false;
+	for (;;) {
+		json_object *result = NULL;
+		if (after >= 0)
+			json_object_object_add(args, "after", json_object_new_int64(after));
+		int r = call(socket_path, "events", args, &result);
+		if (r == EXIT_REFUSED)
+			return r;
+		if (r != 0) {
+			if (!gone)
+				fprintf(stderr, "smrctl: waiting for smrd to come back\n");
+			gone = true;
+			sleep(1);
+			continue;
+		}
+		gone = false;
+		json_object *a = NULL;
+		json_object_object_get_ex(result, "events", &a);
+		size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+		for (size_t i = 0; i < n; i++) {
+			json_object *e = json_object_array_get_idx(a, i), *id;
+			if (json_object_object_get_ex(e, "id", &id) && json_object_get_int64(id) > after)
+				after = json_object_get_int64(id);
+		}
+		if (after < 0)
+			after = 0;
+		if (json) {
+			for (size_t i = 0; i < n; i++)
+				printf("%s\n", json_object_to_json_string_ext(json_object_array_get_idx(a, i),
+									      JSON_C_TO_STRING_PLAIN));
+		} else {
+			output_events(stdout, result);
+		}
+		fflush(stdout);
+		json_object_put(result);
+		sleep(1);
+	}
+}
+
+static int parse_count(const char *s, const char *what, long *ret)
+{
+	char *e;
+	*ret = strtol(s, &e, 10);
+	if (*e || *ret < 1 || (streq(what, "--limit") && *ret > 10000)) {
+		fprintf(stderr, "smrctl: %s takes a positive number%s\n", what,
+			streq(what, "--limit") ? " up to 10000" : "");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -184,72 +263,80 @@ int main(int argc, char **argv)
 		{"socket", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'j'},
 		{"count", required_argument, NULL, 'c'},
+		{"device", required_argument, NULL, 'd'},
+		{"since", required_argument, NULL, 'S'},
+		{"follow", no_argument, NULL, 'f'},
+		{"limit", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
 	const char *socket_path = "/run/smrd/smrd.sock";
-	bool json = false;
-	long count = 0;		/* top: screens to print; 0 = until interrupted */
-	int c;
-
-	while ((c = getopt_long(argc, argv, "+hj", opts, NULL)) >= 0)
+	Options o = {0};
+	char *pos[8];
+	int npos = 0, c;
+	/* Options go before or after the command, as users type them. */
+	while ((c = getopt_long(argc, argv, "-hjf", opts, NULL)) >= 0)
 		switch (c) {
-		case 's': socket_path = optarg; break;
-		case 'j': json = true; break;
-		case 'c': {
-			char *e;
-			count = strtol(optarg, &e, 10);
-			if (*e || count < 1) {
-				fprintf(stderr, "smrctl: --count takes a positive number\n");
+		case 1:
+			if (npos == (int)ELEMENTSOF(pos)) {
+				fprintf(stderr, "smrctl: too many arguments\n");
 				return EXIT_USAGE;
 			}
+			pos[npos++] = optarg;
 			break;
-		}
+		case 's': socket_path = optarg; break;
+		case 'j': o.json = true; break;
+		case 'f': o.follow = true; break;
+		case 'd': o.device = optarg; break;
+		case 'S': o.since = optarg; break;
+		case 'c':
+			if (parse_count(optarg, "--count", &o.count) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'l':
+			if (parse_count(optarg, "--limit", &o.limit) < 0)
+				return EXIT_USAGE;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
-	/* --json and --count are also accepted after the command, as users type them. */
-	for (int i = optind; i < argc; i++) {
-		int take = 0;
-		if (streq(argv[i], "--json")) {
-			json = true;
-			take = 1;
-		} else if (streq(argv[i], "--count") && i + 1 < argc) {
-			char *e;
-			count = strtol(argv[i + 1], &e, 10);
-			if (*e || count < 1) {
-				fprintf(stderr, "smrctl: --count takes a positive number\n");
-				return EXIT_USAGE;
-			}
-			take = 2;
-		}
-		if (take) {
-			memmove(argv + i, argv + i + take, (size_t)(argc - i - take) * sizeof *argv);
-			argc -= take, i--;
-		}
-	}
-	if (optind >= argc) {
+	if (npos == 0) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	const Command *cmd = NULL;
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		if (streq(commands[i].name, argv[optind]))
+		if (streq(commands[i].name, pos[0]))
 			cmd = &commands[i];
-	if (!cmd || (unsigned)(argc - optind - 1) != cmd->n_args) {
+	if (!cmd || (unsigned)(npos - 1) != cmd->n_args) {
 		fprintf(stderr, cmd ? "smrctl: %s takes %s\n" : "smrctl: unknown command '%s'%s\n",
-			argv[optind], cmd ? cmd->args_help : "");
+			pos[0], cmd ? (*cmd->args_help ? cmd->args_help : "no arguments") : "");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if ((o.device || o.since || o.follow || o.limit) && !streq(cmd->name, "events")) {
+		fprintf(stderr, "smrctl: --device, --since, --follow and --limit go with events\n");
+		return EXIT_USAGE;
+	}
+	double since = 0;
+	if (o.since && parse_since(o.since, time(NULL), &since) < 0) {
+		fprintf(stderr, "smrctl: --since '%s': use e.g. 1h, 30m ago, today, 2026-11-30 07:15, 07:15 or @EPOCH\n",
+			o.since);
+		return EXIT_USAGE;
+	}
 	if (streq(cmd->name, "top"))
-		return top(socket_path, json, count);
-	json_object *args = build_args(cmd, argv + optind + 1), *result = NULL;
+		return top(socket_path, o.json, o.count);
+	json_object *args = build_args(cmd, pos + 1, &o, since), *result = NULL;
+	if (o.follow) {
+		int r = follow(socket_path, args, o.json);
+		json_object_put(args);
+		return r;
+	}
 	int r = call(socket_path, cmd->name, args, &result);
 	json_object_put(args);
 	if (r != 0)
 		return r;
-	if (json)
+	if (o.json)
 		output_json(stdout, result);
 	else
 		cmd->render(stdout, result);

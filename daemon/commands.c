@@ -11,6 +11,7 @@
 
 #include "http.h"
 #include "modellist.h"
+#include "monitor.h"
 #include "tracer.h"
 
 #ifndef SMRD_VERSION
@@ -43,10 +44,14 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	unsigned counts[_DISK_CLASS_MAX] = {0}, suspects = 0;
 	struct timespec ts;
 
+	unsigned storms = 0;
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		counts[d->verdict.class]++;
-		suspects += d->verdict.smr_confidence >= SMR_CONF_TRIM_HINT;
+		Verdict v;
+		monitor_verdict(ctx, d, &v);
+		counts[v.class]++;
+		suspects += v.smr_confidence >= SMR_CONF_TRIM_HINT;
+		storms += d->det_ready && d->det.storm;
 	}
 	for (int c = 0; c < _DISK_CLASS_MAX; c++)
 		json_object_object_add(by_class, disk_class_to_string(c), json_object_new_int((int)counts[c]));
@@ -70,21 +75,35 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object_object_add(o, "disks_by_class", by_class);
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)ctx->samples));
 	json_object_object_add(o, "diskstats_malformed_lines", json_object_new_int64((int64_t)ctx->diskstats_bad_lines));
+	json_object_object_add(o, "storms_active", json_object_new_int((int)storms));
+	History *h = monitor_history(ctx);
+	json_object *hist = json_object_new_object();
+	json_object_object_add(hist, "path", json_object_new_string(history_path(h)));
+	json_object_object_add(hist, "persistent", json_object_new_boolean(history_persistent(h)));
+	json_object_object_add(hist, "errors", json_object_new_int64((int64_t)history_errors(h)));
+	json_object_object_add(o, "history", hist);
 	*ret = o;
 	return 0;
 }
 
-static json_object *disk_summary(const Disk *d)
+static json_object *disk_summary(const Context *ctx, const Disk *d)
 {
 	json_object *o = json_object_new_object();
 	DiskRates r;
+	Verdict v;
+	DetectScore sc;
 	disk_rates(d, &r);
+	monitor_verdict(ctx, d, &v);
+	monitor_score(ctx, d, &sc);
 	json_object_object_add(o, "device", json_object_new_string(d->name));
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
-	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(d->verdict.class)));
-	json_object_object_add(o, "confidence", json_object_new_double(d->verdict.confidence));
-	json_object_object_add(o, "smr_confidence", json_object_new_double(d->verdict.smr_confidence));
+	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v.class)));
+	json_object_object_add(o, "confidence", json_object_new_double(v.confidence));
+	json_object_object_add(o, "smr_confidence", json_object_new_double(v.smr_confidence));
+	json_object_object_add(o, "storm", json_object_new_boolean(d->det_ready && d->det.storm));
+	json_object_object_add(o, "idle_cleaning", json_object_new_boolean(d->det_ready && d->det.idle));
+	json_object_object_add(o, "gc_score", json_object_new_double(sc.score));
 	json_object_object_add(o, "reads_per_second", json_object_new_double(r.reads));
 	json_object_object_add(o, "writes_per_second", json_object_new_double(r.writes));
 	json_object_object_add(o, "read_bytes_per_second", json_object_new_double(r.read_bytes));
@@ -182,7 +201,7 @@ static int cmd_disks(Context *ctx, json_object *args, json_object **ret, ProtoEr
 	(void)args, (void)err, (void)msg;
 	json_object *a = json_object_new_array();
 	for (size_t i = 0; i < registry_size(ctx->disks); i++)
-		json_object_array_add(a, disk_summary(registry_at(ctx->disks, i)));
+		json_object_array_add(a, disk_summary(ctx, registry_at(ctx->disks, i)));
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "disks", a);
 	*ret = o;
@@ -217,6 +236,142 @@ static json_object *counters_json(const Disk *d)
 	return o;
 }
 
+static json_object *event_json(const HistoryEvent *e)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int64(e->id));
+	json_object_object_add(o, "time", json_object_new_double((double)e->time_usec / 1e6));
+	json_object_object_add(o, "logged", json_object_new_double((double)e->logged_usec / 1e6));
+	json_object_object_add(o, "device", json_object_new_string(e->device));
+	json_object_object_add(o, "disk_id", json_object_new_string(e->serial));
+	json_object_object_add(o, "kind", json_object_new_string(e->kind));
+	json_object_object_add(o, "op", json_object_new_string(e->op));
+	json_object_object_add(o, "severity", json_object_new_string(e->severity));
+	json_object_object_add(o, "duration", json_object_new_double(e->duration));
+	json_object_object_add(o, "latency", json_object_new_double(e->latency));
+	json_object_object_add(o, "value", json_object_new_double(e->value));
+	json_object_object_add(o, "count", json_object_new_int64(e->count));
+	json_object_object_add(o, "bytes", json_object_new_int64(e->bytes));
+	json_object_object_add(o, "sector", json_object_new_int64(e->sector));
+	json_object_object_add(o, "message", json_object_new_string(e->message));
+	return o;
+}
+
+static int add_event(const HistoryEvent *e, void *userdata)
+{
+	json_object_array_add(userdata, event_json(e));
+	return 0;
+}
+
+static json_object *bands_json(const Band *b, unsigned n)
+{
+	json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < n; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "centre", json_object_new_double(b[i].centre));
+		json_object_object_add(x, "low", json_object_new_double(b[i].lo));
+		json_object_object_add(x, "high", jdouble(b[i].hi));
+		json_object_object_add(x, "count", json_object_new_int64((int64_t)b[i].count));
+		json_object_object_add(x, "share", json_object_new_double(b[i].share));
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
+static json_object *detection_json(const Context *ctx, const Disk *d)
+{
+	json_object *o = json_object_new_object(), *storm = json_object_new_object(), *stalls = json_object_new_object();
+	json_object *bands = json_object_new_object(), *score = json_object_new_object(), *idle = json_object_new_object();
+	const DiskDetect *t = &d->det;
+	DetectScore sc;
+	struct timespec m, w;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &w);
+	/* detector times are monotonic seconds; show them as wall-clock */
+	double off = ((double)w.tv_sec + (double)w.tv_nsec / 1e9) - ((double)m.tv_sec + (double)m.tv_nsec / 1e9);
+
+	monitor_score(ctx, d, &sc);
+	json_object_object_add(storm, "active", json_object_new_boolean(d->det_ready && t->storm));
+	json_object_object_add(storm, "since", d->det_ready && t->storm ? json_object_new_double(t->storm_start + off) : NULL);
+	json_object_object_add(storm, "total", json_object_new_int64((int64_t)t->storms));
+	json_object_object_add(storm, "on_record", json_object_new_int64((int64_t)t->storms_known));
+	json_object_object_add(storm, "fast_iops", json_object_new_double(t->fast_iops));
+	json_object_object_add(storm, "fast_latency", json_object_new_double(t->fast_latency));
+	json_object_object_add(o, "storm", storm);
+	json_object_object_add(idle, "active", json_object_new_boolean(d->det_ready && t->idle));
+	json_object_object_add(o, "idle_cleaning", idle);
+	for (int op = 0; op < TRACE_OPS; op++)
+		json_object_object_add(stalls, trace_op_to_string(op), json_object_new_int64((int64_t)t->stalls[op]));
+	json_object_object_add(stalls, "slowest", json_object_new_double(t->stall_max));
+	json_object_object_add(stalls, "threshold", json_object_new_double(detect_stall_threshold(&ctx->config.detect, d->name)));
+	json_object_object_add(o, "stalls", stalls);
+	for (int op = 0; op < 2; op++)
+		json_object_object_add(bands, trace_op_to_string(op), bands_json(t->bands[op], t->n_bands[op]));
+	json_object_object_add(o, "bands", bands);
+	json_object_object_add(score, "score", json_object_new_double(sc.score));
+	json_object_object_add(score, "storm", json_object_new_double(sc.storm));
+	json_object_object_add(score, "idle_cleaning", json_object_new_double(sc.idle));
+	json_object_object_add(score, "bands", json_object_new_double(sc.band));
+	json_object_object_add(score, "stalls", json_object_new_double(sc.stall));
+	json_object_object_add(score, "half_life", json_object_new_double(ctx->config.detect.half_life));
+	json_object_object_add(o, "gc_score", score);
+	json_object_object_add(o, "behaviour", json_object_new_boolean(t->behaviour));
+	json_object *recent = json_object_new_array();
+	HistoryFilter f = {.device = d->name, .limit = 10};
+	history_query(monitor_history(ctx), &f, add_event, recent);
+	json_object_object_add(o, "recent_events", recent);
+	return o;
+}
+
+/* "since" is wall-clock seconds (fractional), "after" an event id, "limit" a count. */
+static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	HistoryFilter f = {.limit = 1000};
+	json_object *x;
+	if (args && json_object_object_get_ex(args, "device", &x)) {
+		if (!json_object_is_type(x, json_type_string))
+			goto bad;
+		f.device = json_object_get_string(x);
+		if (strncmp(f.device, "/dev/", 5) == 0)
+			f.device += 5;
+	}
+	if (args && json_object_object_get_ex(args, "since", &x)) {
+		double s = json_object_get_double(x);
+		if (!(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int)) || s < 0 || s > 1e11)
+			goto bad;
+		f.since_usec = (uint64_t)(s * 1e6);
+	}
+	if (args && json_object_object_get_ex(args, "after", &x)) {
+		if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0)
+			goto bad;
+		f.after_id = json_object_get_int64(x);
+	}
+	if (args && json_object_object_get_ex(args, "limit", &x)) {
+		int64_t l = json_object_get_int64(x);
+		if (!json_object_is_type(x, json_type_int) || l < 1 || l > 10000)
+			goto bad;
+		f.limit = (unsigned)l;
+	}
+	json_object *a = json_object_new_array();
+	int r = history_query(monitor_history(ctx), &f, add_event, a);
+	if (r < 0) {
+		json_object_put(a);
+		*err = PROTO_ERR_INTERNAL;
+		*msg = strdup("the event history could not be read (see smrd's log)");
+		return r;
+	}
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "events", a);
+	json_object_object_add(o, "persistent", json_object_new_boolean(history_persistent(monitor_history(ctx))));
+	*ret = o;
+	return 0;
+bad:
+	*err = PROTO_ERR_BAD_ARGUMENT;
+	*msg = strdup("events takes \"device\" (string), \"since\" (seconds since the epoch), \"after\" (event id), "
+		      "\"limit\" (1 to 10000)");
+	return -EINVAL;
+}
+
 static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	json_object *dev;
@@ -235,7 +390,9 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 			*msg = NULL;
 		return -ENOENT;
 	}
-	json_object *o = disk_summary(d);
+	json_object *o = disk_summary(ctx, d);
+	Verdict v;
+	monitor_verdict(ctx, d, &v);
 	const DiskFacts *f = &d->sys.facts;
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
@@ -246,7 +403,8 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	json_object_object_add(o, "io_timeout_seconds",
 			       d->sys.io_timeout_ms > 0 ? json_object_new_double((double)d->sys.io_timeout_ms / 1000) : NULL);
 	json_object_object_add(o, "interval_seconds", json_object_new_double(d->interval));
-	json_object_object_add(o, "verdict", verdict_json(&d->verdict));
+	json_object_object_add(o, "verdict", verdict_json(&v));
+	json_object_object_add(o, "detection", detection_json(ctx, d));
 	json_object_object_add(o, "counters", counters_json(d));
 	json_object_object_add(o, "latency", latency_json(ctx, d));
 	*ret = o;
@@ -260,6 +418,7 @@ static const struct {
 	{"status", cmd_status},
 	{"disks", cmd_disks},
 	{"show", cmd_show},
+	{"events", cmd_events},
 };
 
 int commands_dispatch(void *userdata, const char *command, json_object *args, const struct ucred *peer,

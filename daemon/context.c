@@ -7,6 +7,7 @@
 #include "context.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -16,6 +17,7 @@
 #include "exporter.h"
 #include "http.h"
 #include "log.h"
+#include "monitor.h"
 #include "sampler.h"
 #include "tracer.h"
 
@@ -147,6 +149,15 @@ static int make_state_dir(const char *path)
 	return 0;
 }
 
+double context_slow_threshold(const Context *ctx)
+{
+	const DetectParams *p = &ctx->config.detect;
+	double t = fmin(ctx->config.slow_io, p->stall_threshold);
+	for (unsigned i = 0; i < p->n_overrides; i++)
+		t = fmin(t, p->overrides[i].stall_threshold);
+	return t;
+}
+
 static int render_metrics(void *userdata, Buf *out) { return exporter_render(userdata, out); }
 
 static int start_services(Context *ctx)
@@ -154,6 +165,9 @@ static int start_services(Context *ctx)
 	int r = make_state_dir(ctx->config.state_dir);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create state directory %s: %m", ctx->config.state_dir);
+	r = monitor_start(ctx);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the detector: %m");
 	r = sampler_start(ctx);
 	if (r < 0)
 		return log_error_errno(r, "Failed to start the sampling timer: %m");
@@ -209,6 +223,7 @@ void context_done(Context *ctx)
 	ctx->http = http_free(ctx->http);
 	sampler_stop(ctx);
 	tracer_stop(ctx);
+	monitor_stop(ctx);
 	ctx->discovery = discovery_free(ctx->discovery);
 	ctx->disks = registry_free(ctx->disks);
 	ctx->event = sd_event_unref(ctx->event);
@@ -277,6 +292,11 @@ int context_reload(Context *ctx)
 		return log_error_errno(r, "Out of memory");
 	applied.interval = n.interval;
 	applied.slow_io = n.slow_io;
+	applied.detect = n.detect;
+	applied.history_days = n.history_days;
+	applied.history_max_events = n.history_max_events;
+	applied.probe = n.probe;
+	applied.probe_interval = n.probe_interval;
 	swap_str(&applied.include, &n.include);
 	swap_str(&applied.exclude, &n.exclude);
 	swap_str(&applied.model_list, &n.model_list);
@@ -291,7 +311,7 @@ int context_reload(Context *ctx)
 	ctx->include_re = inc, ctx->have_include = hi;
 	ctx->exclude_re = exc, ctx->have_exclude = he;
 	apply_log_level(ctx->config.log_level);
-	tracer_set_slow(ctx, ctx->config.slow_io);
+	tracer_set_slow(ctx, context_slow_threshold(ctx));
 	discovery_reclassify(ctx);
 	log_info("reloaded %s", ctx->config_path);
 	return 0;

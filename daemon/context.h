@@ -17,6 +17,7 @@ typedef struct Discovery Discovery;
 typedef struct Http Http;
 typedef struct Control Control;
 typedef struct Tracer Tracer;
+typedef struct Monitor Monitor;
 
 typedef struct CliSetting {
 	char *key, *value;
@@ -43,6 +44,7 @@ typedef struct Context {
 	Http *http;
 	Control *control;
 	Tracer *tracer;
+	Monitor *monitor;
 
 	uint64_t start_realtime_usec;
 	uint64_t last_sample_usec;	/* CLOCK_MONOTONIC of the last diskstats sample */
@@ -58,5 +60,7 @@ int context_init(Context *ctx);
 void context_done(Context *ctx);
 /* Re-reads the config file; on error the old config stays. */
 int context_reload(Context *ctx);
+/* The tracer's slow threshold: slow-io, or lower if a stall threshold is. */
+double context_slow_threshold(const Context *ctx);
 /* True when a device name passes --include/--exclude. */
 bool context_wants_device(const Context *ctx, const char *name);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "monitor.h"
 #include "tracer.h"
 
 struct Discovery {
@@ -51,6 +52,9 @@ static void drop(Context *ctx, const char *name, const char *why)
 {
 	char copy[32];	/* name may point into the disk being freed */
 	snprintf(copy, sizeof copy, "%s", name);
+	Disk *d = registry_get(ctx->disks, copy);
+	if (d)
+		monitor_disk_gone(ctx, d);
 	if (registry_remove(ctx->disks, copy)) {
 		log_info("no longer watching %s: %s", copy, why);
 		tracer_sync(ctx);

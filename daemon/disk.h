@@ -9,6 +9,7 @@
 
 #include "classify.h"
 #include "diskstats.h"
+#include "detect.h"
 #include "latency.h"
 #include "sysfs.h"
 
@@ -23,6 +24,10 @@ typedef struct Disk {
 	uint64_t added_usec;	/* CLOCK_REALTIME */
 	bool seen;		/* mark-and-sweep during scans and samples */
 	DiskLatency *lat;	/* traced latency; NULL until the first traced I/O */
+	DiskDetect det;		/* the detector's state */
+	bool det_ready;		/* det initialised and restored from the history */
+	uint64_t stall_log_minute;
+	unsigned stall_log_count, stall_log_suppressed;
 } Disk;
 
 /* Per-second rates over the last interval, derived from the counters. */

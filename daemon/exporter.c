@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "metrics.h"
+#include "monitor.h"
 #include "tracer.h"
 
 #ifndef SMRD_VERSION
@@ -60,11 +61,13 @@ static void add_classification(MetricSet *set, Context *ctx)
 		const Disk *d = registry_at(ctx->disks, i);
 		const DiskFacts *f = &d->sys.facts;
 		const char *dev[] = {"device", d->name, NULL};
+		Verdict v;
+		monitor_verdict(ctx, d, &v);
 		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
-					"wwn", d->sys.wwn, "class", disk_class_to_string(d->verdict.class),
+					"wwn", d->sys.wwn, "class", disk_class_to_string(v.class),
 					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
 		metric_add(info, NULL, labels, 1);
-		metric_add(conf, NULL, dev, d->verdict.smr_confidence);
+		metric_add(conf, NULL, dev, v.smr_confidence);
 		if (f->nr_zones > 0) {
 			metric_add(zones, NULL, dev, (double)f->nr_zones);
 			if (f->zone_sectors > 0)
@@ -117,6 +120,63 @@ static void add_latency(MetricSet *set, Context *ctx)
 			metric_add(fam, "_count", l, (double)o->total.count);
 		}
 	}
+}
+
+static void add_detection(MetricSet *set, Context *ctx)
+{
+	MetricFamily *active = metricset_family(set, "smrd_disk_destage_storm_active", METRIC_GAUGE,
+		"1 while a destage storm is under way: writes were acknowledged fast, then collapsed with the queue busy.");
+	MetricFamily *storms = metricset_family(set, "smrd_disk_destage_storms_total", METRIC_COUNTER,
+		"Destage storms seen since smrd started.");
+	MetricFamily *stalls = metricset_family(set, "smrd_disk_stall_events_total", METRIC_COUNTER,
+		"I/Os slower than the stall threshold, since smrd started.");
+	MetricFamily *idle = metricset_family(set, "smrd_disk_idle_cleaning_active", METRIC_GAUGE,
+		"1 while reads wait behind cleaning after a write burst with the host nearly quiet.");
+	MetricFamily *score = metricset_family(set, "smrd_disk_gc_score", METRIC_GAUGE,
+		"How strongly recent behaviour looks like SMR cleaning (0..1), decaying with a half-life.");
+	MetricFamily *bands = metricset_family(set, "smrd_disk_latency_band_seconds", METRIC_GAUGE,
+		"Centre of each latency band (mode) found in the last minutes of reads or writes; band 0 is the fastest.");
+	MetricFamily *thr = metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
+		"I/Os slower than this are stall events.");
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		const DiskDetect *t = &d->det;
+		const char *dev[] = {"device", d->name, NULL};
+		DetectScore sc;
+		monitor_score(ctx, d, &sc);
+		metric_add(active, NULL, dev, d->det_ready && t->storm);
+		metric_add(storms, NULL, dev, (double)t->storms);
+		metric_add(idle, NULL, dev, d->det_ready && t->idle);
+		metric_add(score, NULL, dev, sc.score);
+		metric_add(thr, NULL, dev, detect_stall_threshold(&ctx->config.detect, d->name));
+		/* reads and writes always (rate() needs a zero to start from); the rest once seen */
+		for (int op = 0; op < TRACE_OPS; op++) {
+			if (op > TRACE_WRITE && !t->stalls[op])
+				continue;
+			const char *l[] = {"device", d->name, "op", trace_op_to_string(op), NULL};
+			metric_add(stalls, NULL, l, (double)t->stalls[op]);
+		}
+		for (int op = 0; d->det_ready && op < 2; op++)
+			for (unsigned b = 0; b < t->n_bands[op]; b++) {
+				char band[8];
+				snprintf(band, sizeof band, "%u", b);
+				const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "band", band, NULL};
+				metric_add(bands, NULL, l, t->bands[op][b].centre);
+			}
+	}
+	History *h = monitor_history(ctx);
+	MetricFamily *ev = metricset_family(set, "smrd_events_total", METRIC_COUNTER,
+		"Detector events recorded since smrd started, by kind.");
+	for (int k = 0; k < _EVENT_KIND_MAX; k++) {
+		const char *l[] = {"kind", detect_event_kind_to_string(k), NULL};
+		metric_add(ev, NULL, l, (double)monitor_events_total(ctx, k));
+	}
+	metric_add(metricset_family(set, "smrd_history_persistent", METRIC_GAUGE,
+				    "1 when events are stored in the history database, 0 when only in memory."),
+		   NULL, NULL, history_persistent(h));
+	metric_add(metricset_family(set, "smrd_history_errors_total", METRIC_COUNTER,
+				    "Failed reads and writes of the history database."),
+		   NULL, NULL, (double)history_errors(h));
 }
 
 static void add_tracer(MetricSet *set, Context *ctx)
@@ -186,8 +246,10 @@ int exporter_render(Context *ctx, Buf *out)
 	add_classification(set, ctx);
 	add_diskstats(set, ctx);
 	add_latency(set, ctx);
-	if (!ctx->oneshot)
+	if (!ctx->oneshot) {
+		add_detection(set, ctx);
 		add_tracer(set, ctx);
+	}
 	add_self(set, ctx);
 	ctx->scrapes++;
 	metric_add(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,

@@ -11,6 +11,7 @@
 
 #include "discovery.h"
 #include "log.h"
+#include "monitor.h"
 #include "tracer.h"
 
 #define DISKSTATS_MAX_BYTES (32 * 1024 * 1024)
@@ -80,6 +81,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	sampler_sample(ctx, now);
 	tracer_sync(ctx);
 	tracer_collect(ctx);
+	monitor_tick(ctx, now);
 	uint64_t next = usec + step;
 	if (next <= now)
 		next = now + step;	/* we were late by more than a whole interval */

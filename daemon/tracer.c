@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "monitor.h"
 
 struct Tracer {
 	const TraceBackendOps *ops;
@@ -51,7 +52,7 @@ int tracer_start(Context *ctx)
 	ctx->tracer = t;
 	const char *want = ctx->config.trace_backend;
 	const TraceBackendOps *cands[] = {&trace_bpf_ops, &trace_perf_ops};
-	uint64_t slow_ns = (uint64_t)(ctx->config.slow_io * 1e9);
+	uint64_t slow_ns = (uint64_t)(context_slow_threshold(ctx) * 1e9);
 
 	if (!ctx->real_sysfs) {
 		add_refusal(t, "all", "the sysfs root is not the live /sys, so its devices are not this kernel's");
@@ -190,6 +191,7 @@ static void on_slow(const struct trace_slow *s, void *userdata)
 		if (r->latency > o->slow_max)
 			o->slow_max = r->latency;
 	}
+	monitor_slow_io(run->ctx, d, r);
 }
 
 static int build_run(Context *ctx, CollectRun *run)

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The event history on a real SQLite file in a temporary directory: order,
+ * filters, restarts, pruning, a corrupt file and an unusable directory. */
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "history.h"
+#include "test.h"
+#include "util.h"
+
+typedef struct Got {
+	unsigned n;
+	HistoryEvent e[64];
+} Got;
+
+static int collect(const HistoryEvent *e, void *userdata)
+{
+	Got *g = userdata;
+	if (g->n < ELEMENTSOF(g->e))
+		g->e[g->n++] = *e;
+	return 0;
+}
+
+static HistoryEvent ev(const char *dev, const char *kind, uint64_t t)
+{
+	HistoryEvent e = {.time_usec = t, .logged_usec = t + 5, .latency = 0.4, .count = 3, .sector = 77};
+	snprintf(e.device, sizeof e.device, "%s", dev);
+	snprintf(e.serial, sizeof e.serial, "SER-%s", dev);
+	snprintf(e.kind, sizeof e.kind, "%s", kind);
+	snprintf(e.op, sizeof e.op, "write");
+	snprintf(e.severity, sizeof e.severity, "warning");
+	snprintf(e.message, sizeof e.message, "%s on %s at %llu, it's \"quoted\"", kind, dev, (unsigned long long)t);
+	return e;
+}
+
+static void fill(History *h)
+{
+	for (unsigned i = 0; i < 30; i++) {
+		HistoryEvent e = ev(i % 3 ? "sdb" : "sdc", i % 2 ? "stall" : "storm-start", 1000 + i);
+		CHECK_INT(history_add(h, &e), 0);
+		CHECK(e.id > 0);
+	}
+}
+
+static void queries(History *h, int64_t base)
+{
+	Got g = {0};
+	CHECK_INT(history_query(h, &(HistoryFilter){0}, collect, &g), 0);
+	CHECK_INT(g.n, 30);
+	CHECK_INT(g.e[0].time_usec, 1000);
+	CHECK_STR(g.e[29].message, "stall on sdb at 1029, it's \"quoted\"");
+	CHECK_NEAR(g.e[29].latency, 0.4, 1e-12);
+	CHECK_INT(g.e[29].sector, 77);
+	CHECK_INT(g.e[29].logged_usec, 1034);
+
+	g.n = 0;
+	CHECK_INT(history_query(h, &(HistoryFilter){.device = "sdc"}, collect, &g), 0);
+	CHECK_INT(g.n, 10);
+	g.n = 0;
+	CHECK_INT(history_query(h, &(HistoryFilter){.serial = "SER-sdc", .device = "ignored"}, collect, &g), 0);
+	CHECK_INT(g.n, 10);
+	g.n = 0;
+	CHECK_INT(history_query(h, &(HistoryFilter){.since_usec = 1025}, collect, &g), 0);
+	CHECK_INT(g.n, 5);
+	g.n = 0;
+	CHECK_INT(history_query(h, &(HistoryFilter){.limit = 4}, collect, &g), 0);
+	CHECK_INT(g.n, 4);
+	CHECK_INT(g.e[0].time_usec, 1026);	/* the newest four, oldest first */
+	g.n = 0;
+	CHECK_INT(history_query(h, &(HistoryFilter){.after_id = base + 27}, collect, &g), 0);
+	CHECK_INT(g.n, 3);
+	CHECK_INT(g.e[0].id, base + 28);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/test-history-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *err = NULL, path[256];
+	History *h = NULL;
+
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	CHECK(history_persistent(h));
+	fill(h);
+	queries(h, 0);
+	h = history_close(h);
+
+	/* A restart sees the same events. */
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	queries(h, 0);
+	/* Pruning: by age, then by count. */
+	CHECK_INT(history_prune(h, 1010, 1000), 10);
+	CHECK_INT(history_prune(h, 0, 5), 15);
+	Got g = {0};
+	history_query(h, &(HistoryFilter){0}, collect, &g);
+	CHECK_INT(g.n, 5);
+	CHECK_INT(g.e[0].time_usec, 1025);
+	h = history_close(h);
+
+	/* Garbage in place of the database: moved aside, a new one started. */
+	snprintf(path, sizeof path, "%s/events.db", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/events.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/events.db", dir);
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 2000; i++)
+		fputs("this is not a database ", f);
+	fclose(f);
+	CHECK_INT(history_open(dir, &h, &err), -ESTALE);
+	CHECK(err && strstr(err, "was corrupt, moved to"));
+	free(err);
+	err = NULL;
+	CHECK(history_persistent(h));
+	fill(h);
+	queries(h, 0);
+	h = history_close(h);
+
+	/* A directory that cannot hold a database: memory only, still queryable. */
+	CHECK(history_open("/proc/self/no-such-dir", &h, &err) < 0);
+	CHECK(err != NULL);
+	free(err);
+	err = NULL;
+	CHECK(h && !history_persistent(h));
+	fill(h);
+	queries(h, 0);
+	for (unsigned i = 0; i < HISTORY_MEMORY + 10; i++) {
+		HistoryEvent e = ev("sdd", "stall", 5000 + i);
+		history_add(h, &e);
+	}
+	g.n = 0;
+	history_query(h, &(HistoryFilter){.device = "sdd", .limit = 3}, collect, &g);
+	CHECK_INT(g.n, 3);
+	CHECK_INT(g.e[2].time_usec, 5000 + HISTORY_MEMORY + 9);
+	h = history_close(h);
+
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+	return test_done("history");
+}
