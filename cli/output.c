@@ -266,6 +266,10 @@ static void output_detection(FILE *f, json_object *d)
 		jnum(stalls, "flush"), jnum(stalls, "slowest") > 0 ? output_latency(mx, b, sizeof b) : "-");
 	if (json_object_get_boolean(jget(idle, "active")))
 		fprintf(f, "  cleaning while idle: reads wait behind background cleaning now\n");
+	if (jnum(idle, "probe_reads") > 0) {
+		json_object *ps = jget(idle, "probe_slowest");
+		fprintf(f, "  probe reads: %.0f, slowest %s\n", jnum(idle, "probe_reads"), output_latency(ps, a, sizeof a));
+	}
 	static const char *const ops[] = {"read", "write"};
 	for (size_t i = 0; i < 2; i++) {
 		json_object *arr = jget(bands, ops[i]);

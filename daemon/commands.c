@@ -299,6 +299,9 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	json_object_object_add(storm, "fast_latency", json_object_new_double(t->fast_latency));
 	json_object_object_add(o, "storm", storm);
 	json_object_object_add(idle, "active", json_object_new_boolean(d->det_ready && t->idle));
+	json_object_object_add(idle, "probe_enabled", json_object_new_boolean(ctx->config.probe));
+	json_object_object_add(idle, "probe_reads", json_object_new_int64((int64_t)t->probes));
+	json_object_object_add(idle, "probe_slowest", json_object_new_double(t->probe_max));
 	json_object_object_add(o, "idle_cleaning", idle);
 	for (int op = 0; op < TRACE_OPS; op++)
 		json_object_object_add(stalls, trace_op_to_string(op), json_object_new_int64((int64_t)t->stalls[op]));

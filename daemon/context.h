@@ -45,6 +45,7 @@ typedef struct Context {
 	Control *control;
 	Tracer *tracer;
 	Monitor *monitor;
+	struct Probe *probe_drain;	/* probes of vanished disks, still in flight */
 
 	uint64_t start_realtime_usec;
 	uint64_t last_sample_usec;	/* CLOCK_MONOTONIC of the last diskstats sample */

@@ -219,7 +219,7 @@ static const char *op_name(int op)
 void detect_init(DiskDetect *d)
 {
 	*d = (DiskDetect){0};
-	d->fast_last = d->burst_last = d->risk_last = -INFINITY;
+	d->fast_last = d->burst_last = d->risk_last = d->host_io_last = -INFINITY;
 	d->ev_storm = d->ev_idle = d->ev_band = d->ev_stall = -INFINITY;
 }
 
@@ -324,6 +324,46 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 	emit_event(emit, userdata, &e);
 }
 
+/* One slow read on a quiet disk after a write burst: from the host's
+ * traffic (an interval) or from a probe read. */
+static void idle_observe(DiskDetect *d, const DetectParams *p, double now, double dt, double slowest, double reads,
+			 DetectEmit emit, void *userdata)
+{
+	d->ev_idle = now;
+	if (d->idle) {
+		d->idle_last = now;
+		d->idle_peak = fmax(d->idle_peak, slowest);
+		d->idle_reads += (uint64_t)reads;
+		return;
+	}
+	if (!d->idle_pending || now - d->idle_pending_since > p->idle_end) {
+		d->idle_pending = 0;
+		d->idle_pending_since = now - dt;
+		d->idle_reads = 0;
+		d->idle_peak = 0;
+	}
+	d->idle_pending++;
+	d->idle_reads += (uint64_t)reads;
+	d->idle_peak = fmax(d->idle_peak, slowest);
+	if (d->idle_pending >= p->idle_confirm) {
+		char a[24];
+		d->idle = true;
+		d->idle_start = d->idle_pending_since;
+		d->idle_last = now;
+		DetectEvent e = {.kind = EVENT_IDLE_START, .op = TRACE_READ, .time = d->idle_start,
+				 .latency = d->idle_peak, .count = d->idle_reads};
+		snprintf(e.message, sizeof e.message,
+			 "cleaning while idle: after a write burst, reads wait up to %s with the host nearly quiet",
+			 fmt_secs(a, d->idle_peak));
+		emit_event(emit, userdata, &e);
+	}
+}
+
+static bool after_burst(const DiskDetect *d, const DetectParams *p, double now)
+{
+	return now - d->burst_last <= p->idle_after && !d->storm;
+}
+
 static void idle_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,
 		       void *userdata)
 {
@@ -333,39 +373,13 @@ static void idle_check(DiskDetect *d, const DetectParams *p, const DetectSample 
 		d->write_busy_run = 0;
 	if (d->write_busy_run >= p->idle_burst || d->storm)
 		d->burst_last = s->now;
+	if (s->reads + s->writes > 0)
+		d->host_io_last = s->now;
+	d->host_quiet = (s->reads + s->writes) / dt <= p->idle_max_iops && s->writes / dt < 1;
 
 	double slowest = isfinite(s->read_max) ? s->read_max : s->reads > 0 ? s->read_time / s->reads : 0;
-	bool cleaning = s->now - d->burst_last <= p->idle_after && !d->storm && s->writes / dt < 1 &&
-			s->reads > 0 && (s->reads + s->writes) / dt <= p->idle_max_iops && slowest >= p->idle_read_slow;
-	if (cleaning) {
-		d->ev_idle = s->now;
-		if (d->idle) {
-			d->idle_last = s->now;
-			d->idle_peak = fmax(d->idle_peak, slowest);
-			d->idle_reads += (uint64_t)s->reads;
-			return;
-		}
-		if (!d->idle_pending || s->now - d->idle_pending_since > p->idle_end) {
-			d->idle_pending = 0;
-			d->idle_pending_since = s->now - dt;
-			d->idle_reads = 0;
-			d->idle_peak = 0;
-		}
-		d->idle_pending++;
-		d->idle_reads += (uint64_t)s->reads;
-		d->idle_peak = fmax(d->idle_peak, slowest);
-		if (d->idle_pending >= p->idle_confirm) {
-			char a[24];
-			d->idle = true;
-			d->idle_start = d->idle_pending_since;
-			d->idle_last = s->now;
-			DetectEvent e = {.kind = EVENT_IDLE_START, .op = TRACE_READ, .time = d->idle_start,
-					 .latency = d->idle_peak, .count = d->idle_reads};
-			snprintf(e.message, sizeof e.message,
-				 "cleaning while idle: after a write burst, reads wait up to %s with the host nearly quiet",
-				 fmt_secs(a, d->idle_peak));
-			emit_event(emit, userdata, &e);
-		}
+	if (after_burst(d, p, s->now) && d->host_quiet && s->reads > 0 && slowest >= p->idle_read_slow) {
+		idle_observe(d, p, s->now, dt, slowest, s->reads, emit, userdata);
 		return;
 	}
 	if (d->idle && s->now - d->idle_last >= p->idle_end) {
@@ -480,6 +494,23 @@ void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, in
 	}
 }
 
+bool detect_wants_probe(const DiskDetect *d, const DetectParams *p, double now)
+{
+	/* Never wake a disk the host has left alone: spin-down timers are
+	 * minutes; a probe a minute after the host's last I/O keeps nothing up
+	 * that the host did not. */
+	return after_burst(d, p, now) && d->host_quiet && now - d->host_io_last <= DETECT_PROBE_MAX_IDLE;
+}
+
+void detect_probe(DiskDetect *d, const DetectParams *p, double latency, double now, double spacing,
+		  DetectEmit emit, void *userdata)
+{
+	d->probes++;
+	d->probe_max = fmax(d->probe_max, latency);
+	if (after_burst(d, p, now) && latency >= p->idle_read_slow)
+		idle_observe(d, p, now, spacing, latency, 1, emit, userdata);
+}
+
 void detect_restore(DiskDetect *d, DetectEventKind kind, double time)
 {
 	switch (kind) {
@@ -488,6 +519,7 @@ void detect_restore(DiskDetect *d, DetectEventKind kind, double time)
 		_fallthrough_;
 	case EVENT_STORM_END:
 		d->ev_storm = fmax(d->ev_storm, time);
+		d->burst_last = fmax(d->burst_last, time);	/* a storm is a write burst */
 		break;
 	case EVENT_IDLE_START:
 	case EVENT_IDLE_END:

@@ -112,7 +112,10 @@ typedef struct DiskDetect {
 	uint64_t storms;			/* since start */
 	uint64_t storms_known;			/* including the history's */
 	/* write bursts and idle cleaning */
-	double write_busy_run, burst_last;
+	double write_busy_run, burst_last, host_io_last;
+	bool host_quiet;
+	uint64_t probes;
+	double probe_max;
 	bool idle;
 	double idle_start, idle_last, idle_peak;
 	uint64_t idle_reads;
@@ -140,6 +143,13 @@ void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s
 void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, int op, double latency,
 		    uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit,
 		    void *userdata);
+/* Whether a probe read would tell something now: after a write burst, the
+ * host quiet but not gone (DETECT_PROBE_MAX_IDLE). */
+#define DETECT_PROBE_MAX_IDLE 60.0
+bool detect_wants_probe(const DiskDetect *d, const DetectParams *p, double now);
+/* A probe read's latency; spacing is the probe interval. */
+void detect_probe(DiskDetect *d, const DetectParams *p, double latency, double now, double spacing,
+		  DetectEmit emit, void *userdata);
 void detect_score(const DiskDetect *d, const DetectParams *p, double now, DetectScore *ret);
 /* Replays a stored event (time on the detector's clock) so that the score
  * and the behaviour verdict survive a restart. */

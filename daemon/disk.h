@@ -26,6 +26,8 @@ typedef struct Disk {
 	DiskLatency *lat;	/* traced latency; NULL until the first traced I/O */
 	DiskDetect det;		/* the detector's state */
 	bool det_ready;		/* det initialised and restored from the history */
+	struct Probe *probe;	/* the idle-cleaning probe, when one was opened */
+	bool probe_failed;
 	uint64_t stall_log_minute;
 	unsigned stall_log_count, stall_log_suppressed;
 } Disk;

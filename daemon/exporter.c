@@ -136,6 +136,8 @@ static void add_detection(MetricSet *set, Context *ctx)
 		"How strongly recent behaviour looks like SMR cleaning (0..1), decaying with a half-life.");
 	MetricFamily *bands = metricset_family(set, "smrd_disk_latency_band_seconds", METRIC_GAUGE,
 		"Centre of each latency band (mode) found in the last minutes of reads or writes; band 0 is the fastest.");
+	MetricFamily *probes = ctx->config.probe ? metricset_family(set, "smrd_disk_probe_reads_total", METRIC_COUNTER,
+		"Idle-cleaning probe reads (4 KiB, O_DIRECT) smrd sent to the disk.") : NULL;
 	MetricFamily *thr = metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
 		"I/Os slower than this are stall events.");
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
@@ -149,6 +151,8 @@ static void add_detection(MetricSet *set, Context *ctx)
 		metric_add(idle, NULL, dev, d->det_ready && t->idle);
 		metric_add(score, NULL, dev, sc.score);
 		metric_add(thr, NULL, dev, detect_stall_threshold(&ctx->config.detect, d->name));
+		if (probes)
+			metric_add(probes, NULL, dev, (double)t->probes);
 		/* reads and writes always (rate() needs a zero to start from); the rest once seen */
 		for (int op = 0; op < TRACE_OPS; op++) {
 			if (op > TRACE_WRITE && !t->stalls[op])
@@ -158,7 +162,7 @@ static void add_detection(MetricSet *set, Context *ctx)
 		}
 		for (int op = 0; d->det_ready && op < 2; op++)
 			for (unsigned b = 0; b < t->n_bands[op]; b++) {
-				char band[8];
+				char band[12];
 				snprintf(band, sizeof band, "%u", b);
 				const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "band", band, NULL};
 				metric_add(bands, NULL, l, t->bands[op][b].centre);

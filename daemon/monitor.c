@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "probe.h"
 
 #define PRUNE_EVERY_USEC (3600 * UINT64_C(1000000))
 #define STALL_LOGS_PER_MINUTE 10
@@ -161,6 +162,13 @@ static void fill_sample(Context *ctx, Disk *d, DetectSample *s, Hist win[2], dou
 		.in_flight = (unsigned)d->ds.total[DS_IN_FLIGHT],
 		.read_max = NAN, .write_max = NAN,
 	};
+	/* Our own probe reads are not the host's traffic. */
+	double probe_s;
+	unsigned probes = probe_take_completed(d, &probe_s);
+	if (probes) {
+		s->reads = fmax(s->reads - probes, 0);
+		s->read_time = fmax(s->read_time - probe_s, 0);
+	}
 	if (!d->lat)
 		return;
 	for (int op = 0; op < 2; op++) {
@@ -169,7 +177,7 @@ static void fill_sample(Context *ctx, Disk *d, DetectSample *s, Hist win[2], dou
 			continue;
 		double mx = hist_max(&o->window.last_second);
 		if (op == TRACE_READ)
-			s->read_max = mx;
+			s->read_max = probes && !s->reads ? NAN : mx;
 		else
 			s->write_max = mx;
 		if (now >= d->det.bands_next) {
@@ -198,6 +206,7 @@ void monitor_tick(Context *ctx, uint64_t now_mono_usec)
 		fill_sample(ctx, d, &s, win, now);
 		EmitCtx ec = {ctx, d};
 		detect_interval(&d->det, &ctx->config.detect, &s, static_smr(d), on_event, &ec);
+		probe_maybe(ctx, d, now);
 	}
 	if (now_mono_usec - m->last_prune_usec >= PRUNE_EVERY_USEC || !m->last_prune_usec) {
 		m->last_prune_usec = now_mono_usec;
@@ -224,9 +233,21 @@ void monitor_slow_io(Context *ctx, Disk *d, const SlowRecord *r)
 		       (double)r->done_mono_usec / 1e6, timeout, on_event, &ec);
 }
 
+void monitor_probe_result(Context *ctx, Disk *d, double latency, double now)
+{
+	Monitor *m = ctx->monitor;
+	if (!m || !d->det_ready)
+		return;
+	m->now_mono_usec = (uint64_t)(now * 1e6);
+	m->now_real_usec = clock_usec(CLOCK_REALTIME);
+	EmitCtx ec = {ctx, d};
+	detect_probe(&d->det, &ctx->config.detect, latency, now, ctx->config.probe_interval, on_event, &ec);
+}
+
 void monitor_disk_gone(Context *ctx, Disk *d)
 {
 	Monitor *m = ctx->monitor;
+	probe_disk_gone(ctx, d);
 	if (!m || !d->det_ready)
 		return;
 	m->now_mono_usec = clock_usec(CLOCK_MONOTONIC);
@@ -296,6 +317,7 @@ void monitor_stop(Context *ctx)
 	if (!m)
 		return;
 	/* Open storms stay open: a restart restores them from the history. */
+	probe_stop_all(ctx);
 	history_close(m->history);
 	free(m);
 	ctx->monitor = NULL;

@@ -19,6 +19,8 @@ void monitor_stop(Context *ctx);
 /* Once per interval, after the sampler and the tracer. */
 void monitor_tick(Context *ctx, uint64_t now_mono_usec);
 /* One slow I/O from the tracer. */
+/* A probe read's latency (seconds, at monotonic `now`). */
+void monitor_probe_result(Context *ctx, Disk *d, double latency, double now);
 void monitor_slow_io(Context *ctx, Disk *d, const SlowRecord *r);
 /* A disk is going away: close its open storm or episode. */
 void monitor_disk_gone(Context *ctx, Disk *d);

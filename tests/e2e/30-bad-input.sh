@@ -80,6 +80,10 @@ results['no-device'] = ask(b'{"version":1,"command":"show","args":{"device":"sdz
 results['bad-arg'] = ask(b'{"version":1,"command":"show","args":{"device":5}}\n')['error']['code']
 results['binary'] = ask(bytes(range(256)).replace(b'\n', b'') + b'\n')['error']['code']
 results['oversize'] = ask(b'{' * 10000)['error']['code']
+results['events-bad-since'] = ask(b'{"version":1,"command":"events","args":{"since":"yesterday"}}\n')['error']['code']
+results['events-bad-limit'] = ask(b'{"version":1,"command":"events","args":{"limit":-3}}\n')['error']['code']
+results['events-bad-after'] = ask(b'{"version":1,"command":"events","args":{"after":1.5}}\n')['error']['code']
+results['events-ok'] = ask(b'{"version":1,"command":"events","args":{"device":"nope","since":0}}\n')['status']
 # Pipelined requests on one connection each get their answer.
 s = conn(); s.sendall(b'{"version":1,"command":"status"}\n{"version":1,"command":"disks"}\n')
 buf = b''
@@ -109,6 +113,10 @@ check "wrong argument type -> bad-argument" expect bad-arg '"bad-argument"'
 check "binary garbage -> bad-request" expect binary '"bad-request"'
 check "oversize request -> request-too-large" expect oversize '"request-too-large"'
 check "pipelined requests both answered" expect pipelined '["ok","ok"]'
+check "events with a string since -> bad-argument" expect events-bad-since '"bad-argument"'
+check "events with a negative limit -> bad-argument" expect events-bad-limit '"bad-argument"'
+check "events with a fractional after -> bad-argument" expect events-bad-after '"bad-argument"'
+check "events for an unknown device is an empty answer" expect events-ok '"ok"'
 # With 40 silent clients held open, the 41st may be refused as busy (the limit
 # is 32), but it must be answered, and quickly.
 check "a client is answered while 40 silent ones are connected" \
@@ -117,5 +125,21 @@ t0=$(now_ms)
 check "smrctl status answers after the abuse" sh -c "'$SMRCTL' --socket '$SOCK' status >/dev/null"
 say "measured: smrctl status took $(($(now_ms) - t0)) ms after the abuse"
 check "daemon still running" alive
+stop_smrd
+
+# A history database that is garbage: moved aside, a new one used, no crash.
+head -c 65536 /dev/urandom >"$T/state/events.db"
+start_smrd --interval 0.2 --sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" --exclude '^$'
+check "a corrupt events.db is reported" grep -q 'was corrupt, moved to' "$T/smrd.log"
+check "and kept aside" sh -c "ls '$T/state/' | grep -q 'events.db.corrupt-'"
+check "the new history is in use" sh -c "'$SMRCTL' --socket '$SOCK' --json status | grep -q '\"persistent\": true'"
+stop_smrd
+# A state directory that cannot hold a database: events in memory, loudly.
+rm -rf "$T/state"; mkdir -p "$T/state/events.db"	# a directory where the file should be
+start_smrd --interval 0.2 --sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" --exclude '^$'
+check "an unusable history is reported" grep -q 'events are kept in memory only' "$T/smrd.log"
+scrape >"$T/m9"
+check "smrd_history_persistent says 0" [ "$(metrics_py get "$T/m9" smrd_history_persistent)" = 0 ]
+check "events still answers" sh -c "'$SMRCTL' --socket '$SOCK' events >/dev/null"
 stop_smrd
 finish

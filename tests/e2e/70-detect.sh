@@ -9,6 +9,9 @@
 #     becomes dm-smr by behaviour, and `smrctl show` says why.
 #   cmr 4 KiB random writes QD4 and dm-smr sequential 1 MiB writes: no storm,
 #     no event, GC score never above 0.2 (sampled every second).
+#   The idle-cleaning probe (on here, off by default): a dm-smr disk left
+#     alone after a short random-write burst is probed and found cleaning;
+#     the probes find nothing on the cmr and sequential disks.
 #   Events, the score and the verdict survive SIGTERM and kill -9 restarts.
 . "$(dirname "$0")/lib.sh"
 use_emu
@@ -18,8 +21,9 @@ RUNTIME=${DETECT_RUNTIME:-20}
 emu_up SMR smr dm-smr --seed 11 || exit 1
 emu_up CMR cmr cmr --seed 12 || exit 1
 emu_up SEQ seq dm-smr --seed 13 || exit 1
-S=${SMR#/dev/} C=${CMR#/dev/} Q=${SEQ#/dev/}
-SMRD_ARGS=(--interval 1 --include "^($S|$C|$Q)\$" --exclude '^$')
+emu_up PRB probe dm-smr --seed 14 || exit 1
+S=${SMR#/dev/} C=${CMR#/dev/} Q=${SEQ#/dev/} P=${PRB#/dev/}
+SMRD_ARGS=(--interval 1 --include "^($S|$C|$Q|$P)\$" --exclude '^$' --probe yes --probe-interval 1)
 [ -n "${DETECT_BACKEND:-}" ] && SMRD_ARGS+=(--trace-backend "$DETECT_BACKEND")
 start_smrd "${SMRD_ARGS[@]}"
 say "smr $S, cmr $C, seq $Q; trace backend $(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace_backend"])')"
@@ -42,6 +46,7 @@ START_MS=$(now_ms)
 emu_bg run_fio smr "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=11
 emu_bg run_fio cmr "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=12
 emu_bg run_fio seq "$SEQ" --rw=write --bs=1M --iodepth=1 --runtime="$RUNTIME" --size=4G
+emu_bg run_fio burst "$PRB" --rw=randwrite --bs=4k --iodepth=1 --runtime=14 --randseed=14
 for p in "${EMU_BG[@]}"; do wait "$p" || fail "a fio run failed"; done
 EMU_BG=()
 run_fio reads "$SMR" --rw=randread --bs=4k --iodepth=1 --runtime=$((RUNTIME / 2)) --randseed=3 || fail "fio reads"
@@ -56,9 +61,9 @@ say "--- smrctl events"
 sed 's/^/  /' "$T/events.txt" | head -20
 [ "$(wc -l <"$T/events.txt")" -gt 20 ] && say "  ... $(wc -l <"$T/events.txt") events in all"
 
-python3 - "$T" "$S" "$C" "$Q" "$START_MS" "$SRCDIR/tests/e2e/metrics.py" <<'PY' || FAILS=$((FAILS + 1))
+python3 - "$T" "$S" "$C" "$Q" "$START_MS" "$SRCDIR/tests/e2e/metrics.py" "$P" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys, importlib.util
-T, S, C, Q, start_ms, mp = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
+T, S, C, Q, start_ms, mp, P = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6], sys.argv[7]
 spec = importlib.util.spec_from_file_location("metrics", mp); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 bad = 0
 def check(ok, what):
@@ -118,6 +123,15 @@ for dev, what in ((C, "cmr random writes QD4"), (Q, "dm-smr sequential 1 MiB wri
         print(f"    unexpected: {e['kind']} {e['message']}")
     check(rows and mx <= 0.2 and storm_s == 0 and not [e for e in evs if e["kind"] == "storm-start"],
           f"no storm and GC score <= 0.2 on {what}")
+# the probe
+probes = {d: m.value(samples, "smrd_disk_probe_reads_total", device=d) or 0 for d in (P, C, Q)}
+idle = of(P, "idle-cleaning-start")
+burst_end = max(e["time"] + e["duration"] for e in of(P, "storm-end")) if of(P, "storm-end") else None
+print(f"  probe reads: {P} {probes[P]:.0f}, {C} {probes[C]:.0f}, {Q} {probes[Q]:.0f}")
+if idle:
+    print(f"  {P}: {idle[0]['message']}" + (f" ({idle[0]['logged'] - burst_end:.1f} s after its storm ended)" if burst_end else ""))
+check(probes[P] > 0 and len(idle) == 1, f"the probe found {P} cleaning after its burst, with the host silent")
+check(probes[C] > 0 and probes[Q] > 0, "the cmr and sequential disks were probed after their bursts too")
 smr_rows = [l.split() for l in open(f"{T}/watch") if l.split()[1] == S]
 print(f"  {S}: max GC score {max(float(r[2]) for r in smr_rows):.2f}, class now {smr_rows[-1][4]}")
 check(smr_rows[-1][4] == "dm-smr", f"{S} is dm-smr by behaviour")
