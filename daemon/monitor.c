@@ -107,9 +107,10 @@ static void on_event(const DetectEvent *e, void *userdata)
 	log_full(level, "%s: %s", d->name, e->message);
 	if (m->journal)
 		sd_journal_send("MESSAGE=%s: %s", d->name, e->message, "MESSAGE_ID=%s", message_ids[e->kind],
-				"PRIORITY=%d", level, "SMRD_EVENT=%s", h.kind, "SMRD_DEVICE=%s", d->name,
-				"SMRD_DISK_ID=%s", h.serial, "SMRD_OP=%s", h.op, "SMRD_LATENCY=%g", e->latency,
-				"SMRD_DURATION=%g", e->duration, "SMRD_EVENT_ID=%" PRId64, h.id, NULL);
+				"PRIORITY=%d", level, "SMRD_EVENT=%s", h.kind, "DEVICE=/dev/%s", d->name,
+				"SMRD_DEVICE=%s", d->name, "SMRD_DISK_ID=%s", h.serial, "SMRD_OP=%s", h.op,
+				"SMRD_LATENCY_SEC=%g", e->latency, "SMRD_DURATION_SEC=%g", e->duration,
+				"SMRD_COUNT=%" PRId64, h.count, "SMRD_EVENT_ID=%" PRId64, h.id, NULL);
 }
 
 typedef struct RestoreRun {

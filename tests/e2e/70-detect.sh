@@ -138,6 +138,10 @@ check(smr_rows[-1][4] == "dm-smr", f"{S} is dm-smr by behaviour")
 sys.exit(1 if bad else 0)
 PY
 
+need promtool
+promtool check metrics <"$T/metrics" >"$T/promtool.out" 2>&1
+check "promtool check metrics accepts the page with the detector's series" [ $? -eq 0 ]
+sed 's/^/  promtool: /' "$T/promtool.out" | head -5
 check "smrctl show explains the verdict by behaviour" grep -q "classified dm-smr by behaviour" "$T/show.txt"
 check "smrctl show lists the detector's evidence" grep -q "smrd detector" "$T/show.txt"
 check "smrctl show prints the read bands" grep -q "read latency bands:" "$T/show.txt"

@@ -76,8 +76,52 @@ static void test_print_and_regex(void)
 	config_done(&d);
 }
 
+static void test_detect_keys(void)
+{
+	Config c, d;
+	char *err = NULL, *text = NULL;
+	size_t len = 0;
+	config_init(&c);
+	CHECK(config_has_key("detect.storm-confirm"));
+	CHECK(config_has_key("detect.stall-threshold.sdb"));
+	CHECK(!config_has_key("detect.nope"));
+	CHECK_INT(config_parse_text(&c, "detect.storm-confirm = 4\ndetect.stall-threshold.sdb = 5\n"
+				       "history-days = 30\nprobe = yes\n", &err), 0);
+	CHECK_NEAR(c.detect.storm_confirm, 4, 0);
+	CHECK_NEAR(detect_stall_threshold(&c.detect, "sdb"), 5, 0);
+	CHECK_NEAR(detect_stall_threshold(&c.detect, "sdc"), 1, 0);
+	CHECK_NEAR(c.history_days, 30, 0);
+	CHECK_NEAR(c.probe, 1, 0);
+	CHECK(config_parse_text(&c, "detect.storm-confirm = 0\n", &err) == -EINVAL);
+	CHECK_STR(err, "line 1: detect.storm-confirm: '0' is not a number from 1 to 60");
+	free(err);
+	err = NULL;
+	CHECK(config_parse_text(&c, "probe = maybe\n", &err) == -EINVAL);
+	CHECK_STR(err, "line 1: probe: 'maybe' is not yes or no");
+	free(err);
+	err = NULL;
+	CHECK(config_parse_text(&c, "history-max-events = 12.5\n", &err) == -EINVAL);
+	free(err);
+	err = NULL;
+	/* printed and parsed back: the same thresholds, overrides included */
+	FILE *f = open_memstream(&text, &len);
+	config_print(&c, f);
+	fclose(f);
+	CHECK(strstr(text, "detect.stall-threshold.sdb = 5\n") != NULL);
+	CHECK(strstr(text, "probe = yes\n") != NULL);
+	config_init(&d);
+	CHECK_INT(config_parse_text(&d, text, &err), 0);
+	CHECK_NEAR(d.detect.storm_confirm, 4, 0);
+	CHECK_NEAR(detect_stall_threshold(&d.detect, "sdb"), 5, 0);
+	CHECK_NEAR(d.probe, 1, 0);
+	free(text);
+	config_done(&c);
+	config_done(&d);
+}
+
 int main(void)
 {
+	test_detect_keys();
 	test_parse();
 	test_load_all_or_nothing();
 	test_print_and_regex();
