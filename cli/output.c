@@ -295,6 +295,20 @@ static void output_detection(FILE *f, json_object *d)
 	}
 }
 
+void output_reload(FILE *f, json_object *r) { fprintf(f, "reloaded %s\n", jstr(r, "reloaded")); }
+
+void output_forget(FILE *f, json_object *r)
+{
+	fprintf(f, "forgot %s: detector state reset, %.0f event(s) deleted\n", jstr(r, "device"),
+		jnum(r, "events_deleted"));
+}
+
+void output_probe(FILE *f, json_object *r)
+{
+	fprintf(f, "%s: class %s (confidence %.2f), SMR confidence %.2f\n", jstr(r, "device"), jstr(r, "class"),
+		jnum(r, "confidence"), jnum(r, "smr_confidence"));
+}
+
 void output_show(FILE *f, json_object *r)
 {
 	json_object *v = jget(r, "verdict");

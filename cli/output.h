@@ -16,6 +16,9 @@ void output_show(FILE *f, json_object *r);
 /* One screen of smrctl top: a line per disk, like iostat. */
 void output_top(FILE *f, json_object *r);
 void output_events(FILE *f, json_object *r);
+void output_reload(FILE *f, json_object *r);
+void output_forget(FILE *f, json_object *r);
+void output_probe(FILE *f, json_object *r);
 /* Pretty-prints any reply as JSON. */
 void output_json(FILE *f, json_object *r);
 /* Formats a byte rate or size with SI units into buf. */

@@ -33,6 +33,9 @@ static const Command commands[] = {
 	{"disks", 0, "", output_disks, "one line per watched disk: class, SMR confidence, rates, latency"},
 	{"show", 1, "DEVICE", output_show, "one disk in depth: verdict with every piece of evidence, latency, counters"},
 	{"top", 0, "", output_top, "a line per disk every second, like iostat: rates, p50/p99 per op (--count N)"},
+	{"reload", 0, "", output_reload, "re-read smrd.conf (root)"},
+	{"probe", 1, "DEVICE", output_probe, "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)"},
+	{"forget", 1, "DEVICE", output_forget, "reset a disk's detector state and delete its events, e.g. after replacing it (root)"},
 	{"events", 0, "", output_events, "storms, stalls, bands, idle cleaning from the history (--device D --since T --follow --limit N)"},
 };
 
@@ -188,7 +191,7 @@ static json_object *build_args(const Command *c, char **argv, const Options *o, 
 	json_object *a = json_object_new_object();
 	if (!a)
 		return NULL;
-	if (streq(c->name, "show"))
+	if (c->n_args == 1)	/* show, probe, forget */
 		json_object_object_add(a, "device", json_object_new_string(argv[0]));
 	if (streq(c->name, "events")) {
 		if (o->device)

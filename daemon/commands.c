@@ -11,7 +11,10 @@
 
 #include "http.h"
 #include "modellist.h"
+#include "discovery.h"
+#include "log.h"
 #include "monitor.h"
+#include "service.h"
 #include "tracer.h"
 
 #ifndef SMRD_VERSION
@@ -375,6 +378,107 @@ bad:
 	return -EINVAL;
 }
 
+static int require_root(const struct ucred *peer, const char *cmd, ProtoError *err, char **msg)
+{
+	if (peer && peer->uid == 0)
+		return 0;
+	*err = PROTO_ERR_PERMISSION;
+	if (asprintf(msg, "%s changes smrd's state and needs root (uid 0); you are uid %d", cmd,
+		     peer ? (int)peer->uid : -1) < 0)
+		*msg = NULL;
+	return -EPERM;
+}
+
+static Disk *arg_disk(Context *ctx, json_object *args, const char *cmd, ProtoError *err, char **msg)
+{
+	json_object *dev;
+	if (!args || !json_object_object_get_ex(args, "device", &dev) || !json_object_is_type(dev, json_type_string)) {
+		*err = PROTO_ERR_BAD_ARGUMENT;
+		if (asprintf(msg, "%s needs a string \"device\" argument", cmd) < 0)
+			*msg = NULL;
+		return NULL;
+	}
+	const char *name = json_object_get_string(dev);
+	if (strncmp(name, "/dev/", 5) == 0)
+		name += 5;
+	Disk *d = registry_get(ctx->disks, name);
+	if (!d) {
+		*err = PROTO_ERR_NO_SUCH_DEVICE;
+		if (asprintf(msg, "%s is not a watched disk", json_object_get_string(dev)) < 0)
+			*msg = NULL;
+	}
+	return d;
+}
+
+static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
+		      const struct ucred *peer)
+{
+	(void)args;
+	int r = require_root(peer, "reload", err, msg);
+	if (r < 0)
+		return r;
+	service_reloading(ctx);
+	r = context_reload(ctx);
+	service_reloaded(ctx);
+	if (r < 0) {
+		*err = PROTO_ERR_INTERNAL;
+		if (asprintf(msg, "%s has errors, the old configuration stays (see smrd's log)", ctx->config_path) < 0)
+			*msg = NULL;
+		return r;
+	}
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "reloaded", json_object_new_string(ctx->config_path));
+	return 0;
+}
+
+/* Re-reads a disk's sysfs, VPD pages and udev data, and classifies it again. */
+static int cmd_probe(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
+		     const struct ucred *peer)
+{
+	int r = require_root(peer, "probe", err, msg);
+	if (r < 0)
+		return r;
+	Disk *d = arg_disk(ctx, args, "probe", err, msg);
+	if (!d)
+		return -EINVAL;
+	char name[sizeof d->name];
+	snprintf(name, sizeof name, "%s", d->name);
+	discovery_probe(ctx, name);
+	d = registry_get(ctx->disks, name);
+	if (!d) {
+		*err = PROTO_ERR_NO_SUCH_DEVICE;
+		if (asprintf(msg, "%s went away while it was probed", name) < 0)
+			*msg = NULL;
+		return -ENOENT;
+	}
+	*ret = disk_summary(ctx, d);
+	return 0;
+}
+
+/* After a disk is replaced or discarded: its past no longer says anything. */
+static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
+		      const struct ucred *peer)
+{
+	int r = require_root(peer, "forget", err, msg);
+	if (r < 0)
+		return r;
+	Disk *d = arg_disk(ctx, args, "forget", err, msg);
+	if (!d)
+		return -EINVAL;
+	int n = history_forget(monitor_history(ctx), d->name, d->sys.wwn[0] ? d->sys.wwn : d->sys.serial);
+	if (n < 0) {
+		*err = PROTO_ERR_INTERNAL;
+		*msg = strdup("the event history could not be changed (see smrd's log)");
+		return n;
+	}
+	detect_init(&d->det);	/* det_ready stays: nothing to restore */
+	log_notice("%s: forgotten on request (%d event(s) deleted)", d->name, n);
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "device", json_object_new_string(d->name));
+	json_object_object_add(*ret, "events_deleted", json_object_new_int(n));
+	return 0;
+}
+
 static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	json_object *dev;
@@ -414,23 +518,30 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	return 0;
 }
 
+typedef int (*MutatingFn)(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
+			  const struct ucred *peer);
+
 static const struct {
 	const char *name;
 	CommandFn fn;
+	MutatingFn mutating;	/* root only: gets the peer's credentials */
 } commands[] = {
-	{"status", cmd_status},
-	{"disks", cmd_disks},
-	{"show", cmd_show},
-	{"events", cmd_events},
+	{"status", cmd_status, NULL},
+	{"disks", cmd_disks, NULL},
+	{"show", cmd_show, NULL},
+	{"events", cmd_events, NULL},
+	{"reload", NULL, cmd_reload},
+	{"probe", NULL, cmd_probe},
+	{"forget", NULL, cmd_forget},
 };
 
 int commands_dispatch(void *userdata, const char *command, json_object *args, const struct ucred *peer,
 		      json_object **ret_result, ProtoError *ret_err, char **ret_message)
 {
-	(void)peer;
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		if (streq(commands[i].name, command))
-			return commands[i].fn(userdata, args, ret_result, ret_err, ret_message);
+			return commands[i].fn ? commands[i].fn(userdata, args, ret_result, ret_err, ret_message)
+					      : commands[i].mutating(userdata, args, ret_result, ret_err, ret_message, peer);
 	*ret_err = PROTO_ERR_UNKNOWN_COMMAND;
 	_cleanup_free_ char *safe = str_sanitize(command);
 	if (asprintf(ret_message, "unknown command '%.64s'", safe ? safe : "?") < 0)

@@ -46,6 +46,8 @@ typedef struct ConfigItem {
 static const ConfigItem items[] = {
 	ITEM("listen", CONFIG_STRING, listen, CONFIG_DEFAULT_LISTEN, "HTTP address:port for /metrics"),
 	ITEM("socket", CONFIG_PATH, socket_path, "/run/smrd/smrd.sock", "control socket for smrctl"),
+	ITEM("socket-group", CONFIG_STRING, socket_group, "smrd",
+	     "group that may use the control socket smrd binds (if it exists)"),
 	ITEM("state-dir", CONFIG_PATH, state_dir, "/var/lib/smrd", "where history is kept"),
 	ITEM("interval", CONFIG_SECONDS, interval, "1", "seconds between diskstats samples"),
 	ITEM("include", CONFIG_REGEX, include, "", "watch only devices matching (empty: all)"),

@@ -13,6 +13,7 @@
 typedef struct Config {
 	char *listen;		/* HTTP address:port */
 	char *socket_path;	/* control socket */
+	char *socket_group;	/* group given the control socket when smrd binds it */
 	char *state_dir;
 	double interval;	/* seconds between diskstats samples */
 	char *include;		/* regex over device names; empty = all */

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "sampler.h"
+#include "service.h"
 #include "tracer.h"
 
 extern const char smrd_builtin_models[];
@@ -174,14 +175,23 @@ static int start_services(Context *ctx)
 	r = tracer_start(ctx);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up tracing: %m");
-	r = http_new(ctx->event, ctx->config.listen, -1, render_metrics, ctx, &ctx->http);
+	int control_fd, http_fd;
+	r = service_listen_fds(&control_fd, &http_fd);
 	if (r < 0)
-		return log_error_errno(r, "Failed to listen on %s: %m", ctx->config.listen);
-	r = control_new(ctx->event, ctx->config.socket_path, -1, commands_dispatch, ctx, &ctx->control);
+		return r;
+	r = http_new(ctx->event, ctx->config.listen, http_fd, render_metrics, ctx, &ctx->http);
+	if (r < 0)
+		return log_error_errno(r, "Failed to listen on %s: %m", http_fd >= 0 ? "the passed socket" : ctx->config.listen);
+	r = control_new(ctx->event, ctx->config.socket_path, control_fd, ctx->config.socket_group, commands_dispatch, ctx,
+			&ctx->control);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create control socket %s: %m", ctx->config.socket_path);
+	r = service_watchdog(ctx);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the watchdog: %m");
 	log_info("serving metrics on %s (port %u), control socket %s, sampling every %gs",
-		 ctx->config.listen, http_port(ctx->http), ctx->config.socket_path, ctx->config.interval);
+		 http_fd >= 0 ? "the passed socket" : ctx->config.listen, http_port(ctx->http),
+		 control_fd >= 0 ? "passed by the service manager" : ctx->config.socket_path, ctx->config.interval);
 	return 0;
 }
 
@@ -222,6 +232,7 @@ void context_done(Context *ctx)
 	ctx->control = control_free(ctx->control);
 	ctx->http = http_free(ctx->http);
 	sampler_stop(ctx);
+	ctx->watchdog_timer = sd_event_source_disable_unref(ctx->watchdog_timer);
 	tracer_stop(ctx);
 	monitor_stop(ctx);
 	ctx->discovery = discovery_free(ctx->discovery);
@@ -248,6 +259,7 @@ static void warn_restart_only(const Config *old, const Config *new)
 {
 	const struct { const char *key, *a, *b; } keys[] = {
 		{"listen", old->listen, new->listen}, {"socket", old->socket_path, new->socket_path},
+		{"socket-group", old->socket_group, new->socket_group},
 		{"state-dir", old->state_dir, new->state_dir}, {"sysfs-root", old->sysfs_root, new->sysfs_root},
 		{"procfs-root", old->procfs_root, new->procfs_root}, {"udev-root", old->udev_root, new->udev_root},
 		{"trace-backend", old->trace_backend, new->trace_backend},

@@ -52,6 +52,10 @@ typedef struct Context {
 	uint64_t last_rescan_usec;
 	uint64_t samples, diskstats_bad_lines, diskstats_read_errors, scrapes;
 	uint64_t probe_errors;
+	bool notified_ready;
+	sd_event_source *watchdog_timer;
+	uint64_t watchdog_period_usec;
+	char last_status[160];
 } Context;
 
 /* Builds the effective config from defaults, the file and the flags. */

@@ -7,6 +7,8 @@
  */
 #include "control.h"
 
+#include <grp.h>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -266,8 +268,8 @@ Control *control_free(Control *ctl)
 
 static void control_freep(Control **c) { control_free(*c); }
 
-int control_new(sd_event *e, const char *path, int fd, ControlHandler handler, void *userdata,
-		Control **ret)
+int control_new(sd_event *e, const char *path, int fd, const char *group, ControlHandler handler,
+		void *userdata, Control **ret)
 {
 	_cleanup_(control_freep) Control *ctl = calloc(1, sizeof *ctl);
 	if (!ctl)
@@ -278,6 +280,15 @@ int control_new(sd_event *e, const char *path, int fd, ControlHandler handler, v
 		if (fd < 0)
 			return fd;
 		ctl->path = strdup(path);
+		struct group *g = group && *group ? getgrnam(group) : NULL;
+		/* smrctl users are that group's members; a missing group is not an error */
+		if (g && chown(path, (uid_t)-1, g->gr_gid) < 0)
+			log_warning_errno(-errno, "Cannot give %s to group %s: %m", path, group);
+	} else {
+		/* an inherited socket: the service manager owns its path and mode */
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	}
 	ctl->listen_fd = fd;
 	int r = sd_event_add_io(e, &ctl->listen_source, fd, EPOLLIN, on_accept, ctl);

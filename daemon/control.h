@@ -22,7 +22,9 @@ typedef int (*ControlHandler)(void *userdata, const char *command, json_object *
 #define CONTROL_MAX_CLIENTS 32
 #define CONTROL_IDLE_TIMEOUT_USEC (10 * UINT64_C(1000000))
 
-/* Binds path (or uses fd if fd >= 0) and serves it on the loop. */
-int control_new(sd_event *e, const char *path, int fd, ControlHandler handler, void *userdata,
-		Control **ret);
+/* Binds path (or uses fd if fd >= 0, e.g. from socket activation) and
+ * serves it on the loop. A socket it binds is mode 0660, and group `group`
+ * when that group exists (NULL or "": the process's group). */
+int control_new(sd_event *e, const char *path, int fd, const char *group, ControlHandler handler,
+		void *userdata, Control **ret);
 Control *control_free(Control *c);

@@ -251,6 +251,35 @@ int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userda
 	return r;
 }
 
+int history_forget(History *h, const char *device, const char *serial)
+{
+	if (!h->db) {
+		unsigned kept = 0, n = h->mem_len;
+		for (unsigned i = 0; i < n; i++) {
+			HistoryEvent *e = &h->mem[(h->mem_head + i) % HISTORY_MEMORY];
+			if (!(streq(e->device, device) || (serial && *serial && streq(e->serial, serial))))
+				h->mem[(h->mem_head + kept++) % HISTORY_MEMORY] = *e;
+		}
+		h->mem_len = kept;
+		return (int)(n - kept);
+	}
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(h->db, "DELETE FROM events WHERE device = ?1 OR (?2 != '' AND serial = ?2)", -1, &s,
+			       NULL) != SQLITE_OK) {
+		h->errors++;
+		return -EIO;
+	}
+	sqlite3_bind_text(s, 1, device, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, serial ? serial : "", -1, SQLITE_STATIC);
+	int rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		h->errors++;
+		return -EIO;
+	}
+	return sqlite3_changes(h->db);
+}
+
 int history_prune(History *h, uint64_t before_usec, uint64_t max_events)
 {
 	if (!h->db)

@@ -52,3 +52,6 @@ int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userda
 /* Drops events that began before `before_usec`, and the oldest beyond max_events. */
 int history_prune(History *h, uint64_t before_usec, uint64_t max_events);
 uint64_t history_errors(const History *h);
+/* Deletes a disk's events (by name, or by identity when serial is not
+ * empty); returns how many. */
+int history_forget(History *h, const char *device, const char *serial);

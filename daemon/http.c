@@ -221,6 +221,12 @@ int http_new(sd_event *e, const char *addr, int fd, HttpRenderFn render, void *u
 		fd = bind_listen(addr, &h->port);
 		if (fd < 0)
 			return fd;
+	} else {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof ss;
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+			h->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+								 : ((struct sockaddr_in *)&ss)->sin_port);
 	}
 	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
 				  MHD_OPTION_LISTEN_SOCKET, fd,

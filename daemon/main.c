@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "context.h"
+#include "service.h"
 #include "exporter.h"
 #include "log.h"
 #include "sampler.h"
@@ -113,10 +114,13 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	Context *ctx = userdata;
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
+		service_reloading(ctx);
 		context_reload(ctx);
+		service_reloaded(ctx);
 		return 0;
 	}
 	log_info("received %s, exiting", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+	service_stopping();
 	return sd_event_exit(ctx->event, 0);
 }
 

@@ -12,6 +12,7 @@
 #include "discovery.h"
 #include "log.h"
 #include "monitor.h"
+#include "service.h"
 #include "tracer.h"
 
 #define DISKSTATS_MAX_BYTES (32 * 1024 * 1024)
@@ -82,6 +83,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	tracer_sync(ctx);
 	tracer_collect(ctx);
 	monitor_tick(ctx, now);
+	service_sampled(ctx);
 	uint64_t next = usec + step;
 	if (next <= now)
 		next = now + step;	/* we were late by more than a whole interval */

@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# smrd as a systemd service, without systemd as PID 1:
+#   1. sd_notify to a socket of our own: READY=1 only after the first sample,
+#      a meaningful STATUS=, WATCHDOG=1 within half of WATCHDOG_USEC, pings
+#      that stop while the process is stopped, RELOADING=1/READY=1 around
+#      SIGHUP, STOPPING=1 on SIGTERM
+#   2. socket activation with systemd-socket-activate: named fds, then
+#      unnamed ones (recognised by family); a scrape and smrctl through them
+#   3. SO_PEERCRED: an unprivileged member of the socket's group may read,
+#      not reload/probe/forget; root may
+#   4. the installed units: exposure from systemd-analyze security, the
+#      journal catalog
+#   5. the .deb: builds, installs, smrd --check-config from the installed
+#      paths, systemd-analyze verify on the installed units, purges clean
+. "$(dirname "$0")/lib.sh"
+need python3
+need systemd-socket-activate
+need curl
+
+FIX=$SRCDIR/tests/fixtures/sysfs/mixed
+FIXARGS=(--config /dev/null --sysfs-root "$FIX/sys" --procfs-root "$FIX/proc" --udev-root "$FIX/udev" --exclude '^$'
+	--state-dir "$T/state")
+
+# --- 1. sd_notify and the watchdog
+say "--- sd_notify"
+NS=$T/notify.sock
+python3 "$SRCDIR/tests/e2e/notify-listener.py" "$NS" "$T/notify.log" &
+LISTENER=$!
+for _ in $(seq 50); do [ -S "$NS" ] && break; sleep 0.05; done
+T0=$(python3 -c 'import time; print(time.monotonic())')
+NOTIFY_SOCKET=$NS WATCHDOG_USEC=2000000 bash -c 'export WATCHDOG_PID=$$; exec "$0" "$@"' "$SMRD" "${FIXARGS[@]}" \
+	--interval 1 --listen 127.0.0.1:0 --socket "$T/n.sock" >"$T/n.log" 2>&1 &
+SMRD_PID=$!
+sleep 3.5
+kill -STOP "$SMRD_PID"
+STOP_AT=$(python3 -c 'import time; print(time.monotonic())')
+sleep 3
+CONT_AT=$(python3 -c 'import time; print(time.monotonic())')
+kill -CONT "$SMRD_PID"
+sleep 2
+kill -HUP "$SMRD_PID"
+sleep 1.5
+kill -TERM "$SMRD_PID"
+wait "$SMRD_PID"; rc=$?
+SMRD_PID=""
+sleep 0.2
+kill "$LISTENER"; wait "$LISTENER" 2>/dev/null
+check "smrd exited cleanly after SIGTERM ($rc)" [ "$rc" -eq 0 ]
+python3 - "$T/notify.log" "$T0" "$STOP_AT" "$CONT_AT" <<'PY' || FAILS=$((FAILS + 1))
+import sys
+log, t0, stop_at, cont_at = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+msgs = []
+for line in open(log):
+    t, m = line.rstrip("\n").split("\t", 1)
+    if m != "LISTENING":
+        msgs.append((float(t), m))
+bad = 0
+def check(ok, what):
+    global bad
+    print(("ok: " if ok else "FAIL: ") + what); bad += not ok
+ready = [(t, m) for t, m in msgs if "READY=1" in m.split("|")]
+check(len(ready) >= 1, "READY=1 sent")
+if ready:
+    t, m = ready[0]
+    print(f"  first READY=1 {t - t0:.2f} s after start: {m}")
+    check(t - t0 >= 0.9, "READY=1 only after the first sample (interval 1 s)")
+    status = [p for p in m.split("|") if p.startswith("STATUS=")]
+    check(status and "Watching" in status[0] and "disk" in status[0], "STATUS= says what smrd watches")
+pings = [t for t, m in msgs if m == "WATCHDOG=1"]
+before = [t for t in pings if t < stop_at]
+gaps = [b - a for a, b in zip(before, before[1:])]
+print(f"  {len(pings)} watchdog pings; before SIGSTOP the largest gap is {max(gaps) if gaps else float('nan'):.2f} s")
+check(len(before) >= 3 and max(gaps) <= 1.0, "WATCHDOG=1 at least every half of WATCHDOG_USEC (2 s)")
+check(not [t for t in pings if stop_at + 0.05 < t < cont_at - 0.05], "no ping while the process is stopped")
+check([t for t in pings if cont_at < t < cont_at + 1.5], "pings resume after SIGCONT")
+seq = [m for t, m in msgs if m != "WATCHDOG=1"]
+rl = [i for i, m in enumerate(seq) if "RELOADING=1" in m]
+check(rl and any("READY=1" in m for m in seq[rl[0] + 1:]), "RELOADING=1 then READY=1 around SIGHUP")
+check(any("STOPPING=1" in m for m in seq), "STOPPING=1 on SIGTERM")
+sys.exit(1 if bad else 0)
+PY
+
+# --- 2. socket activation
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+for naming in named unnamed; do
+	say "--- socket activation ($naming fds)"
+	SA_SOCK=$T/sa-$naming.sock
+	SA_PORT=$(free_port)
+	names=()
+	[ $naming = named ] && names=(--fdname=control:http)
+	: >"$T/sa.log"
+	systemd-socket-activate -l "$SA_SOCK" -l "127.0.0.1:$SA_PORT" "${names[@]}" -- \
+		"$SMRD" "${FIXARGS[@]}" --listen 127.0.0.1:1 --socket "$T/not-this.sock" >>"$T/sa.log" 2>&1 &
+	SMRD_PID=$!
+	for _ in $(seq 50); do [ -S "$SA_SOCK" ] && break; sleep 0.05; done
+	# the first connection starts smrd; it must answer through the passed fds
+	code=$(curl -s -o "$T/sa-metrics" -w '%{http_code}' --max-time 10 "http://127.0.0.1:$SA_PORT/metrics")
+	check "a scrape through the passed HTTP socket works ($code)" [ "$code" = 200 ]
+	check "the page has the fixture's disks" grep -q 'smrd_disk_info{device="sda"' "$T/sa-metrics"
+	check "smrctl status through the passed control socket" "$SMRCTL" --socket "$SA_SOCK" status >/dev/null
+	check "smrd used both passed sockets" bash -c "grep -q 'using the control socket passed' '$T/sa.log' && grep -q 'using the HTTP socket passed' '$T/sa.log'"
+	check "and bound neither of its own" [ ! -e "$T/not-this.sock" ]
+	kill -TERM "$SMRD_PID"; wait "$SMRD_PID" 2>/dev/null
+	SMRD_PID=""
+done
+
+# --- 3. SO_PEERCRED
+say "--- peer credentials"
+U=smrdtest$$
+useradd --system --no-create-home --user-group --shell /usr/sbin/nologin "$U" || { fail "useradd"; finish; }
+trap 'userdel "$U" 2>/dev/null; groupdel "$U" 2>/dev/null; cleanup' EXIT
+mkdir -p "$T/pub" && chmod 755 "$T" "$T/pub"
+"$SMRD" "${FIXARGS[@]}" --listen 127.0.0.1:0 --socket "$T/pub/ctl.sock" --socket-group "$U" >"$T/p.log" 2>&1 &
+SMRD_PID=$!
+for _ in $(seq 100); do [ -S "$T/pub/ctl.sock" ] && break; sleep 0.05; done
+say "  $(stat -c '%A %U:%G %n' "$T/pub/ctl.sock")"
+check "the socket is 0660 and belongs to the group" [ "$(stat -c '%a %G' "$T/pub/ctl.sock")" = "660 $U" ]
+as_user() { runuser -u "$U" -- "$SMRCTL" --socket "$T/pub/ctl.sock" "$@"; }
+check "a group member may read (status)" as_user status >/dev/null
+check "a group member may read (show)" as_user show sda >/dev/null
+for cmd in reload "probe sda" "forget sda"; do
+	# shellcheck disable=SC2086
+	out=$(as_user $cmd 2>&1); rc=$?
+	say "  $U: smrctl $cmd -> exit $rc: $out"
+	refused() { [ "$rc" -eq 1 ] && [[ $out == *"needs root"* ]]; }
+	check "a group member may not $cmd" refused
+done
+for cmd in reload "probe sda" "forget sda"; do
+	# shellcheck disable=SC2086
+	out=$("$SMRCTL" --socket "$T/pub/ctl.sock" $cmd 2>&1); rc=$?
+	say "  root: smrctl $cmd -> exit $rc: $out"
+	check "root may $cmd" [ "$rc" -eq 0 ]
+done
+check "someone outside the group cannot connect" bash -c "! runuser -u nobody -- '$SMRCTL' --socket '$T/pub/ctl.sock' status 2>/dev/null"
+kill -TERM "$SMRD_PID"; wait "$SMRD_PID" 2>/dev/null
+SMRD_PID=""
+
+# The unit's claim: an unprivileged user with CAP_BPF and CAP_PERFMON and
+# nothing else gets the BPF tracer.
+if [ -e /sys/kernel/btf/vmlinux ]; then
+	mkdir -p "$T/capstate" && chown "$U:$U" "$T/capstate"
+	timeout 3 setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all,+bpf,+perfmon \
+		--ambient-caps=-all,+bpf,+perfmon --bounding-set=-all,+bpf,+perfmon \
+		"$SMRD" --config /dev/null --include '^loop' --exclude '^$' --state-dir "$T/capstate" --listen 127.0.0.1:0 \
+		--socket "$T/capstate/s.sock" \
+		>"$T/caps.log" 2>&1
+	sed 's/^/    /' "$T/caps.log" | grep -E 'tracer|tracing' 
+	check "as $U with only CAP_BPF and CAP_PERFMON, the BPF tracer loads" grep -q 'per-I/O latency from the bpf tracer' "$T/caps.log"
+fi
+
+# --- 4. the units as meson installs them
+say "--- units"
+DESTDIR=$T/root meson install -C "$BUILDDIR" --no-rebuild >"$T/install.log" 2>&1 || { fail "meson install"; cat "$T/install.log"; }
+systemd-analyze security --offline=yes --root="$T/root" smrd.service >"$T/security.txt" 2>&1
+exposure=$(sed -n 's/.*Overall exposure level for smrd.service: \([0-9.]*\).*/\1/p' "$T/security.txt")
+say "  systemd-analyze security --offline=yes: exposure $exposure ($(grep -c '^✗' "$T/security.txt") findings)"
+grep '^✗' "$T/security.txt" | sed 's/  */ /g; s/^/    /'
+check "exposure $exposure is 2.0 or lower" python3 -c "import sys; sys.exit(not (0 < float('${exposure:-99}') <= 2.0))"
+journalctl --root="$T/root" --update-catalog 2>"$T/catalog.err"
+journalctl --root="$T/root" --list-catalog >"$T/catalog.txt" 2>>"$T/catalog.err"
+n=0
+for id in $(sed -n 's/.*MESSAGE_IDs*.*//; s/^| `[a-z-]*` | \([0-9a-f]\{32\}\) .*/\1/p' "$SRCDIR/docs/detection.md"); do
+	grep -q "^$id " "$T/catalog.txt" && n=$((n + 1))
+done
+check "journalctl knows all 8 event MESSAGE_IDs from the catalog ($n)" [ "$n" -eq 8 ]
+
+# --- 5. the Debian package
+say "--- .deb"
+if dpkg-query -W -f='${Status}' smrd 2>/dev/null | grep -q 'install ok installed'; then
+	fail "an smrd package is already installed on this machine: not touching it"
+	finish
+fi
+had_user=0; getent passwd smrd >/dev/null && had_user=1
+mkdir -p "$T/deb/smrd"
+(cd "$SRCDIR" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$T/deb/smrd"
+t0=$(date +%s)
+(cd "$T/deb/smrd" && dpkg-buildpackage -us -uc -b) >"$T/deb.log" 2>&1
+rc=$?
+deb=$(ls "$T"/deb/smrd_*.deb 2>/dev/null | head -1)
+say "  dpkg-buildpackage exited $rc after $(( $(date +%s) - t0 )) s: ${deb:-no .deb}"
+[ "$rc" -eq 0 ] || tail -30 "$T/deb.log"
+check "the .deb builds" [ -n "$deb" ]
+if [ -n "$deb" ]; then
+	dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -E 'sbin/smrd$|bin/smrctl$|smrd.service$|smrd.socket$|sysusers.d/smrd.conf$|man8/smrd.8|smrd.catalog$|completions/smrctl$|etc/smrd/smrd.conf$' | sed 's/^/    /'
+	trap 'dpkg --purge smrd >/dev/null 2>&1; [ $had_user = 0 ] && { userdel smrd 2>/dev/null; groupdel smrd 2>/dev/null; }; userdel "$U" 2>/dev/null; groupdel "$U" 2>/dev/null; cleanup' EXIT
+	dpkg -i "$deb" >"$T/dpkg-i.log" 2>&1 || { cat "$T/dpkg-i.log"; }
+	check "the .deb installs" bash -c "dpkg-query -W -f='\${Status}' smrd | grep -q 'install ok installed'"
+	check "postinst created the smrd user" getent passwd smrd >/dev/null
+	check "smrd --check-config runs from the installed paths" bash -c "/usr/sbin/smrd --check-config >'$T/check.txt'"
+	check "it reads the installed config and model list" bash -c "grep -q 'config file: /etc/smrd/smrd.conf' '$T/check.txt' && /usr/sbin/smrd --oneshot --sysfs-root '$FIX/sys' --procfs-root '$FIX/proc' --udev-root '$FIX/udev' --exclude '^\$' | grep -q 'class=\"dm-smr\"'"
+	check "smrctl --help runs" /usr/bin/smrctl --help >/dev/null
+	check "man smrd.conf is installed" test -e /usr/share/man/man5/smrd.conf.5.gz
+	systemd-analyze verify --man=no /lib/systemd/system/smrd.service /lib/systemd/system/smrd.socket \
+		/lib/systemd/system/smrd-metrics.socket >"$T/verify.txt" 2>&1
+	vrc=$?
+	sed 's/^/    verify: /' "$T/verify.txt" | head -10
+	check "systemd-analyze verify accepts the installed units" [ "$vrc" -eq 0 ]
+	dpkg --purge smrd >"$T/purge.log" 2>&1
+	check "it purges clean" bash -c "! dpkg-query -W -f='\${Status}' smrd 2>/dev/null | grep -q installed && [ ! -e /usr/sbin/smrd ] && [ ! -e /etc/smrd/smrd.conf ] && [ ! -e /lib/systemd/system/smrd.service ]"
+fi
+finish
