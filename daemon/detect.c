@@ -37,7 +37,7 @@ static const Param params[] = {
 	P("collapse-ratio", collapse_ratio, 10, 2, 1e4,
 	  "and write latency up, write IOPS down, by at least this factor from the fast phase"),
 	P("busy", busy, 0.8, 0.1, 1, "share of the interval with I/O in flight that counts as a busy queue"),
-	P("storm-confirm", storm_confirm, 3, 1, 60, "seconds of collapse within storm-window that start a storm"),
+	P("storm-confirm", storm_confirm, 3, 1, 30, "seconds of collapse within storm-window that start a storm"),
 	P("storm-window", storm_window, 5, 1, 120, "seconds"),
 	P("storm-end", storm_end, 5, 1, 3600, "seconds without collapse that end a storm"),
 	P("stall-threshold", stall_threshold, 1, 0.001, 3600,
@@ -240,8 +240,7 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 		d->fast_last = s->now;
 	}
 	bool fast_known = d->storm || s->now - d->fast_last <= p->fast_memory;
-	unsigned prev = (d->hist_head + DETECT_HISTORY - 1) % DETECT_HISTORY;
-	bool prev_collapsed = d->hist_len && d->hist[prev].collapsed;
+	bool prev_collapsed = d->prev_collapsed;
 
 	bool collapsed = false;
 	if (fast_known && s->busy >= p->busy) {
@@ -254,14 +253,16 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 			 * own); reads queued behind them only continue one. */
 			collapsed = service >= p->collapse_service;
 	}
-	d->hist[d->hist_head].t = s->now;
-	d->hist[d->hist_head].dt = dt;
-	d->hist[d->hist_head].writes = s->writes;
-	d->hist[d->hist_head].write_time = s->write_time;
-	d->hist[d->hist_head].collapsed = collapsed;
-	d->hist_head = (d->hist_head + 1) % DETECT_HISTORY;
-	if (d->hist_len < DETECT_HISTORY)
-		d->hist_len++;
+	d->prev_collapsed = collapsed;
+	if (collapsed) {
+		d->hist[d->hist_head].t = s->now;
+		d->hist[d->hist_head].dt = (float)dt;
+		d->hist[d->hist_head].writes = s->writes;
+		d->hist[d->hist_head].write_time = s->write_time;
+		d->hist_head = (d->hist_head + 1) % DETECT_HISTORY;
+		if (d->hist_len < DETECT_HISTORY)
+			d->hist_len++;
+	}
 
 	double peak = fmax(isfinite(s->write_max) ? s->write_max : 0, isfinite(wlat) ? wlat : 0);
 	if (d->storm) {
@@ -295,8 +296,6 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 		unsigned k = (d->hist_head + DETECT_HISTORY - 1 - i) % DETECT_HISTORY;
 		if (s->now - d->hist[k].t >= window)
 			break;
-		if (!d->hist[k].collapsed)
-			continue;
 		sum += d->hist[k].dt;
 		writes += d->hist[k].writes;
 		wtime += d->hist[k].write_time;
@@ -464,7 +463,16 @@ void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s
 void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, int op, double latency,
 		    uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit, void *userdata)
 {
-	if (op < 0 || op >= TRACE_OPS || latency < detect_stall_threshold(p, device))
+	if (op < 0 || op >= TRACE_OPS)
+		return;
+	int64_t minute = (int64_t)floor(done / 60);
+	unsigned slot = (unsigned)(((minute % 10) + 10) % 10);
+	if (d->minute_of[slot] != minute) {
+		d->minute_of[slot] = minute;
+		d->minute_max[slot] = 0;
+	}
+	d->minute_max[slot] = fmax(d->minute_max[slot], latency);
+	if (latency < detect_stall_threshold(p, device))
 		return;
 	char a[24];
 	d->stalls[op]++;
@@ -492,6 +500,16 @@ void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, in
 			 advise * 1000, device ? device : "DEVICE");
 		emit_event(emit, userdata, &r);
 	}
+}
+
+double detect_slowest_recent(const DiskDetect *d, double now)
+{
+	int64_t minute = (int64_t)floor(now / 60);
+	double m = 0;
+	for (unsigned i = 0; i < 10; i++)
+		if (d->minute_max[i] > 0 && d->minute_of[i] > minute - 10 && d->minute_of[i] <= minute)
+			m = fmax(m, d->minute_max[i]);
+	return m;
 }
 
 bool detect_wants_probe(const DiskDetect *d, const DetectParams *p, double now)

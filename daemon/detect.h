@@ -88,7 +88,7 @@ typedef struct DetectSample {
 	const Hist *window[2];		/* reads, writes over band_window; NULL untraced */
 } DetectSample;
 
-#define DETECT_HISTORY 128
+#define DETECT_HISTORY 32
 
 typedef struct DetectScore {
 	double score;
@@ -98,12 +98,15 @@ typedef struct DetectScore {
 typedef struct DiskDetect {
 	/* the fast phase: writes acknowledged faster than platters can */
 	double fast_last, fast_iops, fast_latency;
-	/* the last intervals, for the storm's confirmation window */
+	/* the recent collapsed intervals, for the storm's confirmation window
+	 * (only those count, so a small ring covers any window the
+	 * parameters allow: storm-confirm is at most 30 intervals) */
 	struct {
-		double t, dt;
+		double t;
 		double writes, write_time;
-		bool collapsed;
+		float dt;
 	} hist[DETECT_HISTORY];
+	bool prev_collapsed;
 	unsigned hist_head, hist_len;
 	/* the storm */
 	bool storm;
@@ -121,6 +124,9 @@ typedef struct DiskDetect {
 	uint64_t idle_reads;
 	unsigned idle_pending;
 	double idle_pending_since;
+	/* the slowest slow I/O of each of the last ten minutes */
+	double minute_max[10];
+	int64_t minute_of[10];
 	/* stalls */
 	uint64_t stalls[4];
 	double stall_max, risk_last;
@@ -150,6 +156,9 @@ bool detect_wants_probe(const DiskDetect *d, const DetectParams *p, double now);
 /* A probe read's latency; spacing is the probe interval. */
 void detect_probe(DiskDetect *d, const DetectParams *p, double latency, double now, double spacing,
 		  DetectEmit emit, void *userdata);
+/* The slowest I/O over the slow threshold that completed in the last ten
+ * minutes (seconds; 0 if none). */
+double detect_slowest_recent(const DiskDetect *d, double now);
 void detect_score(const DiskDetect *d, const DetectParams *p, double now, DetectScore *ret);
 /* Replays a stored event (time on the detector's clock) so that the score
  * and the behaviour verdict survive a restart. */

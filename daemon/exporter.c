@@ -122,6 +122,13 @@ static void add_latency(MetricSet *set, Context *ctx)
 	}
 }
 
+static double mono_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void add_detection(MetricSet *set, Context *ctx)
 {
 	MetricFamily *active = metricset_family(set, "smrd_disk_destage_storm_active", METRIC_GAUGE,
@@ -138,6 +145,10 @@ static void add_detection(MetricSet *set, Context *ctx)
 		"Centre of each latency band (mode) found in the last minutes of reads or writes; band 0 is the fastest.");
 	MetricFamily *probes = ctx->config.probe ? metricset_family(set, "smrd_disk_probe_reads_total", METRIC_COUNTER,
 		"Idle-cleaning probe reads (4 KiB, O_DIRECT) smrd sent to the disk.") : NULL;
+	MetricFamily *behav = metricset_family(set, "smrd_disk_smr_by_behaviour", METRIC_GAUGE,
+		"1 when the disk is classified dm-smr by its behaviour (destage storms) and not by static evidence.");
+	MetricFamily *slowest = metricset_family(set, "smrd_disk_slowest_io_seconds", METRIC_GAUGE,
+		"The slowest I/O over the slow-io threshold completed in the last ten minutes (0 if none).");
 	MetricFamily *thr = metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
 		"I/Os slower than this are stall events.");
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
@@ -151,6 +162,10 @@ static void add_detection(MetricSet *set, Context *ctx)
 		metric_add(idle, NULL, dev, d->det_ready && t->idle);
 		metric_add(score, NULL, dev, sc.score);
 		metric_add(thr, NULL, dev, detect_stall_threshold(&ctx->config.detect, d->name));
+		Verdict v;
+		monitor_verdict(ctx, d, &v);
+		metric_add(behav, NULL, dev, v.class == DISK_CLASS_DM_SMR && d->verdict.class != DISK_CLASS_DM_SMR);
+		metric_add(slowest, NULL, dev, d->det_ready ? detect_slowest_recent(t, mono_seconds()) : 0);
 		if (probes)
 			metric_add(probes, NULL, dev, (double)t->probes);
 		/* reads and writes always (rate() needs a zero to start from); the rest once seen */
@@ -234,12 +249,6 @@ static void add_self(MetricSet *set, Context *ctx)
 				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)ctx->probe_errors);
 }
 
-static double mono_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int exporter_render(Context *ctx, Buf *out)
 {

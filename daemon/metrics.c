@@ -8,17 +8,11 @@
 
 #include <math.h>
 
-typedef struct Sample {
-	char *series;		/* name{labels} */
-	double value;
-} Sample;
-
 struct MetricFamily {
 	const char *name, *help;
 	MetricType type;
-	Sample *samples;
-	size_t n, cap;
-	bool oom;
+	Buf lines;		/* "name{labels} value\n", one per sample, in order */
+	size_t n;
 };
 
 struct MetricSet {
@@ -33,9 +27,7 @@ MetricSet *metricset_free(MetricSet *s)
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < s->n; i++) {
-		for (size_t j = 0; j < s->fam[i]->n; j++)
-			free(s->fam[i]->samples[j].series);
-		free(s->fam[i]->samples);
+		buf_free(&s->fam[i]->lines);
 		free(s->fam[i]);
 	}
 	free(s->fam);
@@ -63,45 +55,15 @@ MetricFamily *metricset_family(MetricSet *s, const char *name, MetricType type, 
 
 void metric_escape_label(Buf *b, const char *v)
 {
-	for (const char *p = v; *p; p++) {
-		if (*p == '\\')
-			buf_put(b, "\\\\", 2);
-		else if (*p == '"')
-			buf_put(b, "\\\"", 2);
-		else if (*p == '\n')
-			buf_put(b, "\\n", 2);
-		else
-			buf_put(b, p, 1);
+	for (const char *p = v; *p;) {
+		size_t run = strcspn(p, "\\\"\n");
+		buf_put(b, p, run);
+		p += run;
+		if (!*p)
+			break;
+		buf_put(b, *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : "\\n", 2);
+		p++;
 	}
-}
-
-void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value)
-{
-	if (!f || f->oom)
-		return;
-	Buf b = {0};
-	buf_printf(&b, "%s%s", f->name, suffix ? suffix : "");
-	if (labels && labels[0]) {
-		buf_put(&b, "{", 1);
-		for (size_t i = 0; labels[i] && labels[i + 1]; i += 2) {
-			buf_printf(&b, "%s%s=\"", i ? "," : "", labels[i]);
-			metric_escape_label(&b, labels[i + 1]);
-			buf_put(&b, "\"", 1);
-		}
-		buf_put(&b, "}", 1);
-	}
-	if (b.oom || f->n == f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 8;
-		Sample *n = b.oom ? NULL : realloc(f->samples, ncap * sizeof *n);
-		if (!n) {
-			f->oom = true;
-			buf_free(&b);
-			return;
-		}
-		f->samples = n;
-		f->cap = ncap;
-	}
-	f->samples[f->n++] = (Sample){.series = b.data, .value = value};
 }
 
 static void render_value(Buf *out, double v)
@@ -124,6 +86,33 @@ static void render_value(Buf *out, double v)
 	}
 }
 
+void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value)
+{
+	if (!f || f->lines.oom)
+		return;
+	/* Straight into the family's page fragment: no allocation per sample. */
+	Buf *b = &f->lines;
+	buf_put(b, f->name, strlen(f->name));
+	if (suffix)
+		buf_put(b, suffix, strlen(suffix));
+	if (labels && labels[0]) {
+		buf_put(b, "{", 1);
+		for (size_t i = 0; labels[i] && labels[i + 1]; i += 2) {
+			if (i)
+				buf_put(b, ",", 1);
+			buf_put(b, labels[i], strlen(labels[i]));
+			buf_put(b, "=\"", 2);
+			metric_escape_label(b, labels[i + 1]);
+			buf_put(b, "\"", 1);
+		}
+		buf_put(b, "}", 1);
+	}
+	buf_put(b, " ", 1);
+	render_value(b, value);
+	buf_put(b, "\n", 1);
+	f->n++;
+}
+
 void metricset_render(const MetricSet *s, Buf *out)
 {
 	static const char *const types[_METRIC_TYPE_MAX] = {
@@ -134,10 +123,9 @@ void metricset_render(const MetricSet *s, Buf *out)
 		if (f->n == 0)
 			continue;
 		buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, types[f->type]);
-		for (size_t j = 0; j < f->n; j++) {
-			buf_printf(out, "%s ", f->samples[j].series);
-			render_value(out, f->samples[j].value);
-			buf_put(out, "\n", 1);
-		}
+		if (f->lines.oom)
+			out->oom = true;
+		else
+			buf_put(out, f->lines.data, f->lines.len);
 	}
 }

@@ -9,7 +9,7 @@ PKGS="build-essential meson ninja-build pkg-config
 libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev
 libsqlite3-dev libfuse3-dev fuse3 clang llvm libbpf-dev bpftool
 udev util-linux curl fio prometheus bpftrace prometheus-node-exporter
-systemd python3 valgrind bc debhelper fakeroot dpkg-dev"
+systemd python3 valgrind bc debhelper fakeroot dpkg-dev wrk"
 
 missing=""
 for p in $PKGS; do

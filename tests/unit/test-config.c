@@ -93,7 +93,7 @@ static void test_detect_keys(void)
 	CHECK_NEAR(c.history_days, 30, 0);
 	CHECK_NEAR(c.probe, 1, 0);
 	CHECK(config_parse_text(&c, "detect.storm-confirm = 0\n", &err) == -EINVAL);
-	CHECK_STR(err, "line 1: detect.storm-confirm: '0' is not a number from 1 to 60");
+	CHECK_STR(err, "line 1: detect.storm-confirm: '0' is not a number from 1 to 30");
 	free(err);
 	err = NULL;
 	CHECK(config_parse_text(&c, "probe = maybe\n", &err) == -EINVAL);

@@ -180,6 +180,10 @@ static void test_stalls(void)
 	err = NULL;
 	CHECK(detect_param_set(&p, "no-such", "1", &err) == -EINVAL);
 	free(err);
+	/* the slowest of the last ten minutes: 20 s at 1700, not 200 s at 1000 */
+	CHECK_NEAR(detect_slowest_recent(&d, 1800), 20, 1e-9);
+	CHECK_NEAR(detect_slowest_recent(&d, 1800 + 660), 0, 1e-9);
+	CHECK_NEAR(detect_slowest_recent(&d, 1050), 200, 1e-9);
 	DetectScore sc;
 	detect_score(&d, &p, 1800, &sc);
 	CHECK_NEAR(sc.stall, 0.25, 1e-9);

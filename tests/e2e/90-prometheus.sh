@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The shipped dashboards and alerts against a real Prometheus scraping a
+# real smrd every second, while an emulated dm-smr disk takes 4 KiB random
+# writes (and an emulated cmr disk beside it): every PromQL expression of
+# both dashboards (variables substituted, annotations as range queries) must
+# return data, the storm and undeclared-SMR alerts must be pending or firing
+# for the dm-smr disk, and nothing for the cmr disk.
+. "$(dirname "$0")/lib.sh"
+use_emu
+need prometheus
+need promtool
+
+RUNTIME=${PROM_RUNTIME:-20}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PROM_PID=""
+trap '[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null; cleanup' EXIT
+
+emu_up SMR smr dm-smr --seed 31 || exit 1
+emu_up CMR cmr cmr --seed 32 || exit 1
+S=${SMR#/dev/} C=${CMR#/dev/}
+start_smrd --interval 1 --include "^($S|$C)\$" --exclude '^$'
+
+PPORT=$(free_port)
+cat >"$T/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $SRCDIR/contrib/prometheus/smrd-alerts.yml
+  - $SRCDIR/contrib/prometheus/smrd-rules.yml
+scrape_configs:
+  - job_name: smrd
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+YML
+promtool check config "$T/prometheus.yml" >/dev/null || fail "promtool check config"
+prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
+	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$T/prometheus.log" 2>&1 &
+PROM_PID=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PPORT/-/ready" >/dev/null && break; sleep 0.1; done
+check "Prometheus is ready on 127.0.0.1:$PPORT" curl -sf "http://127.0.0.1:$PPORT/-/ready" -o /dev/null
+sleep 3
+
+emu_bg run_fio smr "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=31
+emu_bg run_fio cmr "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=32
+for p in "${EMU_BG[@]}"; do wait "$p" || fail "a fio run failed"; done
+EMU_BG=()
+run_fio reads "$SMR" --rw=randread --bs=4k --iodepth=1 --runtime=5 --randseed=3 || fail "fio reads"
+sleep 3
+scrape >"$T/metrics"
+promtool check metrics <"$T/metrics" >"$T/promtool.out" 2>&1
+check "promtool check metrics accepts the page" [ $? -eq 0 ]
+
+python3 - "http://127.0.0.1:$PPORT" "127.0.0.1:$PORT" "$S" "$C" "$SRCDIR/contrib/grafana" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys, time, urllib.parse, urllib.request
+base, inst, S, C, gdir = sys.argv[1:6]
+bad = 0
+def check(ok, what):
+    global bad
+    print(("ok: " if ok else "FAIL: ") + what); bad += not ok
+def api(path, **params):
+    url = f"{base}/api/v1/{path}?" + urllib.parse.urlencode(params, doseq=True)
+    with urllib.request.urlopen(url, timeout=10) as r:
+        d = json.load(r)
+    if d.get("status") != "success":
+        raise RuntimeError(d)
+    return d["data"]
+now = time.time()
+# What an emulated disk cannot have, and why; each is still queried and reported.
+CANNOT = {"smrd_disk_io_timeout_seconds": "loop devices have no queue/io_timeout (SCSI/ATA/NVMe disks do)"}
+def subst(expr, devices):
+    for k, v in (("$__rate_interval", "4s"), ("$__interval", "1s"), ("$__range", "2m"),
+                 ("$instance", inst), ("$device", devices)):
+        expr = expr.replace(k, v)
+    return expr
+for name, devices in (("smrd-overview.json", f"{S}|{C}"), ("smrd-disk.json", S)):
+    d = json.load(open(f"{gdir}/{name}"))
+    n = empty = 0
+    for p in d["panels"]:
+        for t in p.get("targets", []):
+            expr = subst(t["expr"], devices)
+            try:
+                res = api("query", query=expr, time=now)["result"]
+            except Exception as e:
+                res, err = [], e
+            n += 1
+            why = [r for m, r in CANNOT.items() if expr.startswith(m)]
+            if not res and why:
+                print(f"  no data, as expected: {name} panel '{p['title']}': {expr}: {why[0]}")
+            elif not res:
+                empty += 1
+                print(f"  no data: {name} panel '{p['title']}': {expr}")
+    for a in d["annotations"]["list"]:
+        if "expr" not in a:
+            continue
+        expr = subst(a["expr"], devices)
+        res = api("query_range", query=expr, start=now - 120, end=now, step="1")["result"]
+        n += 1
+        if not res:
+            empty += 1
+            print(f"  no data: {name} annotation '{a['name']}': {expr}")
+    for v in d["templating"]["list"]:
+        q = v["query"]["query"]
+        label = q[q.index(",") + 1:q.rindex(")")].strip()
+        match = subst(q[len("label_values("):q.index(",")], devices)
+        vals = api(f"label/{label}/values", **{"match[]": match})
+        n += 1
+        if not vals:
+            empty += 1
+            print(f"  no data: {name} variable {v['name']}: {q}")
+    print(f"  {name}: {n} expressions, {n - empty} returned data")
+    check(empty == 0, f"every expression of {name} returns data")
+
+alerts = api("alerts")["alerts"]
+for a in alerts:
+    print(f"  alert {a['labels']['alertname']} {a['labels'].get('device', '')}: {a['state']}")
+def state(name, dev):
+    return [a["state"] for a in alerts if a["labels"]["alertname"] == name and a["labels"].get("device") == dev]
+# the storm may have ended by now: ask Prometheus whether the alert was ever pending or firing
+r = api("query_range", query=f'ALERTS{{alertname="SMRDestageStorm",device="{S}"}}', start=now - 120, end=now, step="1")["result"]
+states = sorted({s["metric"]["alertstate"] for s in r})
+print(f"  SMRDestageStorm on {S} over the run: {states or 'never'}")
+check(bool(states), f"the storm alert was pending or firing for {S}")
+check("firing" in state("SMRDiskUndeclaredSMR", S), f"SMRDiskUndeclaredSMR is firing for {S}")
+cmr = [a for a in alerts if a["labels"].get("device") == C]
+check(not cmr, f"no alert for the cmr disk {C}")
+r = api("query", query="instance:smrd_storms_active:sum + instance:smrd_destage_storms:increase1h", time=now)["result"]
+check(bool(r), "the recording rules produce series")
+sys.exit(1 if bad else 0)
+PY
+kill "$PROM_PID"; wait "$PROM_PID" 2>/dev/null; PROM_PID=""
+check "Prometheus logged no rule evaluation errors" bash -c "! grep -qi 'error' '$T/prometheus.log'"
+grep -i error "$T/prometheus.log" | head -5
+stop_smrd
+finish
