@@ -11,6 +11,7 @@
 #include <sys/un.h>
 
 #include "output.h"
+#include "qualify.h"
 #include "since.h"
 #include "protocol.h"
 #include "util.h"
@@ -36,6 +37,7 @@ static const Command commands[] = {
 	{"reload", 0, "", output_reload, "re-read smrd.conf (root)"},
 	{"probe", 1, "DEVICE", output_probe, "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)"},
 	{"forget", 1, "DEVICE", output_forget, "reset a disk's detector state and delete its events, e.g. after replacing it (root)"},
+	{"qualify", 1, "DEVICE", NULL, "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)"},
 	{"events", 0, "", output_events, "storms, stalls, bands, idle cleaning from the history (--device D --since T --follow --limit N)"},
 };
 
@@ -275,6 +277,16 @@ int main(int argc, char **argv)
 	};
 	const char *socket_path = "/run/smrd/smrd.sock";
 	Options o = {0};
+	/* qualify runs here, not in the daemon, and has options of its own */
+	for (int i = 1; i < argc; i++) {
+		if (streq(argv[i], "--socket") || streq(argv[i], "--json")) {
+			i += streq(argv[i], "--socket");
+			continue;
+		}
+		if (streq(argv[i], "qualify"))
+			return qualify_main(argc - i, argv + i);
+		break;
+	}
 	char *pos[8];
 	int npos = 0, c;
 	/* Options go before or after the command, as users type them. */
