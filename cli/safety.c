@@ -66,7 +66,7 @@ static unsigned list_devs(const char *sysfs_root, const char *name, unsigned maj
 		add(r, "it has a partition, %s: repartitioning is the user's decision, not ours", e->d_name);
 		snprintf(p, sizeof p, "%s/%s/dev", path, e->d_name);
 		if (n < cap && read_dev(p, &out[n].major, &out[n].minor) == 0) {
-			snprintf(out[n].name, sizeof out[n].name, "%s", e->d_name);
+			memcpy(out[n].name, e->d_name, strlen(e->d_name) + 1);	/* length checked above */
 			n++;
 		}
 	}
