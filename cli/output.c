@@ -45,12 +45,14 @@ const char *output_bytes(double v, char *buf, size_t n)
 
 const char *output_latency(json_object *v, char *buf, size_t n)
 {
-	if (!v) {
+	return output_seconds(v ? json_object_get_double(v) : NAN, buf, n);
+}
+
+const char *output_seconds(double s, char *buf, size_t n)
+{
+	if (!isfinite(s))
 		snprintf(buf, n, "-");
-		return buf;
-	}
-	double s = json_object_get_double(v);
-	if (s < 1e-3)
+	else if (s < 1e-3)
 		snprintf(buf, n, "%.0fus", s * 1e6);
 	else if (s < 1)
 		snprintf(buf, n, "%.1fms", s * 1e3);

@@ -25,3 +25,5 @@ void output_json(FILE *f, json_object *r);
 const char *output_bytes(double v, char *buf, size_t n);
 /* Formats seconds as a latency ("850us", "12.3ms", "1.20s", "-" for null). */
 const char *output_latency(json_object *v, char *buf, size_t n);
+/* 140us, 7.9ms, 1.62s; "-" for NaN */
+const char *output_seconds(double s, char *buf, size_t n);

@@ -28,6 +28,8 @@
 #include "safety.h"
 #include "sysfs.h"
 #include "util.h"
+#include "verdict-json.h"
+#include "output.h"
 
 #ifndef SMRD_MODEL_LIST_PATH
 #define SMRD_MODEL_LIST_PATH "/usr/share/smrd/smr-models.tsv"
@@ -110,18 +112,6 @@ static const char *fmt_bytes(char *buf, size_t n, double b)
 	return buf;
 }
 
-static const char *fmt_lat(char *buf, size_t n, double s)
-{
-	if (!isfinite(s))
-		snprintf(buf, n, "-");
-	else if (s < 1e-3)
-		snprintf(buf, n, "%.0f us", s * 1e6);
-	else if (s < 1)
-		snprintf(buf, n, "%.1f ms", s * 1e3);
-	else
-		snprintf(buf, n, "%.2f s", s);
-	return buf;
-}
 
 /* ▁▂▃▄▅▆▇█ of the last seconds' IOPS, on a log scale */
 static void sparkline(char *buf, size_t n, const Second *s, size_t k)
@@ -249,7 +239,7 @@ static int run_phase(Engine *e, Phase *p, bool write, uint64_t bs, uint64_t rang
 				sparkline(spark, sizeof spark, p->sec, p->n_sec);
 				fprintf(stderr, "\r\033[K[%s] %5.0f s  %s %s  %7.0f IOPS  %s  %s", p->name, done - t0,
 					write ? "written" : "read", fmt_bytes(b, sizeof b, (double)p->bytes),
-					(double)sec_ios / dt, fmt_lat(l, sizeof l, sec_ios ? sec_lat / (double)sec_ios : NAN), spark);
+					(double)sec_ios / dt, output_seconds(sec_ios ? sec_lat / (double)sec_ios : NAN, l, sizeof l), spark);
 			}
 			last_sec = done;
 			sec_ios = 0;
@@ -356,7 +346,7 @@ static int write_svg(const char *path, const Phase *p, const char *title)
 				continue;
 			char lab[32];
 			if (panel)
-				fmt_lat(lab, sizeof lab, pow(10, d));
+				output_seconds(pow(10, d), lab, sizeof lab);
 			else
 				snprintf(lab, sizeof lab, "%g", pow(10, d));
 			fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
@@ -484,23 +474,6 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 	return 0;
 }
 
-static json_object *classification_json(const Verdict *v)
-{
-	json_object *o = json_object_new_object(), *ev = json_object_new_array();
-	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v->class)));
-	json_object_object_add(o, "confidence", jd(v->confidence));
-	json_object_object_add(o, "smr_confidence", jd(v->smr_confidence));
-	json_object_object_add(o, "basis", json_object_new_string(v->basis));
-	for (unsigned i = 0; i < v->n_evidence; i++) {
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "source", json_object_new_string(v->evidence[i].source));
-		json_object_object_add(x, "value", json_object_new_string(v->evidence[i].value));
-		json_object_object_add(x, "implies", json_object_new_string(v->evidence[i].implies));
-		json_object_array_add(ev, x);
-	}
-	json_object_object_add(o, "evidence", ev);
-	return o;
-}
 
 static int open_engine(Engine *e, const char *node, bool write, unsigned qd, uint64_t bufsize)
 {
@@ -629,7 +602,7 @@ int qualify_main(int argc, char **argv)
 	json_object_object_add(rep, "started", json_object_new_int64((int64_t)started));
 	json_object_object_add(rep, "mode", json_object_new_string(o.destructive ? "destructive" : "read-only"));
 	json_object_object_add(rep, "iodepth", json_object_new_int((int)o.iodepth));
-	json_object_object_add(rep, "classification", classification_json(&v));
+	json_object_object_add(rep, "classification", verdict_to_json(&v));
 	json_object_object_add(rep, "phases", phases);
 
 	Phase wp = {.name = "write"}, rp[8] = {0};
@@ -736,11 +709,11 @@ int qualify_main(int argc, char **argv)
 		snprintf(text, sizeof text,
 			 "behaves like DM-SMR: fast phase of %.1f s at %.0f IOPS (%s at %s), then %.1f IOPS at %s",
 			 cliff.cliff_t, cliff.fast_iops, fmt_bytes(b1, sizeof b1, (double)(cliff.fast_ios * o.bs)),
-			 fmt_lat(b2, sizeof b2, cliff.fast_lat), cliff.slow_iops, fmt_lat(b3, sizeof b3, cliff.slow_lat));
+			 output_seconds(cliff.fast_lat, b2, sizeof b2), cliff.slow_iops, output_seconds(cliff.slow_lat, b3, sizeof b3));
 	} else if (cliff_done) {
 		snprintf(text, sizeof text,
 			 "no cliff after %s written at %.0f IOPS (%s): consistent with CMR%s",
-			 fmt_bytes(b1, sizeof b1, (double)wp.bytes), cliff.fast_iops, fmt_lat(b2, sizeof b2, cliff.fast_lat),
+			 fmt_bytes(b1, sizeof b1, (double)wp.bytes), cliff.fast_iops, output_seconds(cliff.fast_lat, b2, sizeof b2),
 			 v.class == DISK_CLASS_SSD ? " or an SSD, as the static classification says" : "");
 		json_object_array_add(limits, json_object_new_string(
 			"a larger write budget could still reveal a larger media cache"));
@@ -775,10 +748,10 @@ int qualify_main(int argc, char **argv)
 		unsigned nb = bands_find(&rp[i].hist, &rules, b);
 		char p50[32], p99[32], mx[32];
 		fprintf(out, "%-10s %6.0f IOPS  p50 %s  p99 %s  max %s  bands:", rp[i].name,
-			(double)rp[i].n / rp[i].duration, fmt_lat(p50, sizeof p50, hist_quantile(&rp[i].hist, 0.5)),
-			fmt_lat(p99, sizeof p99, hist_quantile(&rp[i].hist, 0.99)), fmt_lat(mx, sizeof mx, hist_max(&rp[i].hist)));
+			(double)rp[i].n / rp[i].duration, output_seconds(hist_quantile(&rp[i].hist, 0.5), p50, sizeof p50),
+			output_seconds(hist_quantile(&rp[i].hist, 0.99), p99, sizeof p99), output_seconds(hist_max(&rp[i].hist), mx, sizeof mx));
 		for (unsigned k = 0; k < nb; k++)
-			fprintf(out, "%s %s (%.0f%%)", k ? "," : "", fmt_lat(p50, sizeof p50, b[k].centre), b[k].share * 100);
+			fprintf(out, "%s %s (%.0f%%)", k ? "," : "", output_seconds(b[k].centre, p50, sizeof p50), b[k].share * 100);
 		fprintf(out, "\n");
 	}
 	fprintf(out, "verdict: %s\n", text);

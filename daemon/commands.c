@@ -12,6 +12,7 @@
 #include "http.h"
 #include "modellist.h"
 #include "discovery.h"
+#include "verdict-json.h"
 #include "log.h"
 #include "monitor.h"
 #include "service.h"
@@ -211,25 +212,6 @@ static int cmd_disks(Context *ctx, json_object *args, json_object **ret, ProtoEr
 	return 0;
 }
 
-static json_object *verdict_json(const Verdict *v)
-{
-	json_object *o = json_object_new_object(), *ev = json_object_new_array();
-	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v->class)));
-	json_object_object_add(o, "confidence", json_object_new_double(v->confidence));
-	json_object_object_add(o, "smr_confidence", json_object_new_double(v->smr_confidence));
-	json_object_object_add(o, "basis", json_object_new_string(v->basis));
-	for (unsigned i = 0; i < v->n_evidence; i++) {
-		const Evidence *e = &v->evidence[i];
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "source", json_object_new_string(e->source));
-		json_object_object_add(x, "value", json_object_new_string(e->value));
-		json_object_object_add(x, "implies", json_object_new_string(e->implies));
-		json_object_object_add(x, "decisive", json_object_new_boolean(e->decisive));
-		json_object_array_add(ev, x);
-	}
-	json_object_object_add(o, "evidence", ev);
-	return o;
-}
 
 static json_object *counters_json(const Disk *d)
 {
@@ -510,7 +492,7 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	json_object_object_add(o, "io_timeout_seconds",
 			       d->sys.io_timeout_ms > 0 ? json_object_new_double((double)d->sys.io_timeout_ms / 1000) : NULL);
 	json_object_object_add(o, "interval_seconds", json_object_new_double(d->interval));
-	json_object_object_add(o, "verdict", verdict_json(&v));
+	json_object_object_add(o, "verdict", verdict_to_json(&v));
 	json_object_object_add(o, "detection", detection_json(ctx, d));
 	json_object_object_add(o, "counters", counters_json(d));
 	json_object_object_add(o, "latency", latency_json(ctx, d));
