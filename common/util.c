@@ -119,6 +119,19 @@ char *strstrip(char *s)
 	return s;
 }
 
+void buf_reserve(Buf *b, size_t n)
+{
+	if (b->oom || b->len + n + 1 <= b->cap)
+		return;
+	char *d = realloc(b->data, b->len + n + 1);
+	if (!d) {
+		b->oom = true;
+		return;
+	}
+	b->data = d;
+	b->cap = b->len + n + 1;
+}
+
 void buf_put(Buf *b, const char *s, size_t n)
 {
 	if (b->oom)

@@ -59,6 +59,8 @@ typedef struct Buf {
 } Buf;
 void buf_printf(Buf *b, const char *fmt, ...) _printf_(2, 3);
 void buf_put(Buf *b, const char *s, size_t n);
+/* Makes room for n more bytes at once (one allocation for a known size). */
+void buf_reserve(Buf *b, size_t n);
 void buf_free(Buf *b);
 /* Returns a malloc'd copy of s with characters outside printable ASCII replaced. */
 char *str_sanitize(const char *s);

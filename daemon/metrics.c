@@ -113,13 +113,20 @@ void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, 
 	f->n++;
 }
 
-void metricset_render(const MetricSet *s, Buf *out)
+void metricset_render(MetricSet *s, Buf *out)
 {
 	static const char *const types[_METRIC_TYPE_MAX] = {
 		[METRIC_GAUGE] = "gauge", [METRIC_COUNTER] = "counter", [METRIC_HISTOGRAM] = "histogram",
 	};
+	/* One allocation for the page, and each family's lines freed once
+	 * copied: the peak is the page plus one family, not twice the page. */
+	size_t total = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->fam[i]->n)
+			total += s->fam[i]->lines.len + 2 * strlen(s->fam[i]->name) + strlen(s->fam[i]->help) + 32;
+	buf_reserve(out, total);
 	for (size_t i = 0; i < s->n; i++) {
-		const MetricFamily *f = s->fam[i];
+		MetricFamily *f = s->fam[i];
 		if (f->n == 0)
 			continue;
 		buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, types[f->type]);
@@ -127,5 +134,7 @@ void metricset_render(const MetricSet *s, Buf *out)
 			out->oom = true;
 		else
 			buf_put(out, f->lines.data, f->lines.len);
+		buf_free(&f->lines);
+		f->n = 0;
 	}
 }
