@@ -237,6 +237,8 @@ void output_events(FILE *f, json_object *r)
 {
 	json_object *a = jget(r, "events");
 	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	if (!n && jget(r, "persistent"))	/* a whole answer, not a --follow poll */
+		fprintf(f, "-- No events --\n");
 	for (size_t i = 0; i < n; i++)
 		output_event_line(f, json_object_array_get_idx(a, i));
 }

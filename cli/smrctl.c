@@ -242,6 +242,7 @@ static int follow(const char *socket_path, json_object *args, bool json)
 				printf("%s\n", json_object_to_json_string_ext(json_object_array_get_idx(a, i),
 									      JSON_C_TO_STRING_PLAIN));
 		} else {
+			json_object_object_del(result, "persistent");	/* no "-- No events --" every second */
 			output_events(stdout, result);
 		}
 		fflush(stdout);
