@@ -522,7 +522,10 @@ int qualify_main(int argc, char **argv)
 		return 2;
 	}
 	bool live = !o.json && isatty(STDERR_FILENO);
-	FILE *out = o.json ? stderr : stdout;	/* with --json, stdout carries only the JSON */
+	/* with --json, stdout carries only the JSON and nothing else is said
+	 * but errors */
+	_cleanup_fclose_ FILE *devnull = o.json ? fopen("/dev/null", "we") : NULL;
+	FILE *out = devnull ? devnull : stdout;
 
 	/* What the disk says about itself. */
 	_cleanup_close_ int sysfs_fd = open(o.sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -557,6 +560,9 @@ int qualify_main(int argc, char **argv)
 		fmt_bytes(b1, sizeof b1, (double)size), *sys.serial ? sys.serial : "(none)");
 	fprintf(out, "static classification: %s (confidence %.2f): %s\n", disk_class_to_string(v.class), v.confidence,
 		v.basis);
+	for (unsigned i = 0; i < v.n_evidence; i++)
+		fprintf(out, "  %s %-34s %-22s -> %s\n", v.evidence[i].decisive ? "*" : " ", v.evidence[i].source,
+			v.evidence[i].value, v.evidence[i].implies);
 
 	if (o.destructive) {
 		SafetyReport s;

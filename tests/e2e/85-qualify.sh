@@ -66,6 +66,10 @@ w1=$(wr "$N")
 sed -n '/^read /p; s/^verdict: /  verdict: /p' "$T/ro.out" | sed 's/^/  /'
 check "read-only: writes completed on $N before and after: $w0 and $w1" [ "$w0" = "$w1" ]
 check "read-only: reads at both sizes" bash -c "grep -q '^read 4 KiB' '$T/ro.out' && grep -q '^read 1.0 MiB' '$T/ro.out'"
+check "read-only: the static evidence is listed" grep -q 'queue/rotational' "$T/ro.out"
+"${Q[@]}" "$N" --read-seconds 1 --sizes 4k --no-report --json >"$T/ro.json" 2>"$T/ro.err"
+check "--json: stdout is the report alone, stderr is silent" \
+	bash -c "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/ro.json' && [ ! -s '$T/ro.err' ]"
 emu_cleanup
 
 say "--- 4. refusals, on real loop devices"
