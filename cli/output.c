@@ -45,6 +45,11 @@ const char *output_bytes(double v, char *buf, size_t n)
 
 const char *output_latency(json_object *v, char *buf, size_t n)
 {
+	/* diskstats counts milliseconds: an average of 0 means under 1 ms */
+	if (v && json_object_get_double(v) == 0) {
+		snprintf(buf, n, "<1ms");
+		return buf;
+	}
 	return output_seconds(v ? json_object_get_double(v) : NAN, buf, n);
 }
 
