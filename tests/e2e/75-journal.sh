@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Events in the journal: a private systemd-journald (in a mount namespace of
+# this test, so the host's journal is untouched) receives smrd's stall
+# events with their stable MESSAGE_ID, priority and fields, and journalctl -x
+# explains them from smrd's catalog. The disk is an emulated one whose
+# every I/O takes 1.3 s.
+if [ -z "${SMRD_TEST_NS:-}" ]; then
+	SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+use_emu
+need journalctl
+[ -x /lib/systemd/systemd-journald ] || { fail "no /lib/systemd/systemd-journald"; finish; }
+
+mkdir -p /run/systemd /run/log /var/lib/systemd/catalog "$T/catalog"
+mount -t tmpfs tmpfs /run/systemd && mount -t tmpfs tmpfs /run/log || { fail "private /run mounts"; finish; }
+mkdir -p /run/systemd/journal
+cp "$SRCDIR/contrib/systemd/smrd.catalog" "$T/catalog/"
+mount --bind "$T/catalog" /usr/lib/systemd/catalog && mount -t tmpfs tmpfs /var/lib/systemd/catalog ||
+	{ fail "private catalog mounts"; finish; }
+journalctl --update-catalog || fail "journalctl --update-catalog"
+/lib/systemd/systemd-journald >"$T/journald.log" 2>&1 &
+JD=$!
+trap 'kill $JD 2>/dev/null; wait $JD 2>/dev/null; cleanup' EXIT
+for _ in $(seq 50); do [ -S /run/systemd/journal/socket ] && break; sleep 0.1; done
+check "a private journald is listening" [ -S /run/systemd/journal/socket ]
+
+emu_up DEV slow ssd --ssd-us 1300000 || exit 1
+N=${DEV#/dev/}
+start_smrd --interval 1 --include "^$N\$" --exclude '^$'
+sleep 1.5
+dd if="$DEV" of=/dev/null bs=4k count=2 iflag=direct 2>/dev/null
+sleep 2.5
+ID=22e527359e6345ef839807ec0027da0d
+journalctl MESSAGE_ID=$ID -o json --no-pager >"$T/stalls.json" 2>"$T/jc.err"
+python3 - "$T/stalls.json" "$N" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+dev = sys.argv[2]
+bad = 0
+def check(ok, what):
+    global bad
+    print(("ok: " if ok else "FAIL: ") + what); bad += not ok
+print(f"  {len(rows)} stall entries in the journal" + (f"; the first: {rows[0]['MESSAGE']}" if rows else ""))
+check(len(rows) == 2, "one journal entry per stalled read (2)")
+for r in rows[:1]:
+    check(r.get("DEVICE") == f"/dev/{dev}" and r.get("SMRD_DEVICE") == dev, "DEVICE= and SMRD_DEVICE= name the disk")
+    check(r.get("SMRD_EVENT") == "stall" and r.get("SMRD_OP") == "read", "SMRD_EVENT=stall, SMRD_OP=read")
+    check(1.2 <= float(r.get("SMRD_LATENCY_SEC", 0)) <= 2.0, f"SMRD_LATENCY_SEC={r.get('SMRD_LATENCY_SEC')} (the emulated 1.3 s)")
+    check(r.get("PRIORITY") == "4", "PRIORITY=4 (warning)")
+    check(r.get("SMRD_EVENT_ID", "") != "", "SMRD_EVENT_ID ties it to smrctl events")
+sys.exit(bad)
+PY
+journalctl -x MESSAGE_ID=$ID --no-pager -n 1 >"$T/x.txt" 2>&1
+sed 's/^/  /' "$T/x.txt" | head -12
+check "journalctl -x explains the stall from the catalog" grep -q "An I/O on $N stalled" "$T/x.txt"
+check "and says what to do" grep -q "smrctl events --device $N" "$T/x.txt"
+stop_smrd
+finish
