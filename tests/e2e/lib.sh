@@ -13,6 +13,8 @@ FAILS=0
 cleanup() {
 	[ -n "$SMRD_PID" ] && kill "$SMRD_PID" 2>/dev/null && wait "$SMRD_PID" 2>/dev/null
 	declare -F emu_cleanup >/dev/null && emu_cleanup
+	# attach_loop may run in a $(...) subshell: its list is a file, not a variable
+	[ -f "$T/our-loops" ] && while read -r l; do losetup -d "$l" 2>/dev/null; done <"$T/our-loops"
 	for l in "${OUR_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
 	rm -rf "$T"
 }
@@ -98,11 +100,13 @@ attach_loop() {
 	local l
 	l=$(losetup -f --show "$@" "$img") || { say "FAIL: losetup"; exit 1; }
 	OUR_LOOPS+=("$l")
+	echo "$l" >>"$T/our-loops"
 	echo "$l"
 }
 
 detach_loop() {
 	losetup -d "$1"
+	[ -f "$T/our-loops" ] && sed -i "\|^$1\$|d" "$T/our-loops"
 	local keep=()
 	for l in "${OUR_LOOPS[@]}"; do [ "$l" != "$1" ] && keep+=("$l"); done
 	OUR_LOOPS=("${keep[@]+"${keep[@]}"}")
