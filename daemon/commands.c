@@ -51,10 +51,8 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	unsigned storms = 0;
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		Verdict v;
-		monitor_verdict(ctx, d, &v);
-		counts[v.class]++;
-		suspects += v.smr_confidence >= SMR_CONF_TRIM_HINT;
+		counts[monitor_smr_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class]++;
+		suspects += monitor_smr_confidence(ctx, d) >= SMR_CONF_TRIM_HINT;
 		storms += d->det_ready && d->det.storm;
 	}
 	for (int c = 0; c < _DISK_CLASS_MAX; c++)

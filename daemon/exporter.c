@@ -162,9 +162,7 @@ static void add_detection(MetricSet *set, Context *ctx)
 		metric_add(idle, NULL, dev, d->det_ready && t->idle);
 		metric_add(score, NULL, dev, sc.score);
 		metric_add(thr, NULL, dev, detect_stall_threshold(&ctx->config.detect, d->name));
-		Verdict v;
-		monitor_verdict(ctx, d, &v);
-		metric_add(behav, NULL, dev, v.class == DISK_CLASS_DM_SMR && d->verdict.class != DISK_CLASS_DM_SMR);
+		metric_add(behav, NULL, dev, monitor_smr_by_behaviour(d));
 		metric_add(slowest, NULL, dev, d->det_ready ? detect_slowest_recent(t, mono_seconds()) : 0);
 		if (probes)
 			metric_add(probes, NULL, dev, (double)t->probes);

@@ -268,14 +268,31 @@ void monitor_score(const Context *ctx, const Disk *d, DetectScore *ret)
 		detect_score(&d->det, &ctx->config.detect, (double)clock_usec(CLOCK_MONOTONIC) / 1e6, ret);
 }
 
+static double combined(const Disk *d, double score)
+{
+	/* Behaviour adds to what the static evidence says, never subtracts. */
+	return 1 - (1 - d->verdict.smr_confidence) * (1 - score);
+}
+
+double monitor_smr_confidence(const Context *ctx, const Disk *d)
+{
+	DetectScore sc;
+	monitor_score(ctx, d, &sc);
+	return combined(d, sc.score);
+}
+
+bool monitor_smr_by_behaviour(const Disk *d)
+{
+	return d->det_ready && d->det.behaviour && !static_smr(d);
+}
+
 void monitor_verdict(const Context *ctx, const Disk *d, Verdict *ret)
 {
 	*ret = d->verdict;
 	DetectScore sc;
 	monitor_score(ctx, d, &sc);
-	/* Behaviour adds to what the static evidence says, never subtracts. */
-	ret->smr_confidence = 1 - (1 - d->verdict.smr_confidence) * (1 - sc.score);
-	if (!d->det_ready || !d->det.behaviour || static_smr(d))
+	ret->smr_confidence = combined(d, sc.score);
+	if (!monitor_smr_by_behaviour(d))
 		return;
 	ret->class = DISK_CLASS_DM_SMR;
 	ret->confidence = fmax(sc.score, ctx->config.detect.behaviour_score);

@@ -27,5 +27,8 @@ void monitor_disk_gone(Context *ctx, Disk *d);
 /* The verdict as exported: static evidence plus behaviour. */
 void monitor_verdict(const Context *ctx, const Disk *d, Verdict *ret);
 void monitor_score(const Context *ctx, const Disk *d, DetectScore *ret);
+/* The two parts of the verdict that counting needs, without copying it. */
+double monitor_smr_confidence(const Context *ctx, const Disk *d);
+bool monitor_smr_by_behaviour(const Disk *d);
 History *monitor_history(const Context *ctx);
 uint64_t monitor_events_total(const Context *ctx, DetectEventKind k);

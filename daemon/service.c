@@ -75,9 +75,7 @@ static void status_line(Context *ctx, char *buf, size_t n)
 	unsigned suspects = 0, storms = 0;
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		Verdict v;
-		monitor_verdict(ctx, d, &v);
-		suspects += v.smr_confidence >= SMR_CONF_TRIM_HINT;
+		suspects += monitor_smr_confidence(ctx, d) >= SMR_CONF_TRIM_HINT;
 		storms += d->det_ready && d->det.storm;
 	}
 	snprintf(buf, n, "Watching %zu disk%s: %u SMR suspect%s, %u destage storm%s active", registry_size(ctx->disks),
@@ -88,6 +86,9 @@ static void status_line(Context *ctx, char *buf, size_t n)
 void service_sampled(Context *ctx)
 {
 	char status[160];
+	/* Outside a service manager nobody reads STATUS=: skip the disk walk. */
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
 	status_line(ctx, status, sizeof status);
 	if (!ctx->notified_ready) {
 		ctx->notified_ready = true;
