@@ -55,21 +55,26 @@ static void usage(FILE *f)
 		   "  --limit N      events: the newest N (default 1000)\n");
 }
 
+/* Non-blocking: a daemon that stopped accepting (its backlog full) must
+ * not hang smrctl; the connect is retried until SMRCTL_TIMEOUT_MS. */
 static int connect_daemon(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof sa.sun_path)
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		int r = -errno;
-		close(fd);
-		return r;
+	for (int waited = 0;; waited += 50) {
+		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
+			return TAKE_FD(fd);
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+		if (waited >= SMRCTL_TIMEOUT_MS)
+			return -ETIMEDOUT;
+		poll(NULL, 0, 50);
 	}
-	return fd;
 }
 
 static int wait_fd(int fd, short events)
@@ -87,7 +92,7 @@ static int send_all(int fd, const char *s)
 		if (r < 0)
 			return r;
 		ssize_t k = send(fd, s + off, len - off, MSG_NOSIGNAL);
-		if (k < 0 && errno != EINTR)
+		if (k < 0 && errno != EINTR && errno != EAGAIN)
 			return -errno;
 		off += k > 0 ? (size_t)k : 0;
 	}
@@ -106,7 +111,7 @@ static int recv_line(int fd, char **ret)
 			return r;
 		}
 		ssize_t k = read(fd, chunk, sizeof chunk);
-		if (k < 0 && errno == EINTR)
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k <= 0) {
 			buf_free(&b);

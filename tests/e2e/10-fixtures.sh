@@ -39,14 +39,21 @@ for dir in "$FIX"/*/; do
 		--collector.diskstats.device-exclude='^$' \
 		--web.listen-address=127.0.0.1:$node_port >"$T/node.log" 2>&1 &
 	npid=$!
-	for _ in $(seq 50); do curl -sf "http://127.0.0.1:$node_port/metrics" >"$T/$case.node" 2>/dev/null && break; sleep 0.1; done
-	kill $npid; wait $npid 2>/dev/null
+	WAIT_LOG=$T/node.log wait_until 15 "node_exporter on port $node_port ($case)" \
+		curl -sf --max-time 2 -o "$T/$case.node" "http://127.0.0.1:$node_port/metrics"
+	stop_pid $npid 10 "node_exporter to exit" "$T/node.log"
 	check "$case: counters equal node_exporter's" metrics_py compare-node "$T/$case.node" "$T/$case.prom"
 done
 
-# The real /sys trees captured on real machines (shared/data, beside the clone).
-REAL=$SRCDIR/../shared/data/real-sysfs
-if [ -d "$REAL" ]; then
+# The real /sys trees captured on real machines (the workplace's shared data,
+# never copied into the repository): SMRD_REAL_SYSFS, else beside the clone.
+REAL=""
+for d in "${SMRD_REAL_SYSFS:-}" "$SRCDIR/../shared/data/real-sysfs" /work/shared/data/real-sysfs; do
+	[ -n "$d" ] && ls "$d"/*.tar.xz >/dev/null 2>&1 && { REAL=$d; break; }
+done
+if [ -z "$REAL" ]; then
+	fail "the captured real sysfs trees are missing (looked in \$SMRD_REAL_SYSFS, ../shared/data/real-sysfs beside the clone, /work/shared/data/real-sysfs): point SMRD_REAL_SYSFS at them"
+else
 	for tb in "$REAL"/*.tar.xz; do
 		n=$(basename "$tb" .tar.xz)
 		mkdir -p "$T/real/$n" && tar -xJf "$tb" -C "$T/real/$n"
@@ -62,7 +69,5 @@ if [ -d "$REAL" ]; then
 	check "real: KINGSTON NVMe is ssd" metrics_py get "$p" smrd_disk_info device=nvme0n1 class=ssd
 	check "real: DVD drive is not a disk" metrics_py get "$p" smrd_disk_info device=sr0 class=unknown
 	check "real: LVM tree's dm-0 is unknown" metrics_py get "$T/simple-lvm.prom" smrd_disk_info device=dm-0 class=unknown
-else
-	say "note: $REAL not found, real captured trees not tried"
 fi
 finish

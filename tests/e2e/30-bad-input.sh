@@ -53,7 +53,7 @@ check "a disk with a garbage size file is dropped" sh -c "! grep -q 'smrd_disk_i
 check "other disks unaffected" metrics_py get "$T/m5" smrd_disk_info device=nvme0n1
 
 # Control socket abuse, all at once, then a real client must be answered.
-python3 - "$SOCK" <<'PY' >"$T/abuse.out" 2>&1
+timeout -k 5 120 python3 - "$SOCK" <<'PY' >"$T/abuse.out" 2>&1
 import json, socket, sys, time
 path = sys.argv[1]
 def conn():

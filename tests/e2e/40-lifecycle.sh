@@ -48,7 +48,7 @@ SOCK=$T/smrd.sock
 	--sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" --exclude '^$' \
 	>"$T/smrd.log" 2>&1 &
 SMRD_PID=$!
-for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+WAIT_LOG=$T/smrd.log wait_until 20 "smrd to create $SOCK" test -S "$SOCK"
 check "state directory created" [ -d "$T/state" ]
 interval() { "$SMRCTL" --socket "$SOCK" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["interval_seconds"])'; }
 check "interval 0.5 from the file" [ "$(interval)" = 0.5 ]

@@ -20,7 +20,7 @@ judge() {	# judge NAME SHAPE [fio-phases options]: prints the measurements
 	case " $* " in *" --op read "*) op=read ;; esac
 	local ds
 	if [ "$op" = read ]; then ds=$(awk '{ print $1, $2, $5 }' "$T/$name.ds"); else ds=$(awk '{ print $3, $4, $6 }' "$T/$name.ds"); fi
-	say "--- $name"
+	step "$name"
 	python3 "$PHASES" "$shape" "$T/${name}_clat.1.log" --json "$T/$name.json" --diskstats "$ds" "$@" \
 		| sed 's/^/  /'
 	local rc=${PIPESTATUS[0]}
@@ -32,8 +32,7 @@ emu_up SMR4 smr-qd4 dm-smr --seed 2 || exit 1
 emu_up CMR cmr cmr --seed 4 || exit 1
 emu_bg run_fio smr-qd4 "$SMR4" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=2
 emu_bg run_fio cmr-qd4 "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=4
-for p in "${EMU_BG[@]}"; do wait "$p" || fail "a fio run failed"; done
-EMU_BG=()
+wait_bg $(($RUNTIME + 90)) "the fio runs"
 judge smr-qd4 cliff --iodepth 4
 judge cmr-qd4 steady --iodepth 4 --min-ms 5 --max-ms 15
 
@@ -52,7 +51,7 @@ emu_cleanup
 
 # 5: a step fails while writes are stuck behind band rewrites; the trap must
 # still take everything down: our fio, loop device, mount and smr-emu only.
-say "--- teardown after a failing step"
+step "teardown after a failing step"
 (
 	set -u
 	EMU_WORK=$T/fail

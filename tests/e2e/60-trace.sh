@@ -22,15 +22,15 @@ NAME=${DEV#/dev/}
 DEVT=$(( $(cat /sys/block/$NAME/dev | cut -d: -f1) << 20 | $(cat /sys/block/$NAME/dev | cut -d: -f2) ))
 
 for B in bpf perf; do
-	say "--- backend $B"
+	step "backend $B"
 	start_smrd --interval 1 --include "^$NAME\$" --exclude '^$' --trace-backend $B --slow-io 0.0015
 	got=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace_backend"])')
 	check "status says the $B backend is active (got $got)" [ "$got" = "$B" ]
 	sleep 1.5
 	read -r r0 w0 <<<"$(ds "$NAME")"
-	fio --name=t --filename="$DEV" --direct=1 --ioengine=libaio --rw=randrw --rwmixread=50 --bs=4k \
-		--iodepth=1 --rate_iops=$RATE --time_based --runtime="$SECS" --output-format=json \
-		--output="$T/fio-$B.json" >/dev/null 2>&1 || fail "fio"
+	timeout -k 5 $((SECS + 60)) fio --name=t --filename="$DEV" --direct=1 --ioengine=libaio --rw=randrw \
+		--rwmixread=50 --bs=4k --iodepth=1 --rate_iops=$RATE --time_based --runtime="$SECS" --output-format=json \
+		--output="$T/fio-$B.json" >/dev/null 2>&1 || fail "fio ($B) exited $?"
 	read -r r1 w1 <<<"$(ds "$NAME")"
 	sleep 2.5	# two intervals: the last I/Os reach the histograms
 	scrape >"$T/m-$B"
@@ -80,27 +80,34 @@ PY
 	stop_smrd
 done
 
-say "--- two smrd instances (bpf, perf) and bpftrace on the same disk at once"
+step "two smrd instances (bpf, perf) and bpftrace on the same disk at once"
 start_smrd --interval 1 --include "^$NAME\$" --exclude '^$' --trace-backend bpf
 P1=$SMRD_PID PORT1=$PORT
 "$SMRD" --config /dev/null --listen 127.0.0.1:0 --socket "$T/smrd2.sock" --state-dir "$T/state2" --interval 1 \
 	--include "^$NAME\$" --exclude '^$' --trace-backend perf >"$T/smrd2.log" 2>&1 &
 P2=$!
-bpftrace -e "tracepoint:block:block_rq_complete /args->dev == $DEVT/ { @n = count(); }" >"$T/bt.out" 2>&1 &
-BT=$!
-for _ in $(seq 100); do grep -q Attaching "$T/bt.out" && break; sleep 0.1; done
-sleep 2
+at_exit 'kill "$P2" 2>/dev/null'
+WAIT_LOG=$T/smrd2.log wait_until 20 "the second smrd (perf) to listen" grep -q '(port [0-9]*)' "$T/smrd2.log" || finish
+sleep 2	# both tracers have their filters set (one interval)
 PORT2=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/smrd2.log" | head -1)
 read -r r0 w0 <<<"$(ds "$NAME")"
-fio --name=t2 --filename="$DEV" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=4 \
-	--rate_iops=300 --time_based --runtime=4 --output=/dev/null >/dev/null 2>&1
+# bpftrace starts fio itself (-c): its probes are attached before fio's
+# first I/O, and it exits when fio does. No signal can reach it before its
+# handler is in place (the old SIGINT-then-wait hung when it did).
+FIO=$(readlink -f "$(command -v fio)")
+DOING="bpftrace running fio on $DEV"
+timeout -k 5 90 bpftrace -e "tracepoint:block:block_rq_complete /args->dev == $DEVT/ { @n = count(); }" \
+	-c "$FIO --name=t2 --filename=$DEV --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=4 --rate_iops=300 --time_based --runtime=4 --output=/dev/null" \
+	>"$T/bt.out" 2>&1
+rc=$?
+[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && expired "bpftrace and its fio to finish a 4 s run" 90 "$T/bt.out"
+check "bpftrace ran fio and exited 0 (exit $rc)" [ "$rc" -eq 0 ]
 read -r r1 w1 <<<"$(ds "$NAME")"
 sleep 2.5
-kill -INT $BT; wait $BT
 n_bt=$(sed -n 's/^@n: \([0-9]*\)/\1/p' "$T/bt.out")
-curl -sf "http://127.0.0.1:$PORT1/metrics" >"$T/m1"
-curl -sf "http://127.0.0.1:$PORT2/metrics" >"$T/m2"
-kill -TERM $P2; wait $P2 || fail "second smrd exited badly"
+curl -sf --max-time 5 "http://127.0.0.1:$PORT1/metrics" >"$T/m1"
+curl -sf --max-time 5 "http://127.0.0.1:$PORT2/metrics" >"$T/m2"
+stop_pid "$P2" 20 "the second smrd (perf) to exit after SIGTERM" "$T/smrd2.log" || fail "second smrd exited badly"
 c1=$(metrics_py get "$T/m1" smrd_disk_io_latency_seconds_count device="$NAME" op=write)
 c2=$(metrics_py get "$T/m2" smrd_disk_io_latency_seconds_count device="$NAME" op=write)
 want=$((w1 - w0))

@@ -40,9 +40,11 @@ for d in json.load(sys.stdin)["disks"]:
 }
 watch_disks &
 WATCH=$!
+at_exit 'touch "$T/stop-watch"; kill "$WATCH" 2>/dev/null' 
 # A user following the events live, across the restarts below.
 "$SMRCTL" --socket "$SOCK" events --follow --json >"$T/follow.jsonl" 2>"$T/follow.err" &
 FOLLOW=$!
+at_exit 'kill "$FOLLOW" 2>/dev/null' 
 
 sleep 2
 START_MS=$(now_ms)
@@ -50,17 +52,17 @@ emu_bg run_fio smr "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME
 emu_bg run_fio cmr "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=12
 emu_bg run_fio seq "$SEQ" --rw=write --bs=1M --iodepth=1 --runtime="$RUNTIME" --size=4G
 emu_bg run_fio burst "$PRB" --rw=randwrite --bs=4k --iodepth=1 --runtime=14 --randseed=14
-for p in "${EMU_BG[@]}"; do wait "$p" || fail "a fio run failed"; done
-EMU_BG=()
+wait_bg $(($RUNTIME + 90)) "the fio runs"
+step "random reads on $SMR after the writes"
 run_fio reads "$SMR" --rw=randread --bs=4k --iodepth=1 --runtime=$((RUNTIME / 2)) --randseed=3 || fail "fio reads"
 sleep 12	# bands are searched every 10 s
 touch "$T/stop-watch"
-wait "$WATCH"
+wait_pid "$WATCH" 30 "the every-second disk watcher to stop" || true
 ctl --json events >"$T/events.json" || fail "smrctl events"
 ctl events >"$T/events.txt"
 scrape >"$T/metrics" || fail "scrape"
 ctl show "$S" >"$T/show.txt"
-say "--- smrctl events"
+step "smrctl events"
 sed 's/^/  /' "$T/events.txt" | head -20
 [ "$(wc -l <"$T/events.txt")" -gt 20 ] && say "  ... $(wc -l <"$T/events.txt") events in all"
 
@@ -148,13 +150,20 @@ sed 's/^/  promtool: /' "$T/promtool.out" | head -5
 check "smrctl show explains the verdict by behaviour" grep -q "classified dm-smr by behaviour" "$T/show.txt"
 check "smrctl show lists the detector's evidence" grep -q "smrd detector" "$T/show.txt"
 check "smrctl show prints the read bands" grep -q "read latency bands:" "$T/show.txt"
-say "--- smrctl show $S (excerpt)"
+step "smrctl show $S (excerpt)"
 sed -n '/^class/,/recent events/p' "$T/show.txt" | sed 's/^/  /'
 
 # Restarts: SIGTERM, then kill -9; the history, the score and the verdict survive.
 n_before=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["events"]))' "$T/events.json")
 for how in TERM KILL; do
-	if [ "$how" = TERM ]; then stop_smrd; else kill -KILL "$SMRD_PID"; wait "$SMRD_PID" 2>/dev/null; SMRD_PID=""; fi
+	step "restart after SIG$how"
+	if [ "$how" = TERM ]; then
+		stop_smrd
+	else
+		kill -KILL "$SMRD_PID"
+		wait_pid "$SMRD_PID" 10 "smrd to die of SIGKILL" "$T/smrd.log"
+		SMRD_PID=""
+	fi
 	start_smrd "${SMRD_ARGS[@]}"
 	sleep 1.5
 	n=$(ctl --json events | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
@@ -165,7 +174,7 @@ for how in TERM KILL; do
 done
 sleep 1.5
 check "events --follow is still running after both restarts" kill -0 "$FOLLOW"
-kill "$FOLLOW"; wait "$FOLLOW" 2>/dev/null
+stop_pid "$FOLLOW" 10 "smrctl events --follow to exit on SIGTERM" "$T/follow.err"
 python3 - "$T/follow.jsonl" "$T/events.json" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys
 got = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

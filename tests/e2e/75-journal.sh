@@ -22,15 +22,15 @@ mount --bind "$T/catalog" /usr/lib/systemd/catalog && mount -t tmpfs tmpfs /var/
 journalctl --update-catalog || fail "journalctl --update-catalog"
 /lib/systemd/systemd-journald >"$T/journald.log" 2>&1 &
 JD=$!
-trap 'kill $JD 2>/dev/null; wait $JD 2>/dev/null; cleanup' EXIT
-for _ in $(seq 50); do [ -S /run/systemd/journal/socket ] && break; sleep 0.1; done
+at_exit 'stop_pid "$JD" 10 "the private journald to exit" "$T/journald.log"'
+WAIT_LOG=$T/journald.log wait_until 10 "the private journald to listen" test -S /run/systemd/journal/socket
 check "a private journald is listening" [ -S /run/systemd/journal/socket ]
 
 emu_up DEV slow ssd --ssd-us 1300000 || exit 1
 N=${DEV#/dev/}
 start_smrd --interval 1 --include "^$N\$" --exclude '^$'
 sleep 1.5
-dd if="$DEV" of=/dev/null bs=4k count=2 iflag=direct 2>/dev/null
+timeout -k 5 30 dd if="$DEV" of=/dev/null bs=4k count=2 iflag=direct 2>/dev/null
 sleep 2.5
 ID=22e527359e6345ef839807ec0027da0d
 journalctl MESSAGE_ID=$ID -o json --no-pager >"$T/stalls.json" 2>"$T/jc.err"

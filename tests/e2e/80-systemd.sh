@@ -23,11 +23,12 @@ FIXARGS=(--config /dev/null --sysfs-root "$FIX/sys" --procfs-root "$FIX/proc" --
 	--state-dir "$T/state")
 
 # --- 1. sd_notify and the watchdog
-say "--- sd_notify"
+step "sd_notify"
 NS=$T/notify.sock
 python3 "$SRCDIR/tests/e2e/notify-listener.py" "$NS" "$T/notify.log" &
 LISTENER=$!
-for _ in $(seq 50); do [ -S "$NS" ] && break; sleep 0.05; done
+at_exit 'kill "$LISTENER" 2>/dev/null'
+wait_until 10 "the notify listener to bind $NS" test -S "$NS"
 T0=$(python3 -c 'import time; print(time.monotonic())')
 NOTIFY_SOCKET=$NS WATCHDOG_USEC=2000000 bash -c 'export WATCHDOG_PID=$$; exec "$0" "$@"' "$SMRD" "${FIXARGS[@]}" \
 	--interval 1 --listen 127.0.0.1:0 --socket "$T/n.sock" >"$T/n.log" 2>&1 &
@@ -41,11 +42,10 @@ kill -CONT "$SMRD_PID"
 sleep 2
 kill -HUP "$SMRD_PID"
 sleep 1.5
-kill -TERM "$SMRD_PID"
-wait "$SMRD_PID"; rc=$?
+stop_pid "$SMRD_PID" 20 "smrd to exit after SIGTERM" "$T/n.log"; rc=$?
 SMRD_PID=""
 sleep 0.2
-kill "$LISTENER"; wait "$LISTENER" 2>/dev/null
+stop_pid "$LISTENER" 10 "the notify listener to exit"
 check "smrd exited cleanly after SIGTERM ($rc)" [ "$rc" -eq 0 ]
 python3 - "$T/notify.log" "$T0" "$STOP_AT" "$CONT_AT" <<'PY' || FAILS=$((FAILS + 1))
 import sys
@@ -84,7 +84,7 @@ PY
 # --- 2. socket activation
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 for naming in named unnamed; do
-	say "--- socket activation ($naming fds)"
+	step "socket activation ($naming fds)"
 	SA_SOCK=$T/sa-$naming.sock
 	SA_PORT=$(free_port)
 	names=()
@@ -93,30 +93,30 @@ for naming in named unnamed; do
 	systemd-socket-activate -l "$SA_SOCK" -l "127.0.0.1:$SA_PORT" "${names[@]}" -- \
 		"$SMRD" "${FIXARGS[@]}" --listen 127.0.0.1:1 --socket "$T/not-this.sock" >>"$T/sa.log" 2>&1 &
 	SMRD_PID=$!
-	for _ in $(seq 50); do [ -S "$SA_SOCK" ] && break; sleep 0.05; done
+	WAIT_LOG=$T/sa.log wait_until 10 "systemd-socket-activate to bind $SA_SOCK" test -S "$SA_SOCK"
 	# the first connection starts smrd; it must answer through the passed fds
 	code=$(curl -s -o "$T/sa-metrics" -w '%{http_code}' --max-time 10 "http://127.0.0.1:$SA_PORT/metrics")
 	check "a scrape through the passed HTTP socket works ($code)" [ "$code" = 200 ]
 	check "the page has the fixture's disks" grep -q 'smrd_disk_info{device="sda"' "$T/sa-metrics"
-	check "smrctl status through the passed control socket" "$SMRCTL" --socket "$SA_SOCK" status >/dev/null
+	check "smrctl status through the passed control socket" timeout 30 "$SMRCTL" --socket "$SA_SOCK" status >/dev/null
 	check "smrd used both passed sockets" bash -c "grep -q 'using the control socket passed' '$T/sa.log' && grep -q 'using the HTTP socket passed' '$T/sa.log'"
 	check "and bound neither of its own" [ ! -e "$T/not-this.sock" ]
-	kill -TERM "$SMRD_PID"; wait "$SMRD_PID" 2>/dev/null
+	stop_pid "$SMRD_PID" 20 "smrd (socket-activated) to exit after SIGTERM" "$T/sa.log"
 	SMRD_PID=""
 done
 
 # --- 3. SO_PEERCRED
-say "--- peer credentials"
+step "peer credentials"
 U=smrdtest$$
 useradd --system --no-create-home --user-group --shell /usr/sbin/nologin "$U" || { fail "useradd"; finish; }
-trap 'userdel "$U" 2>/dev/null; groupdel "$U" 2>/dev/null; cleanup' EXIT
+at_exit 'userdel "$U" 2>/dev/null; groupdel "$U" 2>/dev/null' 
 mkdir -p "$T/pub" && chmod 755 "$T" "$T/pub"
 "$SMRD" "${FIXARGS[@]}" --listen 127.0.0.1:0 --socket "$T/pub/ctl.sock" --socket-group "$U" >"$T/p.log" 2>&1 &
 SMRD_PID=$!
-for _ in $(seq 100); do [ -S "$T/pub/ctl.sock" ] && break; sleep 0.05; done
+WAIT_LOG=$T/p.log wait_until 20 "smrd to create $T/pub/ctl.sock" test -S "$T/pub/ctl.sock"
 say "  $(stat -c '%A %U:%G %n' "$T/pub/ctl.sock")"
 check "the socket is 0660 and belongs to the group" [ "$(stat -c '%a %G' "$T/pub/ctl.sock")" = "660 $U" ]
-as_user() { runuser -u "$U" -- "$SMRCTL" --socket "$T/pub/ctl.sock" "$@"; }
+as_user() { timeout 30 runuser -u "$U" -- "$SMRCTL" --socket "$T/pub/ctl.sock" "$@"; }
 check "a group member may read (status)" as_user status >/dev/null
 check "a group member may read (show)" as_user show sda >/dev/null
 for cmd in reload "probe sda" "forget sda"; do
@@ -128,12 +128,12 @@ for cmd in reload "probe sda" "forget sda"; do
 done
 for cmd in reload "probe sda" "forget sda"; do
 	# shellcheck disable=SC2086
-	out=$("$SMRCTL" --socket "$T/pub/ctl.sock" $cmd 2>&1); rc=$?
+	out=$(timeout 30 "$SMRCTL" --socket "$T/pub/ctl.sock" $cmd 2>&1); rc=$?
 	say "  root: smrctl $cmd -> exit $rc: $out"
 	check "root may $cmd" [ "$rc" -eq 0 ]
 done
-check "someone outside the group cannot connect" bash -c "! runuser -u nobody -- '$SMRCTL' --socket '$T/pub/ctl.sock' status 2>/dev/null"
-kill -TERM "$SMRD_PID"; wait "$SMRD_PID" 2>/dev/null
+check "someone outside the group cannot connect" bash -c "! timeout 30 runuser -u nobody -- '$SMRCTL' --socket '$T/pub/ctl.sock' status 2>/dev/null"
+stop_pid "$SMRD_PID" 20 "smrd to exit after SIGTERM" "$T/p.log"
 SMRD_PID=""
 
 # The unit's claim: an unprivileged user with CAP_BPF and CAP_PERFMON and
@@ -150,7 +150,7 @@ if [ -e /sys/kernel/btf/vmlinux ]; then
 fi
 
 # --- 4. the units as meson installs them
-say "--- units"
+step "units"
 DESTDIR=$T/root meson install -C "$BUILDDIR" --no-rebuild >"$T/install.log" 2>&1 || { fail "meson install"; cat "$T/install.log"; }
 systemd-analyze security --offline=yes --root="$T/root" smrd.service >"$T/security.txt" 2>&1
 exposure=$(sed -n 's/.*Overall exposure level for smrd.service: \([0-9.]*\).*/\1/p' "$T/security.txt")
@@ -166,7 +166,7 @@ done
 check "journalctl knows all 8 event MESSAGE_IDs from the catalog ($n)" [ "$n" -eq 8 ]
 
 # --- 5. the Debian package
-say "--- .deb"
+step ".deb"
 if dpkg-query -W -f='${Status}' smrd 2>/dev/null | grep -q 'install ok installed'; then
 	fail "an smrd package is already installed on this machine: not touching it"
 	finish
@@ -175,7 +175,7 @@ had_user=0; getent passwd smrd >/dev/null && had_user=1
 mkdir -p "$T/deb/smrd"
 (cd "$SRCDIR" && git ls-files -co --exclude-standard | tar -cf - -T -) | tar -xf - -C "$T/deb/smrd"
 t0=$(date +%s)
-(cd "$T/deb/smrd" && dpkg-buildpackage -us -uc -b) >"$T/deb.log" 2>&1
+(cd "$T/deb/smrd" && timeout -k 10 600 dpkg-buildpackage -us -uc -b) >"$T/deb.log" 2>&1
 rc=$?
 deb=$(ls "$T"/deb/smrd_*.deb 2>/dev/null | head -1)
 say "  dpkg-buildpackage exited $rc after $(( $(date +%s) - t0 )) s: ${deb:-no .deb}"
@@ -183,7 +183,7 @@ say "  dpkg-buildpackage exited $rc after $(( $(date +%s) - t0 )) s: ${deb:-no .
 check "the .deb builds" [ -n "$deb" ]
 if [ -n "$deb" ]; then
 	dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -E 'sbin/smrd$|bin/smrctl$|smrd.service$|smrd.socket$|sysusers.d/smrd.conf$|man8/smrd.8|smrd.catalog$|completions/smrctl$|etc/smrd/smrd.conf$' | sed 's/^/    /'
-	trap 'dpkg --purge smrd >/dev/null 2>&1; [ $had_user = 0 ] && { userdel smrd 2>/dev/null; groupdel smrd 2>/dev/null; }; userdel "$U" 2>/dev/null; groupdel "$U" 2>/dev/null; cleanup' EXIT
+	at_exit 'dpkg --purge smrd >/dev/null 2>&1; [ $had_user = 0 ] && { userdel smrd 2>/dev/null; groupdel smrd 2>/dev/null; }' 
 	dpkg -i "$deb" >"$T/dpkg-i.log" 2>&1 || { cat "$T/dpkg-i.log"; }
 	check "the .deb installs" bash -c "dpkg-query -W -f='\${Status}' smrd | grep -q 'install ok installed'"
 	check "postinst created the smrd user" getent passwd smrd >/dev/null

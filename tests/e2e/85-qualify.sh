@@ -16,11 +16,11 @@ Q=("$SMRCTL" qualify)
 wr() { awk -v d="$1" '$3 == d { print $8 }' /proc/diskstats; }	# writes completed
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec("print(" + sys.argv[2] + ")")' "$@"; }
 
-say "--- 1. dm-smr, three cache sizes"
+step "1. dm-smr, three cache sizes"
 for mib in 8 16 32; do
 	emu_up D smr$mib dm-smr --cache-mib $mib --seed $((40 + mib)) >/dev/null || exit 1
 	N=${D#/dev/}
-	"${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 60 --rest 1 --read-seconds 2 \
+	timeout -k 5 150 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 60 --rest 1 --read-seconds 2 \
 		--report "$T/smr$mib" >"$T/smr$mib.out" 2>&1
 	rc=$?
 	sed -n 's/^verdict: /  /p' "$T/smr$mib.out"
@@ -46,39 +46,39 @@ PY
 done
 emu_cleanup
 
-say "--- 2. cmr and ssd"
+step "2. cmr and ssd"
 emu_up C cmr cmr --seed 51 >/dev/null || exit 1
 emu_up S ssd ssd --ssd-us 100 >/dev/null || exit 1
 for d in "$C" "$S"; do
 	N=${d#/dev/}
-	"${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 12 --rest 0 --read-seconds 2 --report "$T/$N" \
-		>"$T/$N.out" 2>&1 || fail "qualify $N exited $?"
+	timeout -k 5 90 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 12 --rest 0 --read-seconds 2 \
+		--report "$T/$N" >"$T/$N.out" 2>&1 || fail "qualify $N exited $?"
 	say "  $N: $(sed -n 's/^verdict: //p' "$T/$N.out")"
 	check "$N is not reported as DM-SMR" [ "$(jget "$T/$N.json" 'd["verdict"]["smr_like"]')" = False ]
 done
 check "the ssd model is classified ssd" [ "$(jget "$T/${S#/dev/}.json" 'd["classification"]["class"]')" = ssd ]
 
-say "--- 3. read-only never writes"
+step "3. read-only never writes"
 N=${C#/dev/}
 w0=$(wr "$N")
-"${Q[@]}" "$N" --read-seconds 2 --sizes 4k,1m --no-report >"$T/ro.out" 2>&1 || fail "read-only qualify exited $?"
+timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 2 --sizes 4k,1m --no-report >"$T/ro.out" 2>&1 || fail "read-only qualify exited $?"
 w1=$(wr "$N")
 sed -n '/^read /p; s/^verdict: /  verdict: /p' "$T/ro.out" | sed 's/^/  /'
 check "read-only: writes completed on $N before and after: $w0 and $w1" [ "$w0" = "$w1" ]
 check "read-only: reads at both sizes" bash -c "grep -q '^read 4 KiB' '$T/ro.out' && grep -q '^read 1.0 MiB' '$T/ro.out'"
 check "read-only: the static evidence is listed" grep -q 'queue/rotational' "$T/ro.out"
-"${Q[@]}" "$N" --read-seconds 1 --sizes 4k --no-report --json >"$T/ro.json" 2>"$T/ro.err"
+timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 1 --sizes 4k --no-report --json >"$T/ro.json" 2>"$T/ro.err"
 check "--json: stdout is the report alone, stderr is silent" \
 	bash -c "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/ro.json' && [ ! -s '$T/ro.err' ]"
 emu_cleanup
 
-say "--- 4. refusals, on real loop devices"
+step "4. refusals, on real loop devices"
 refused() {	# refused WHAT PATTERN DEV [qualify args]: exit 1, the reason printed, no write
 	local what=$1 pat=$2 dev=$3
 	shift 3
 	local n=${dev#/dev/} w0 w1 rc
 	w0=$(wr "$n")
-	"${Q[@]}" "$n" --destructive "$@" --time-limit 5 --rest 0 --read-seconds 1 --no-report >"$T/refuse.out" 2>&1
+	timeout -k 5 60 "${Q[@]}" "$n" --destructive "$@" --time-limit 5 --rest 0 --read-seconds 1 --no-report >"$T/refuse.out" 2>&1
 	rc=$?
 	w1=$(wr "$n")
 	grep -E '^  - |not confirmed' "$T/refuse.out" | sed 's/^/    /'
@@ -93,7 +93,7 @@ refused "partition table" "has a partition|gpt partition table" "$L" --yes-destr
 L=$(attach_loop "$(img fs)")
 mkfs.ext4 -q "$L"
 refused "filesystem signature (not mounted)" "signature: ext4" "$L" --yes-destroy "${L#/dev/}"
-mkdir -p "$T/mnt" && mount "$L" "$T/mnt"
+mkdir -p "$T/mnt" && mount "$L" "$T/mnt" && at_exit 'umount "$T/mnt" 2>/dev/null' 
 refused "mounted filesystem" "mounted at $T/mnt" "$L" --yes-destroy "${L#/dev/}"
 umount "$T/mnt"
 L=$(attach_loop "$(img held)")
@@ -108,7 +108,7 @@ refused "holder" "held by dm-0" "$L" --yes-destroy "$N" --sysfs-root "$T/sysview
 refused "wrong confirmation" "not confirmed" "$L" --yes-destroy not-the-name
 refused "no confirmation on a non-terminal" "not confirmed" "$L" </dev/null
 
-say "--- 5. Ctrl-C"
+step "5. Ctrl-C"
 emu_up C2 cmr2 cmr --seed 52 >/dev/null || exit 1
 N=${C2#/dev/}
 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 60 --rest 0 --read-seconds 2 --report "$T/int" \
@@ -117,7 +117,7 @@ QP=$!
 sleep 3
 kill -INT "$QP"
 t0=$(now_ms)
-wait "$QP"; rc=$?
+wait_pid "$QP" 30 "qualify to stop after SIGINT" "$T/int.out"; rc=$?
 say "  stopped $(( $(now_ms) - t0 )) ms after SIGINT, exit $rc: $(sed -n 's/^verdict: //p' "$T/int.out")"
 check "Ctrl-C: exit 0 with what was learned" [ "$rc" -eq 0 ]
 check "Ctrl-C: the report says interrupted" [ "$(jget "$T/int.json" 'd["interrupted"]')" = True ]

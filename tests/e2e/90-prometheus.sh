@@ -14,7 +14,7 @@ need promtool
 RUNTIME=${PROM_RUNTIME:-20}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PROM_PID=""
-trap '[ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null; cleanup' EXIT
+at_exit '[ -n "$PROM_PID" ] && stop_pid "$PROM_PID" 20 "Prometheus to exit" "$T/prometheus.log"'
 
 emu_up SMR smr dm-smr --seed 31 || exit 1
 emu_up CMR cmr cmr --seed 32 || exit 1
@@ -38,21 +38,21 @@ promtool check config "$T/prometheus.yml" >/dev/null || fail "promtool check con
 prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
 	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$T/prometheus.log" 2>&1 &
 PROM_PID=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PPORT/-/ready" >/dev/null && break; sleep 0.1; done
-check "Prometheus is ready on 127.0.0.1:$PPORT" curl -sf "http://127.0.0.1:$PPORT/-/ready" -o /dev/null
+WAIT_LOG=$T/prometheus.log wait_until 30 "Prometheus to be ready on 127.0.0.1:$PPORT" \
+	curl -sf --max-time 2 "http://127.0.0.1:$PPORT/-/ready"
+check "Prometheus is ready on 127.0.0.1:$PPORT" curl -sf --max-time 5 "http://127.0.0.1:$PPORT/-/ready" -o /dev/null
 sleep 3
 
 emu_bg run_fio smr "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=31
 emu_bg run_fio cmr "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=32
-for p in "${EMU_BG[@]}"; do wait "$p" || fail "a fio run failed"; done
-EMU_BG=()
+wait_bg $(($RUNTIME + 90)) "the fio runs"
 run_fio reads "$SMR" --rw=randread --bs=4k --iodepth=1 --runtime=5 --randseed=3 || fail "fio reads"
 sleep 3
 scrape >"$T/metrics"
 promtool check metrics <"$T/metrics" >"$T/promtool.out" 2>&1
 check "promtool check metrics accepts the page" [ $? -eq 0 ]
 
-python3 - "http://127.0.0.1:$PPORT" "127.0.0.1:$PORT" "$S" "$C" "$SRCDIR/contrib/grafana" <<'PY' || FAILS=$((FAILS + 1))
+timeout -k 5 120 python3 - "http://127.0.0.1:$PPORT" "127.0.0.1:$PORT" "$S" "$C" "$SRCDIR/contrib/grafana" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys, time, urllib.parse, urllib.request
 base, inst, S, C, gdir = sys.argv[1:6]
 bad = 0
@@ -129,7 +129,7 @@ r = api("query", query="instance:smrd_storms_active:sum + instance:smrd_destage_
 check(bool(r), "the recording rules produce series")
 sys.exit(1 if bad else 0)
 PY
-kill "$PROM_PID"; wait "$PROM_PID" 2>/dev/null; PROM_PID=""
+stop_pid "$PROM_PID" 20 "Prometheus to exit" "$T/prometheus.log"; PROM_PID=""
 check "Prometheus logged no rule evaluation errors" bash -c "! grep -qi 'error' '$T/prometheus.log'"
 grep -i error "$T/prometheus.log" | head -5
 stop_smrd

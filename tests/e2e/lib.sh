@@ -2,6 +2,12 @@
 # Shared helpers for the end-to-end scripts: a private temp dir, the daemon
 # started and stopped by PID (never by name), loop devices we attached and
 # detach, and checks that print what they measured.
+#
+# Every wait has a deadline. A wait that expires says what it was waiting
+# for and shows the tail of that process's log, kills what the test started
+# and counts as a failure; the whole script also has a deadline of its own
+# (TEST_DEADLINE, under meson's timeout), so that even a wait nobody
+# foresaw ends in a diagnosis and a clean teardown, not in meson's kill.
 set -u
 : "${SMRD:?run through meson test}" "${SMRCTL:?}" "${SRCDIR:?}"
 
@@ -9,16 +15,29 @@ T=$(mktemp -d /tmp/smrd-e2e.XXXXXX)
 SMRD_PID=""
 OUR_LOOPS=()
 FAILS=0
+DOING="setting up"
+TEST_DEADLINE=${TEST_DEADLINE:-280}
+CLEANUP_HOOKS=()
+
+# at_exit CMD: runs CMD (a string, evaluated) first during cleanup, newest first.
+at_exit() { CLEANUP_HOOKS=("$1" "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"); }
 
 cleanup() {
-	[ -n "$SMRD_PID" ] && kill "$SMRD_PID" 2>/dev/null && wait "$SMRD_PID" 2>/dev/null
+	local h
+	[ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
+	for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h"; done
+	CLEANUP_HOOKS=()
+	[ -n "$SMRD_PID" ] && stop_pid "$SMRD_PID" 10 "smrd to exit during cleanup" "$T/smrd.log" >/dev/null
+	SMRD_PID=""
 	declare -F emu_cleanup >/dev/null && emu_cleanup
 	# attach_loop may run in a $(...) subshell: its list is a file, not a variable
 	[ -f "$T/our-loops" ] && while read -r l; do losetup -d "$l" 2>/dev/null; done <"$T/our-loops"
-	for l in "${OUR_LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+	for l in "${OUR_LOOPS[@]+"${OUR_LOOPS[@]}"}"; do losetup -d "$l" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
+# meson's own timeout sends SIGTERM: tear down all the same.
+trap 'say "FAIL: terminated while: $DOING"; exit 1' TERM INT
 
 say() { printf '%s\n' "$*"; }
 fail() { say "FAIL: $*"; FAILS=$((FAILS + 1)); }
@@ -26,6 +45,97 @@ ok() { say "ok: $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
 finish() { [ "$FAILS" -eq 0 ] && { say "all checks passed"; exit 0; }; say "$FAILS check(s) failed"; exit 1; }
 skip() { say "SKIPPED: $*"; exit 77; }
+# step TEXT: says what the script does next; deadline reports name it.
+step() { DOING=$*; say "--- $*"; }
+
+# now_ms: monotonic-enough wall clock in milliseconds, for measured delays.
+now_ms() { date +%s%3N; }
+ms_of() { awk -v s="$1" 'BEGIN { printf "%d", s * 1000 }'; }
+
+# show_tail LOG: the last lines of a log, so a failure explains itself.
+show_tail() {
+	[ -n "${1:-}" ] && [ -s "$1" ] || return 0
+	say "    last lines of $1:"
+	tail -n "${2:-20}" "$1" | sed 's/^/    | /'
+}
+
+# expired WHAT SECS [LOG]: one deadline that passed, reported as a failure.
+expired() { fail "deadline: waited ${2} s for $1"; show_tail "${3:-}"; }
+
+# kill_tree PID SIGNAL: the process and everything it started.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$c" "$2"; done
+	kill -"$2" "$1" 2>/dev/null
+}
+
+# gone_within PID SECS: true once PID has exited (polling, never blocking).
+gone_within() {
+	local end=$(( $(now_ms) + $(ms_of "$2") ))
+	while kill -0 "$1" 2>/dev/null; do
+		[ "$(now_ms)" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# wait_pid PID SECS WHAT [LOG]: PID's exit code. Past the deadline: reported,
+# PID and its children get SIGTERM, then SIGKILL, and it returns 124. A
+# process stuck in uninterruptible I/O is reported and left, never waited on.
+wait_pid() {
+	local pid=$1 secs=$2 what=$3 log=${4:-}
+	if gone_within "$pid" "$secs"; then
+		wait "$pid" 2>/dev/null
+		return
+	fi
+	expired "$what" "$secs" "$log"
+	kill_tree "$pid" TERM
+	gone_within "$pid" 2 || kill_tree "$pid" KILL
+	if gone_within "$pid" 5; then
+		wait "$pid" 2>/dev/null
+	else
+		say "    pid $pid survives SIGKILL (uninterruptible I/O?): left behind"
+	fi
+	return 124
+}
+
+# stop_pid PID SECS WHAT [LOG]: SIGTERM, then wait_pid.
+stop_pid() { kill -TERM "$1" 2>/dev/null; wait_pid "$@"; }
+
+# within SECS WHAT LOG CMD...: runs CMD (a program or a shell function, in a
+# subshell) and waits for it with a deadline; returns its exit code.
+within() {
+	local secs=$1 what=$2 log=$3
+	shift 3
+	"$@" &
+	wait_pid $! "$secs" "$what" "$log"
+}
+
+# wait_until SECS WHAT CMD...: polls CMD until it succeeds; past the deadline
+# reports (with the tail of $WAIT_LOG if set) and returns 1.
+wait_until() {
+	local secs=$1 what=$2
+	shift 2
+	local end=$(( $(now_ms) + $(ms_of "$secs") ))
+	until "$@" >/dev/null 2>&1; do
+		if [ "$(now_ms)" -ge "$end" ]; then
+			expired "$what" "$secs" "${WAIT_LOG:-}"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# The script's own deadline. SIGUSR1 interrupts a `wait` at once and
+# anything else as soon as it returns (foreground commands have their own).
+on_deadline() {
+	fail "the test reached its own deadline of ${TEST_DEADLINE} s while: $DOING"
+	show_tail "$T/smrd.log"
+	exit 1
+}
+trap on_deadline USR1
+( trap 'kill "$S" 2>/dev/null; exit 0' TERM; sleep "$TEST_DEADLINE" & S=$!; wait "$S" && kill -USR1 $$ ) \
+	</dev/null >/dev/null 2>&1 &
+WATCHDOG_PID=$!
 
 # Makes sure a command exists, installing the project's dependencies if not.
 need() {
@@ -34,12 +144,24 @@ need() {
 	command -v "$1" >/dev/null 2>&1 || { say "FAIL: $1 is missing and could not be installed"; exit 1; }
 }
 
+# unavailable FEATURE WHY: this machine lacks what the test needs. That is a
+# failure, unless the user named the feature in SMRD_TESTS_ALLOW_MISSING
+# (README: machines without FUSE, BPF or loop devices), then a skip.
+unavailable() {
+	case ",${SMRD_TESTS_ALLOW_MISSING:-}," in
+	*",$1,"*) skip "$2 (allowed by SMRD_TESTS_ALLOW_MISSING)" ;;
+	esac
+	say "FAIL: $2; on a machine that truly lacks $1, run with SMRD_TESTS_ALLOW_MISSING=$1 (see README)"
+	exit 1
+}
+
 # use_emu: the emulated-disk helpers (tests/emu/emu.sh), after checking that
 # this machine can run them.
 use_emu() {
 	need fio
 	need fusermount3
-	[ -c /dev/fuse ] || skip "no /dev/fuse: emulated disks need FUSE"
+	[ -c /dev/fuse ] || unavailable fuse "no /dev/fuse: emulated disks need FUSE"
+	losetup -f >/dev/null 2>&1 || unavailable loop "no free loop device: emulated disks are loop devices"
 	: "${SMR_EMU:?run through meson test}"
 	EMU_WORK=$T
 	. "$SRCDIR/tests/emu/emu.sh"
@@ -53,11 +175,33 @@ run_fio() {
 	shift 2
 	local before after
 	before=$(emu_diskstats "$dev")
-	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio --time_based \
+	# fio ends at --runtime; the last I/Os may wait behind band rewrites.
+	local rt secs
+	rt=$(printf '%s\n' "$@" | sed -n 's/^--runtime=//p' | tail -1)
+	secs=$(( ${rt:-60} + 60 ))
+	timeout -k 10 "$secs" fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio --time_based \
 		--write_lat_log="$T/$name" --log_avg_msec=0 --output-format=json --output="$T/$name.json" "$@" \
-		>"$T/$name.out" 2>&1 || { say "FAIL: fio $name:"; cat "$T/$name.out"; return 1; }
+		>"$T/$name.out" 2>&1
+	local rc=$?
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		expired "fio $name to finish its ${rt:-?} s run" "$secs" "$T/$name.out"
+		return 1
+	fi
+	[ "$rc" -eq 0 ] || { say "FAIL: fio $name exited $rc:"; cat "$T/$name.out"; return 1; }
 	after=$(emu_diskstats "$dev")
 	echo "$before $after" | awk '{ for (i = 1; i <= 6; i++) printf "%d ", $(i + 6) - $i; print "" }' >"$T/$name.ds"
+}
+
+# wait_bg SECS WHAT: waits for every emu_bg job, all within one deadline;
+# a job that fails or is late is a failure.
+wait_bg() {
+	local end=$(( $(now_ms) + $(ms_of "$1") )) p left
+	for p in "${EMU_BG[@]+"${EMU_BG[@]}"}"; do
+		left=$(( (end - $(now_ms)) / 1000 ))
+		[ "$left" -lt 1 ] && left=1
+		wait_pid "$p" "$left" "$2" || fail "$2: job $p failed"
+	done
+	EMU_BG=()
 }
 
 metrics_py() { python3 "$SRCDIR/tests/e2e/metrics.py" "$@"; }
@@ -70,30 +214,33 @@ start_smrd() {
 	"$SMRD" --config /dev/null --listen 127.0.0.1:0 --socket "$SOCK" --state-dir "$T/state" "$@" \
 		>>"$T/smrd.log" 2>&1 &
 	SMRD_PID=$!
-	for _ in $(seq 100); do
+	smrd_ready() {
 		PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/smrd.log" | head -1)
 		[ -n "$PORT" ] && [ -S "$SOCK" ] && return 0
-		kill -0 "$SMRD_PID" 2>/dev/null || break
+		kill -0 "$SMRD_PID" 2>/dev/null || return 2
+		return 1
+	}
+	local end=$(( $(now_ms) + 20000 )) r
+	while :; do
+		smrd_ready && return 0
+		r=$?
+		[ "$r" -eq 2 ] && { say "FAIL: smrd exited during start-up:"; cat "$T/smrd.log"; exit 1; }
+		[ "$(now_ms)" -ge "$end" ] && { expired "smrd to listen on its socket and port" 20 "$T/smrd.log"; exit 1; }
 		sleep 0.05
 	done
-	say "smrd did not start:"; cat "$T/smrd.log"; exit 1
 }
 
 # stop_smrd: SIGTERM, and the exit code must be 0 (sanitizers report leaks through it).
 stop_smrd() {
-	kill -TERM "$SMRD_PID"
 	local rc=0
-	wait "$SMRD_PID" || rc=$?
+	stop_pid "$SMRD_PID" 20 "smrd to exit after SIGTERM" "$T/smrd.log" || rc=$?
 	SMRD_PID=""
 	if [ "$rc" -ne 0 ]; then fail "smrd exited with $rc"; tail -40 "$T/smrd.log"; else ok "smrd exited cleanly"; fi
 }
 
 alive() { kill -0 "$SMRD_PID" 2>/dev/null; }
 scrape() { curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics"; }
-ctl() { "$SMRCTL" --socket "$SOCK" "$@"; }
-
-# now_ms: monotonic-enough wall clock in milliseconds, for measured delays.
-now_ms() { date +%s%3N; }
+ctl() { timeout -k 2 60 "$SMRCTL" --socket "$SOCK" "$@"; }
 
 attach_loop() {
 	local img=$1; shift
@@ -108,6 +255,6 @@ detach_loop() {
 	losetup -d "$1"
 	[ -f "$T/our-loops" ] && sed -i "\|^$1\$|d" "$T/our-loops"
 	local keep=()
-	for l in "${OUR_LOOPS[@]}"; do [ "$l" != "$1" ] && keep+=("$l"); done
+	for l in "${OUR_LOOPS[@]+"${OUR_LOOPS[@]}"}"; do [ "$l" != "$1" ] && keep+=("$l"); done
 	OUR_LOOPS=("${keep[@]+"${keep[@]}"}")
 }

@@ -66,10 +66,38 @@ emu_bg() {
 	EMU_BG+=($!)
 }
 
+# emu_reap PID SECS: waits for PID with a deadline (never blocks longer);
+# true when it is gone.
+emu_reap() {
+	local i
+	for i in $(seq $(( $2 * 20 ))); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }
+		sleep 0.05
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+# emu_abort MOUNT: ends the FUSE connection, so that whatever waits on the
+# emulated disk gets an error instead of waiting for the model.
+emu_abort() {
+	local dev
+	dev=$(mountpoint -d "$1" 2>/dev/null) || return 0
+	[ -w "/sys/fs/fuse/connections/${dev#*:}/abort" ] && echo 1 >"/sys/fs/fuse/connections/${dev#*:}/abort"
+}
+
 emu_cleanup() {
-	local p l m
-	for p in "${EMU_BG[@]+"${EMU_BG[@]}"}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	local p l m stuck=()
+	for p in "${EMU_BG[@]+"${EMU_BG[@]}"}"; do
+		kill "$p" 2>/dev/null
+		emu_reap "$p" 10 || stuck+=("$p")
+	done
 	for l in "${EMU_LOOPS[@]+"${EMU_LOOPS[@]}"}"; do losetup -d "$l" 2>/dev/null; done
+	# A job still there waits on the disk model: cut the disk away under it.
+	if [ ${#stuck[@]} -gt 0 ]; then
+		echo "emu: ${stuck[*]} still waiting on an emulated disk after 10 s: aborting the FUSE connections" >&2
+		for m in "${EMU_MNTS[@]+"${EMU_MNTS[@]}"}"; do emu_abort "$m"; done
+		for p in "${stuck[@]}"; do kill -KILL "$p" 2>/dev/null; emu_reap "$p" 10 || echo "emu: $p survives" >&2; done
+	fi
 	# losetup -d is lazy: the loop lets go of the file when its last I/O ends.
 	for m in "${EMU_MNTS[@]+"${EMU_MNTS[@]}"}"; do
 		for _ in $(seq 50); do
@@ -77,11 +105,11 @@ emu_cleanup() {
 			fusermount3 -u "$m" 2>/dev/null && break
 			sleep 0.1
 		done
-		mountpoint -q "$m" && fusermount3 -uz "$m" 2>/dev/null
+		mountpoint -q "$m" && { emu_abort "$m"; fusermount3 -uz "$m" 2>/dev/null; }
 	done
 	for p in "${EMU_PIDS[@]+"${EMU_PIDS[@]}"}"; do
 		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
+		emu_reap "$p" 10 || { kill -KILL "$p" 2>/dev/null; emu_reap "$p" 5; }
 	done
 	for m in "${EMU_STORES[@]+"${EMU_STORES[@]}"}"; do rm -rf "$m"; done
 	EMU_BG=() EMU_LOOPS=() EMU_MNTS=() EMU_PIDS=() EMU_STORES=()
