@@ -86,6 +86,16 @@ void output_status(FILE *f, json_object *r)
 	fprintf(f, "latency:     %s\n", jstr(r, "latency_source"));
 	fprintf(f, "sampling:    every %gs, %.0f samples\n", jnum(r, "interval_seconds"), jnum(r, "samples"));
 	fprintf(f, "disks:       %.0f watched, %.0f SMR suspect(s)\n", jnum(r, "disks_watched"), jnum(r, "smr_suspects"));
+	json_object *h = jget(r, "history");
+	if (h) {
+		const char *state = jstr(h, "state");
+		fprintf(f, "history:     %s (%s", jstr(h, "path"), *state ? state : "?");
+		if (jnum(h, "pending") > 0)
+			fprintf(f, ", %.0f event(s) kept in memory until it can be written", jnum(h, "pending"));
+		if (jnum(h, "dropped") > 0)
+			fprintf(f, ", %.0f lost", jnum(h, "dropped"));
+		fprintf(f, ")%s%s\n", *jstr(h, "error") ? ": " : "", jstr(h, "error"));
+	}
 	json_object *bc = jget(r, "disks_by_class");
 	if (bc && json_object_is_type(bc, json_type_object)) {
 		fprintf(f, "by class:   ");
@@ -242,10 +252,13 @@ void output_events(FILE *f, json_object *r)
 {
 	json_object *a = jget(r, "events");
 	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-	if (!n && jget(r, "persistent"))	/* a whole answer, not a --follow poll */
+	json_object *persistent = jget(r, "persistent");	/* absent in a --follow poll */
+	if (!n && persistent)
 		fprintf(f, "-- No events --\n");
 	for (size_t i = 0; i < n; i++)
 		output_event_line(f, json_object_array_get_idx(a, i));
+	if (persistent && !json_object_get_boolean(persistent))
+		fprintf(f, "-- Some events are only in memory: the history database cannot be written (smrctl status) --\n");
 }
 
 static void output_detection(FILE *f, json_object *d)

@@ -1,75 +1,59 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The I/O engine is libaio with O_DIRECT (the page cache must not answer),
- * a fixed queue depth, every I/O's submit time and latency kept for the
- * analysis (cli/cliff.c) and per-second samples for the live line and the
- * plot. Exit codes: 0 done (whatever the verdict), 1 refused or failed,
- * 2 usage, 130 interrupted before anything was learned.
+ * The run: what the disk says about itself, then (destructive) one open of
+ * the device with O_EXCL, every safety check on that fd, the confirmation,
+ * every check again on the same fd, and only then O_DIRECT and the writes,
+ * through that same fd. Afterwards, only on request and never after an
+ * interrupt, a discard of exactly the blocks this run wrote. The I/O is in
+ * qualify-engine.c, the verdict in qualify-verdict.c, the report in
+ * qualify-report.c. Exit codes: 0 done (whatever the verdict), 1 refused or
+ * failed, 2 usage, 130 interrupted before anything was learned.
  */
 #include "qualify.h"
 
 #include <fcntl.h>
 #include <getopt.h>
 #include <json-c/json.h>
-#include <libaio.h>
 #include <linux/fs.h>
 #include <math.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 
-#include "bands.h"
 #include "classify.h"
 #include "cliff.h"
-#include "hist.h"
 #include "modellist.h"
+#include "output.h"
+#include "qualify-engine.h"
+#include "qualify-report.h"
+#include "qualify-verdict.h"
 #include "safety.h"
 #include "sysfs.h"
 #include "util.h"
 #include "verdict-json.h"
-#include "output.h"
 
 #ifndef SMRD_MODEL_LIST_PATH
 #define SMRD_MODEL_LIST_PATH "/usr/share/smrd/smr-models.tsv"
 #endif
 extern const char smrd_builtin_models[];
 
-#define MAX_IOS (8u << 20)		/* per phase: 128 MiB of records at most */
-#define MAX_QD 256
 #define GiB (1024.0 * 1024 * 1024)
+#define MAX_SIZES 8
 
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig; interrupted++; }
 
 typedef struct Opts {
-	bool destructive, json, report;
+	bool destructive, json, report, discard, force_nonzero;
 	const char *confirm;		/* --yes-destroy */
 	unsigned iodepth;
 	uint64_t bs, budget;
 	double time_limit, rest, read_seconds, confirm_s;
-	uint64_t sizes[8];
+	uint64_t sizes[MAX_SIZES];
 	unsigned n_sizes;
-	const char *report_prefix, *sysfs_root, *udev_root, *mountinfo, *swaps;
+	const char *report_prefix, *sysfs_root, *udev_root, *mountinfo, *swaps, *proc_root;
 } Opts;
-
-typedef struct Second {
-	double t, iops, lat_mean, lat_max;
-} Second;
-
-typedef struct Phase {
-	const char *name;
-	IoRec *rec;
-	size_t n;
-	double duration;
-	uint64_t bytes, io_bytes;
-	Second *sec;
-	size_t n_sec;
-	Hist hist;
-	bool interrupted;
-	const char *stopped;		/* why it ended */
-} Phase;
 
 static double now_s(void)
 {
@@ -95,277 +79,35 @@ static int parse_size(const char *s, uint64_t *ret)
 		end += 2;
 	else if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end || v <= 0 || v * m > 1e18)
+	if (*end || !(v > 0) || v * m > 1e18)
 		return -EINVAL;
 	*ret = (uint64_t)(v * m);
 	return 0;
 }
 
-static const char *fmt_bytes(char *buf, size_t n, double b)
-{
-	if (b >= GiB)
-		snprintf(buf, n, "%.2f GiB", b / GiB);
-	else if (b >= 1024 * 1024)
-		snprintf(buf, n, "%.1f MiB", b / 1024 / 1024);
-	else
-		snprintf(buf, n, "%.0f KiB", b / 1024);
-	return buf;
-}
-
-
-/* ▁▂▃▄▅▆▇█ of the last seconds' IOPS, on a log scale */
-static void sparkline(char *buf, size_t n, const Second *s, size_t k)
-{
-	static const char *const bars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-	size_t from = k > 24 ? k - 24 : 0;
-	double mx = 1;
-	for (size_t i = from; i < k; i++)
-		mx = fmax(mx, s[i].iops);
-	buf[0] = 0;
-	for (size_t i = from; i < k; i++) {
-		double f = s[i].iops > 0 ? log10(s[i].iops + 1) / log10(mx + 1) : 0;
-		int b = (int)(f * 7.99);
-		strncat(buf, bars[b < 0 ? 0 : b > 7 ? 7 : b], n - strlen(buf) - 1);
-	}
-}
-
-typedef struct Engine {
-	int fd;
-	io_context_t aio;
-	unsigned qd;
-	void *buf[MAX_QD];
-	struct iocb cb[MAX_QD];
-	double submitted[MAX_QD];
-	uint64_t rng;
-} Engine;
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *s >> 11;
-}
-
-typedef bool (*StopFn)(const Phase *p, double elapsed, void *userdata);
-
-/* Random I/Os of `bs` over [0, range) at the engine's depth until stop()
- * or the time limit. Every I/O is recorded. */
-static int run_phase(Engine *e, Phase *p, bool write, uint64_t bs, uint64_t range, double limit, StopFn stop,
-		     void *userdata, bool live)
-{
-	uint64_t blocks = range / bs;
-	if (blocks == 0)
-		return -EINVAL;
-	p->rec = calloc(MAX_IOS, sizeof *p->rec);
-	p->sec = calloc((size_t)limit + 16, sizeof *p->sec);
-	if (!p->rec || !p->sec)
-		return -ENOMEM;
-	p->io_bytes = bs;
-	double t0 = now_s(), last_sec = t0;
-	size_t sec_ios = 0;
-	double sec_lat = 0, sec_max = 0;
-	unsigned inflight = 0;
-	struct iocb *free_cb[MAX_QD];
-	unsigned n_free = 0;
-	for (unsigned i = 0; i < e->qd; i++)
-		free_cb[n_free++] = &e->cb[i];
-	bool stopping = false;
-	for (;;) {
-		double now = now_s();
-		if (!stopping && (interrupted || now - t0 >= limit || p->n + inflight >= MAX_IOS ||
-				  (stop && stop(p, now - t0, userdata)))) {
-			stopping = true;
-			p->interrupted = interrupted;
-			if (!p->stopped)
-				p->stopped = interrupted ? "interrupted" : now - t0 >= limit ? "time limit" : "stop rule";
-		}
-		while (!stopping && n_free) {
-			struct iocb *cb = free_cb[--n_free];
-			unsigned slot = (unsigned)(cb - e->cb);
-			long long off = (long long)(next_rand(&e->rng) % blocks * bs);
-			if (write)
-				io_prep_pwrite(cb, e->fd, e->buf[slot], bs, off);
-			else
-				io_prep_pread(cb, e->fd, e->buf[slot], bs, off);
-			cb->data = (void *)(uintptr_t)slot;
-			e->submitted[slot] = now_s();
-			struct iocb *one[1] = {cb};
-			int r = io_submit(e->aio, 1, one);
-			if (r != 1) {
-				free_cb[n_free++] = cb;
-				p->stopped = "submit failed";
-				stopping = true;
-				if (!inflight)
-					return r < 0 ? r : -EIO;
-				break;
-			}
-			inflight++;
-		}
-		if (!inflight)
-			break;
-		struct io_event ev[MAX_QD];
-		struct timespec wait = {0, 200 * 1000 * 1000};	/* wake for the live line and Ctrl-C */
-		int got = io_getevents(e->aio, 1, (long)inflight, ev, &wait);
-		if (got < 0 && got != -EINTR)
-			return got;
-		double done = now_s();
-		for (int i = 0; i < (got > 0 ? got : 0); i++) {
-			unsigned slot = (unsigned)(uintptr_t)ev[i].data;
-			inflight--;
-			free_cb[n_free++] = &e->cb[slot];
-			if ((long)ev[i].res != (long)bs) {
-				fprintf(stderr, "\nsmrctl: qualify: %s at a random offset failed: %s\n", write ? "a write" : "a read",
-					(long)ev[i].res < 0 ? strerror((int)-(long)ev[i].res) : "short transfer");
-				p->stopped = "I/O error";
-				stopping = true;
-				continue;
-			}
-			double lat = done - e->submitted[slot];
-			if (p->n < MAX_IOS)
-				p->rec[p->n++] = (IoRec){.t = e->submitted[slot] - t0, .lat = (float)lat};
-			p->bytes += bs;
-			hist_add(&p->hist, (uint64_t)(lat * 1e9));
-			sec_ios++;
-			sec_lat += lat;
-			sec_max = fmax(sec_max, lat);
-		}
-		if (done - last_sec >= 1 || (!inflight && stopping)) {
-			double dt = done - last_sec;
-			if (p->n_sec < (size_t)limit + 16)
-				p->sec[p->n_sec++] = (Second){.t = done - t0, .iops = (double)sec_ios / dt,
-							      .lat_mean = sec_ios ? sec_lat / (double)sec_ios : NAN,
-							      .lat_max = sec_max};
-			if (live) {
-				char spark[128], b[32], l[32];
-				sparkline(spark, sizeof spark, p->sec, p->n_sec);
-				fprintf(stderr, "\r\033[K[%s] %5.0f s  %s %s  %7.0f IOPS  %s  %s", p->name, done - t0,
-					write ? "written" : "read", fmt_bytes(b, sizeof b, (double)p->bytes),
-					(double)sec_ios / dt, output_seconds(sec_ios ? sec_lat / (double)sec_ios : NAN, l, sizeof l), spark);
-			}
-			last_sec = done;
-			sec_ios = 0;
-			sec_lat = sec_max = 0;
-		}
-	}
-	p->duration = now_s() - t0;
-	if (live)
-		fprintf(stderr, "\n");
-	return 0;
-}
-
 typedef struct WriteStop {
 	uint64_t budget;
-	double confirm;
+	double confirm, last_check;
 } WriteStop;
 
 /* Stop once a cliff has been seen and held for 10 s, or at the budget. */
-static bool write_stop(const Phase *p, double elapsed, void *userdata)
+static bool write_stop(Phase *p, double elapsed, void *userdata)
 {
 	WriteStop *w = userdata;
-	static double last_check;
 	if (p->bytes >= w->budget) {
-		((Phase *)p)->stopped = "write budget";
+		p->stopped = "write budget";
 		return true;
 	}
-	if (elapsed - last_check < 1 && elapsed >= last_check)
+	if (elapsed - w->last_check < 1 && elapsed >= w->last_check)
 		return false;
-	last_check = elapsed;
+	w->last_check = elapsed;
 	CliffResult c;
 	cliff_find(p->rec, p->n, elapsed, w->confirm, &c);
 	if (c.found && elapsed - c.cliff_t >= 10) {
-		((Phase *)p)->stopped = "cliff seen";
+		p->stopped = "cliff seen";
 		return true;
 	}
 	return false;
-}
-
-static json_object *jd(double v) { return isfinite(v) ? json_object_new_double(v) : NULL; }
-
-static json_object *hist_json(const Hist *h)
-{
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "count", json_object_new_int64((int64_t)h->count));
-	json_object_object_add(o, "p50", jd(hist_quantile(h, 0.5)));
-	json_object_object_add(o, "p90", jd(hist_quantile(h, 0.9)));
-	json_object_object_add(o, "p99", jd(hist_quantile(h, 0.99)));
-	json_object_object_add(o, "max", jd(hist_max(h)));
-	BandRules rules = {.min_share = 0.02, .min_count = 5, .valley = 0.5};
-	Band b[BANDS_MAX];
-	unsigned n = bands_find(h, &rules, b);
-	json_object *a = json_object_new_array();
-	for (unsigned i = 0; i < n; i++) {
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "centre", jd(b[i].centre));
-		json_object_object_add(x, "share", jd(b[i].share));
-		json_object_array_add(a, x);
-	}
-	json_object_object_add(o, "bands", a);
-	return o;
-}
-
-static json_object *seconds_json(const Phase *p)
-{
-	json_object *a = json_object_new_array();
-	for (size_t i = 0; i < p->n_sec; i++) {
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "t", jd(p->sec[i].t));
-		json_object_object_add(x, "iops", jd(p->sec[i].iops));
-		json_object_object_add(x, "latency_mean", jd(p->sec[i].lat_mean));
-		json_object_object_add(x, "latency_max", jd(p->sec[i].lat_max));
-		json_object_array_add(a, x);
-	}
-	return a;
-}
-
-/* Two panels over time: IOPS (log) and mean latency (log). */
-static int write_svg(const char *path, const Phase *p, const char *title)
-{
-	FILE *f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	const double W = 900, H = 260, L = 70, R = 20, T = 30, B = 30;
-	double tmax = 1, imax = 1, lmin = 1e-5, lmax = 1e-3;
-	for (size_t i = 0; i < p->n_sec; i++) {
-		tmax = fmax(tmax, p->sec[i].t);
-		imax = fmax(imax, p->sec[i].iops);
-		if (isfinite(p->sec[i].lat_mean) && p->sec[i].lat_mean > 0)
-			lmax = fmax(lmax, p->sec[i].lat_mean);
-	}
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, 2 * H + 20);
-	fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">", L);
-	for (const char *c = title; *c; c++)
-		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
-	fprintf(f, "</text>\n");
-	for (int panel = 0; panel < 2; panel++) {
-		double y0 = T + panel * (H + 10), ph = H - T - B, lo = panel ? log10(lmin) : 0, hi = panel ? log10(lmax * 2) : log10(imax * 2);
-		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#888\"/>\n", L, y0,
-			W - L - R, ph);
-		for (double d = floor(lo); d <= hi; d++) {
-			double y = y0 + ph - (d - lo) / (hi - lo) * ph;
-			if (y < y0 || y > y0 + ph)
-				continue;
-			char lab[32];
-			if (panel)
-				output_seconds(pow(10, d), lab, sizeof lab);
-			else
-				snprintf(lab, sizeof lab, "%g", pow(10, d));
-			fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-				   "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, W - R, y, y, L - 4, y + 4, lab);
-		}
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" transform=\"rotate(-90 14 %.0f)\" text-anchor=\"middle\">%s</text>\n",
-			14.0, y0 + ph / 2, y0 + ph / 2, panel ? "mean latency" : "IOPS");
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", panel ? "#c0392b" : "#2471a3");
-		for (size_t i = 0; i < p->n_sec; i++) {
-			double v = panel ? p->sec[i].lat_mean : p->sec[i].iops;
-			if (!isfinite(v) || v <= 0)
-				continue;
-			double y = y0 + ph - (log10(v) - lo) / (hi - lo) * ph;
-			fprintf(f, "%.1f,%.1f ", L + p->sec[i].t / tmax * (W - L - R), fmin(fmax(y, y0), y0 + ph));
-		}
-		fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.0f s</text>\n", W - R, y0 + ph + 16, tmax);
-	}
-	fprintf(f, "</svg>\n");
-	return fclose(f) == 0 ? 0 : -errno;
 }
 
 static void usage(FILE *f)
@@ -375,10 +117,14 @@ static void usage(FILE *f)
 		"Tests a disk for hidden (drive-managed) SMR. Read-only by default: random reads of\n"
 		"several sizes across the whole disk, the latency distribution and its bands.\n"
 		"With --destructive (OVERWRITES THE DISK): sustained random writes until the write\n"
-		"cliff appears or a budget is spent, a rest, reads, and a TRIM of the disk.\n\n"
+		"cliff appears or a budget is spent, a rest, and reads.\n\n"
 		"  --destructive          write to the disk (refused if it has partitions, holders,\n"
-		"                         mounts, or any signature; asks for its serial number)\n"
+		"                         mounts, writers, any signature, a GPT header, or data in\n"
+		"                         its first, middle or last MiB; asks for its serial number)\n"
 		"  --yes-destroy SERIAL   confirm without asking (the disk's serial, or its name if it has none)\n"
+		"  --force-nonzero        write even though the sampled regions hold data\n"
+		"  --discard              afterwards, discard (TRIM) exactly the blocks this run wrote\n"
+		"                         (never after an interrupt)\n"
 		"  --iodepth N            queue depth (1)\n"
 		"  --bs SIZE              write size (4k)\n"
 		"  --write-budget SIZE    stop writing after this much (0.2%% of capacity, 4-64 GiB)\n"
@@ -391,6 +137,33 @@ static void usage(FILE *f)
 		"  --json                 no live progress; print the report as JSON\n");
 }
 
+static int parse_seconds(const char *s, double min, double *ret)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (*end || !(v >= min) || v > 86400) {
+		fprintf(stderr, "smrctl: qualify: '%s' is not a number of seconds\n", s);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int parse_sizes(const char *arg, Opts *o)
+{
+	_cleanup_free_ char *copy = strdup(arg);
+	o->n_sizes = 0;
+	for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->n_sizes == MAX_SIZES || parse_size(tok, &o->sizes[o->n_sizes]) < 0 ||
+		    o->sizes[o->n_sizes] % 512 || o->sizes[o->n_sizes] > 16 << 20) {
+			fprintf(stderr, "smrctl: qualify: --sizes takes up to 8 sizes, multiples of 512 up to 16M\n");
+			return -EINVAL;
+		}
+		o->n_sizes++;
+	}
+	return o->n_sizes ? 0 : -EINVAL;
+}
+
 static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 {
 	static const struct option opts[] = {
@@ -400,32 +173,36 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 		{"rest", required_argument, NULL, 'r'}, {"read-seconds", required_argument, NULL, 'R'},
 		{"sizes", required_argument, NULL, 'S'}, {"report", required_argument, NULL, 'o'},
 		{"no-report", no_argument, NULL, 'N'}, {"json", no_argument, NULL, 'j'},
+		{"discard", no_argument, NULL, 'T'}, {"force-nonzero", no_argument, NULL, 'Z'},
 		{"sysfs-root", required_argument, NULL, 1}, {"udev-root", required_argument, NULL, 2},
 		{"mountinfo", required_argument, NULL, 3}, {"socket", required_argument, NULL, 4},
+		{"proc-root", required_argument, NULL, 5},
 		{"help", no_argument, NULL, 'h'}, {},
 	};
 	*o = (Opts){.iodepth = 1, .bs = 4096, .time_limit = 600, .rest = 30, .read_seconds = 10, .confirm_s = 3,
 		    .report = true, .sysfs_root = "/sys", .udev_root = "/run/udev", .mountinfo = "/proc/self/mountinfo",
-		    .swaps = "/proc/swaps", .sizes = {4096, 65536, 1048576}, .n_sizes = 3};
+		    .swaps = "/proc/swaps", .proc_root = "/proc", .sizes = {4096, 65536, 1048576}, .n_sizes = 3};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hj", opts, NULL)) >= 0) {
 		char *end;
-		double v;
 		switch (c) {
 		case 'D': o->destructive = true; break;
 		case 'Y': o->confirm = optarg; break;
 		case 'j': o->json = true; break;
 		case 'N': o->report = false; break;
+		case 'T': o->discard = true; break;
+		case 'Z': o->force_nonzero = true; break;
 		case 'o': o->report_prefix = optarg; break;
 		case 1: o->sysfs_root = optarg; break;
 		case 2: o->udev_root = optarg; break;
 		case 3: o->mountinfo = optarg; break;
 		case 4: break;	/* smrctl's own --socket: not needed here */
+		case 5: o->proc_root = optarg; break;
 		case 'q':
 			o->iodepth = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || o->iodepth < 1 || o->iodepth > MAX_QD) {
-				fprintf(stderr, "smrctl: qualify: --iodepth takes 1 to %d\n", MAX_QD);
+			if (*end || o->iodepth < 1 || o->iodepth > ENGINE_MAX_QD) {
+				fprintf(stderr, "smrctl: qualify: --iodepth takes 1 to %d\n", ENGINE_MAX_QD);
 				return -EINVAL;
 			}
 			break;
@@ -437,29 +214,22 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 				return -EINVAL;
 			}
 			break;
-		case 't': case 'r': case 'R':
-			v = strtod(optarg, &end);
-			if (*end || v < (c == 'r' ? 0 : 1) || v > 86400) {
-				fprintf(stderr, "smrctl: qualify: '%s' is not a number of seconds\n", optarg);
-				return -EINVAL;
-			}
-			*(c == 't' ? &o->time_limit : c == 'r' ? &o->rest : &o->read_seconds) = v;
-			break;
-		case 'S': {
-			o->n_sizes = 0;
-			_cleanup_free_ char *copy = strdup(optarg);
-			for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-				if (o->n_sizes == ELEMENTSOF(o->sizes) || parse_size(tok, &o->sizes[o->n_sizes]) < 0 ||
-				    o->sizes[o->n_sizes] % 512 || o->sizes[o->n_sizes] > 16 << 20) {
-					fprintf(stderr, "smrctl: qualify: --sizes takes up to 8 sizes, multiples of 512 up to 16M\n");
-					return -EINVAL;
-				}
-				o->n_sizes++;
-			}
-			if (!o->n_sizes)
+		case 't':
+			if (parse_seconds(optarg, 1, &o->time_limit) < 0)
 				return -EINVAL;
 			break;
-		}
+		case 'r':
+			if (parse_seconds(optarg, 0, &o->rest) < 0)
+				return -EINVAL;
+			break;
+		case 'R':
+			if (parse_seconds(optarg, 1, &o->read_seconds) < 0)
+				return -EINVAL;
+			break;
+		case 'S':
+			if (parse_sizes(optarg, o) < 0)
+				return -EINVAL;
+			break;
 		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -EINVAL;
 		}
@@ -474,67 +244,199 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 	return 0;
 }
 
-
-static int open_engine(Engine *e, const char *node, bool write, unsigned qd, uint64_t bufsize)
+static void say_refusal(const char *node, const SafetyReport *s)
 {
-	*e = (Engine){.fd = -1, .qd = qd, .rng = (uint64_t)time(NULL) ^ 0x5deece66dULL};
-	e->fd = open(node, (write ? O_RDWR | O_EXCL : O_RDONLY) | O_DIRECT | O_CLOEXEC);
-	if (e->fd < 0)
-		return -errno;
-	int r = io_setup((int)qd, &e->aio);
-	if (r < 0)
-		return r;
-	for (unsigned i = 0; i < qd; i++) {
-		if (posix_memalign(&e->buf[i], 4096, bufsize))
-			return -ENOMEM;
-		/* incompressible data: a drive that compresses must not look fast */
-		for (uint64_t k = 0; k < bufsize / 8; k++)
-			((uint64_t *)e->buf[i])[k] = next_rand(&e->rng) * 2654435761u;
+	fprintf(stderr, "smrctl: qualify: refusing to write to %s:\n", node);
+	for (unsigned i = 0; i < s->n; i++)
+		fprintf(stderr, "  - %s\n", s->reason[i]);
+	fprintf(stderr, "Empty the disk first (wipefs -a, remove it from its pool or array) if you mean it.\n");
+}
+
+/* The typed confirmation: the serial number, or the name if it has none. */
+static bool confirmed(const Opts *o, const char *node, const DiskIdentity *id, const char *name)
+{
+	const char *token = *id->serial ? id->serial : name;
+	char typed[256] = "", b[32];
+	if (o->confirm)
+		snprintf(typed, sizeof typed, "%s", o->confirm);
+	else if (isatty(STDIN_FILENO)) {
+		fprintf(stderr, "This OVERWRITES %s (%s, %s). Type its %s (%s) to go on: ", node,
+			*id->model ? id->model : "no model", fmt_bytes(b, sizeof b, (double)id->size),
+			*id->serial ? "serial number" : "name (it reports no serial)", token);
+		if (!fgets(typed, sizeof typed, stdin))
+			typed[0] = 0;
+		typed[strcspn(typed, "\n")] = 0;
+	}
+	if (streq(typed, token))
+		return true;
+	fprintf(stderr, "smrctl: qualify: not confirmed: --yes-destroy must be the disk's %s, %s\n",
+		*id->serial ? "serial number" : "name (it reports no serial)", token);
+	return false;
+}
+
+/* Checks, confirmation, checks again on the same fd: 0 to go on. */
+static int make_sure(const Opts *o, int fd, const SafetyTarget *t, const char *node, const DiskIdentity *before)
+{
+	SafetyReport s;
+	safety_check(fd, t, before, o->force_nonzero, &s);
+	if (s.n) {
+		say_refusal(node, &s);
+		return -EPERM;
+	}
+	if (!confirmed(o, node, before, t->name))
+		return -EPERM;
+	/* Whatever happened while we waited for the answer is looked at now. */
+	DiskIdentity after;
+	char why[400];
+	int r = safety_identity(fd, t, &after);
+	if (r < 0 || !safety_same_disk(before, &after, why, sizeof why)) {
+		fprintf(stderr, "smrctl: qualify: refusing to write to %s: it is not the disk that was checked: %s\n", node,
+			r < 0 ? strerror(-r) : why);
+		return -EPERM;
+	}
+	safety_check(fd, t, &after, o->force_nonzero, &s);
+	if (s.n) {
+		fprintf(stderr, "smrctl: qualify: %s changed while waiting for the confirmation.\n", node);
+		say_refusal(node, &s);
+		return -EPERM;
 	}
 	return 0;
 }
 
-static void close_engine(Engine *e)
+static int cmp_u64(const void *a, const void *b)
 {
-	if (e->aio)
-		io_destroy(e->aio);
-	for (unsigned i = 0; i < e->qd; i++)
-		free(e->buf[i]);
-	if (e->fd >= 0)
-		close(e->fd);
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
-static void free_phase(Phase *p)
+/* Discards exactly the blocks the write phase wrote, merged where they touch. */
+static const char *discard_written(int fd, const Phase *w, uint64_t *ret_ranges, uint64_t *ret_bytes)
 {
-	free(p->rec);
-	free(p->sec);
+	*ret_ranges = *ret_bytes = 0;
+	if (!w->n)
+		return "nothing was written";
+	_cleanup_free_ uint64_t *off = malloc(w->n * sizeof *off);
+	if (!off)
+		return "out of memory";
+	memcpy(off, w->offsets, w->n * sizeof *off);
+	qsort(off, w->n, sizeof *off, cmp_u64);
+	for (size_t i = 0; i < w->n;) {
+		uint64_t start = off[i], end = off[i] + w->io_bytes;
+		for (i++; i < w->n && off[i] <= end; i++)
+			if (off[i] + w->io_bytes > end)
+				end = off[i] + w->io_bytes;
+		uint64_t range[2] = {start, end - start};
+		if (ioctl(fd, BLKDISCARD, range) < 0)
+			return errno == EOPNOTSUPP ? "not supported by the disk" : "failed";
+		(*ret_ranges)++;
+		*ret_bytes += end - start;
+	}
+	return "done";
 }
 
-int qualify_main(int argc, char **argv)
-{
+typedef struct Run {
 	Opts o;
 	const char *name;
-	int r = parse_opts(argc, argv, &o, &name);
-	if (r)
-		return r > 0 ? 0 : 2;
-	if (!sysfs_valid_name(name)) {
-		fprintf(stderr, "smrctl: qualify: '%s' is not a disk name\n", name);
-		return 2;
-	}
-	bool live = !o.json && isatty(STDERR_FILENO);
-	/* with --json, stdout carries only the JSON and nothing else is said
-	 * but errors */
-	_cleanup_fclose_ FILE *devnull = o.json ? fopen("/dev/null", "we") : NULL;
-	FILE *out = devnull ? devnull : stdout;
-
-	/* What the disk says about itself. */
-	_cleanup_close_ int sysfs_fd = open(o.sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int udev_fd = open(o.udev_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char node[64];
+	FILE *out;
 	SysfsDisk sys;
-	r = sysfs_fd < 0 ? -errno : sysfs_probe_disk(sysfs_fd, udev_fd, name, &sys);
-	if (r < 0) {
-		fprintf(stderr, "smrctl: qualify: %s: %s\n", name,
-			r == -ENOENT ? "no such disk" : r == -ENOTBLK ? "a partition: give the whole disk" : strerror(-r));
+	Verdict v;
+	DiskIdentity id;
+	json_object *rep;
+	Phase wp, rp[MAX_SIZES];
+	CliffResult cliff;
+	bool learned;
+} Run;
+
+static void run_done(Run *r)
+{
+	json_object_put(r->rep);
+	phase_free(&r->wp);
+	for (unsigned i = 0; i < MAX_SIZES; i++) {
+		phase_free(&r->rp[i]);
+		free((char *)r->rp[i].name);
+	}
+}
+
+static int write_phase(Run *r, Engine *e, json_object *phases)
+{
+	char b1[32], b2[32];
+	uint64_t budget = r->o.budget;
+	if (!budget)
+		budget = (uint64_t)fmin(fmax((double)r->id.size * 0.002, 4 * GiB), 64 * GiB);
+	if (budget > r->id.size)
+		budget = r->id.size;
+	fprintf(r->out, "writing random %s blocks at queue depth %u until the write cliff, %s or %.0f s\n",
+		fmt_bytes(b1, sizeof b1, (double)r->o.bs), r->o.iodepth, fmt_bytes(b2, sizeof b2, (double)budget),
+		r->o.time_limit);
+	WriteStop ws = {.budget = budget, .confirm = r->o.confirm_s};
+	r->wp = (Phase){.name = "write", .write = true, .io_bytes = r->o.bs};
+	int k = engine_run(e, &r->wp, r->id.size, r->o.time_limit, write_stop, &ws, &interrupted,
+			   !r->o.json && isatty(STDERR_FILENO));
+	cliff_find(r->wp.rec, r->wp.n, r->wp.duration, r->o.confirm_s, &r->cliff);
+	r->learned = r->wp.n > 0;
+	json_object_object_add(phases, "write", report_write_phase(&r->wp, &r->cliff));
+	if (k < 0)
+		fprintf(stderr, "smrctl: qualify: writing failed: %s\n", strerror(-k));
+	if (!interrupted && k >= 0 && r->o.rest > 0) {
+		fprintf(r->out, "resting %.0f s (the drive may clean its cache now)\n", r->o.rest);
+		for (double t0 = now_s(); !interrupted && now_s() - t0 < r->o.rest;)
+			usleep(100000);
+	}
+	return k;
+}
+
+/* Reads: every size in read-only mode; 4 KiB after the writes. */
+static void read_phases(Run *r, Engine *e, json_object *phases)
+{
+	unsigned n = r->o.destructive ? 1 : r->o.n_sizes;
+	json_object *reads = json_object_new_object();
+	for (unsigned i = 0; i < n && !interrupted; i++) {
+		uint64_t bs = r->o.destructive ? 4096 : r->o.sizes[i];
+		char nm[32], b[32], key[32];
+		snprintf(nm, sizeof nm, "read %s", fmt_bytes(b, sizeof b, (double)bs));
+		r->rp[i] = (Phase){.name = strdup(nm), .io_bytes = bs};
+		int k = engine_run(e, &r->rp[i], r->id.size, r->o.read_seconds, NULL, NULL, &interrupted,
+				   !r->o.json && isatty(STDERR_FILENO));
+		if (k < 0) {
+			fprintf(stderr, "smrctl: qualify: reading failed: %s\n", strerror(-k));
+			break;
+		}
+		r->learned |= r->rp[i].n > 0;
+		snprintf(key, sizeof key, "%" PRIu64, bs);
+		json_object_object_add(reads, key, report_read_phase(&r->rp[i]));
+	}
+	json_object_object_add(phases, "reads", reads);
+}
+
+static int write_files(Run *r, const char *stamp)
+{
+	char prefix[512], path[600], title[256];
+	int rc = 0;
+	snprintf(prefix, sizeof prefix, "%s", r->o.report_prefix ? r->o.report_prefix : "");
+	if (!*prefix)
+		snprintf(prefix, sizeof prefix, "qualify-%s-%s", *r->id.serial ? r->id.serial : r->name, stamp);
+	snprintf(path, sizeof path, "%s.json", prefix);
+	if (json_object_to_file_ext(path, r->rep, JSON_C_TO_STRING_PRETTY) < 0)
+		fprintf(stderr, "smrctl: qualify: cannot write %s\n", path), rc = 1;
+	else
+		fprintf(r->out, "report: %s", path);
+	snprintf(path, sizeof path, "%s.svg", prefix);
+	snprintf(title, sizeof title, "%s %s: %s", r->name, r->sys.model, r->o.destructive ? "random writes" : r->rp[0].name);
+	if (report_svg(path, r->o.destructive ? &r->wp : &r->rp[0], title) < 0)
+		fprintf(stderr, "\nsmrctl: qualify: cannot write %s\n", path), rc = 1;
+	else
+		fprintf(r->out, ", %s\n", path);
+	return rc;
+}
+
+/* What the disk says about itself, printed; 0 or an exit code. */
+static int describe(Run *r, int sysfs_fd, int udev_fd)
+{
+	int k = sysfs_fd < 0 ? -errno : sysfs_probe_disk(sysfs_fd, udev_fd, r->name, &r->sys);
+	if (k < 0) {
+		fprintf(stderr, "smrctl: qualify: %s: %s\n", r->name,
+			k == -ENOENT ? "no such disk" : k == -ENOTBLK ? "a partition: give the whole disk" : strerror(-k));
 		return 1;
 	}
 	ModelList *ml = NULL;
@@ -544,252 +446,158 @@ int qualify_main(int argc, char **argv)
 		err = NULL;
 		modellist_parse(smrd_builtin_models, &ml, &err);
 	}
-	Verdict v;
-	classify_disk(&sys.facts, ml, &v);
+	classify_disk(&r->sys.facts, ml, &r->v);
 	modellist_free(ml);
-	uint64_t size = sys.size_sectors * 512;
-	char node[64], b1[32], b2[32], b3[32];
-	snprintf(node, sizeof node, "/dev/%s", name);
-	struct stat st;
-	if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode) || major(st.st_rdev) != sys.major || minor(st.st_rdev) != sys.minor) {
-		fprintf(stderr, "smrctl: qualify: %s is not the block device %u:%u that sysfs describes\n", node, sys.major,
-			sys.minor);
+	char b[32];
+	fprintf(r->out, "%s: %s, %s, serial %s\n", r->name, *r->sys.model ? r->sys.model : "(no model)",
+		fmt_bytes(b, sizeof b, (double)r->sys.size_sectors * 512), *r->sys.serial ? r->sys.serial : "(none)");
+	fprintf(r->out, "static classification: %s (confidence %.2f): %s\n", disk_class_to_string(r->v.class),
+		r->v.confidence, r->v.basis);
+	for (unsigned i = 0; i < r->v.n_evidence; i++)
+		fprintf(r->out, "  %s %-34s %-22s -> %s\n", r->v.evidence[i].decisive ? "*" : " ", r->v.evidence[i].source,
+			r->v.evidence[i].value, r->v.evidence[i].implies);
+	return 0;
+}
+
+/* The one fd: O_EXCL and read-write when destructive; checked against sysfs. */
+static int open_disk(Run *r, const SafetyTarget *t, int *ret_fd)
+{
+	_cleanup_close_ int fd = open(r->node, (r->o.destructive ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		fprintf(stderr, "smrctl: qualify: cannot open %s%s: %s\n", r->node, r->o.destructive ? " for writing" : "",
+			e == EBUSY ? "it is in use (mounted, or claimed by a filesystem, md or device-mapper)" : strerror(e));
 		return 1;
 	}
-	fprintf(out, "%s: %s, %s, serial %s\n", name, *sys.model ? sys.model : "(no model)",
-		fmt_bytes(b1, sizeof b1, (double)size), *sys.serial ? sys.serial : "(none)");
-	fprintf(out, "static classification: %s (confidence %.2f): %s\n", disk_class_to_string(v.class), v.confidence,
-		v.basis);
-	for (unsigned i = 0; i < v.n_evidence; i++)
-		fprintf(out, "  %s %-34s %-22s -> %s\n", v.evidence[i].decisive ? "*" : " ", v.evidence[i].source,
-			v.evidence[i].value, v.evidence[i].implies);
-
-	if (o.destructive) {
-		SafetyReport s;
-		safety_check(o.sysfs_root, o.udev_root, o.mountinfo, o.swaps, name, sys.major, sys.minor, node, &s);
-		if (s.n) {
-			fprintf(stderr, "smrctl: qualify: refusing to write to %s:\n", node);
-			for (unsigned i = 0; i < s.n; i++)
-				fprintf(stderr, "  - %s\n", s.reason[i]);
-			fprintf(stderr, "Empty the disk first (wipefs -a, remove it from its pool or array) if you mean it.\n");
-			return 1;
-		}
-		const char *token = *sys.serial ? sys.serial : name;
-		char typed[256] = "";
-		if (o.confirm)
-			snprintf(typed, sizeof typed, "%s", o.confirm);
-		else if (isatty(STDIN_FILENO)) {
-			fprintf(stderr, "This OVERWRITES %s (%s, %s). Type its %s (%s) to go on: ", node,
-				*sys.model ? sys.model : "no model", fmt_bytes(b1, sizeof b1, (double)size),
-				*sys.serial ? "serial number" : "name (it reports no serial)", token);
-			if (!fgets(typed, sizeof typed, stdin))
-				typed[0] = 0;
-			typed[strcspn(typed, "\n")] = 0;
-		}
-		if (!streq(typed, token)) {
-			fprintf(stderr, "smrctl: qualify: not confirmed: --yes-destroy must be the disk's %s, %s\n",
-				*sys.serial ? "serial number" : "name (it reports no serial)", token);
-			return 1;
-		}
+	int k = safety_identity(fd, t, &r->id);
+	if (k < 0) {
+		fprintf(stderr, "smrctl: qualify: %s is not the block device %u:%u that sysfs describes%s%s\n", r->node,
+			t->major, t->minor, k == -ENODEV ? "" : ": ", k == -ENODEV ? "" : strerror(-k));
+		return 1;
 	}
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+static void start_report(Run *r)
+{
+	r->rep = json_object_new_object();
+	json_object_object_add(r->rep, "device", json_object_new_string(r->name));
+	json_object_object_add(r->rep, "model", json_object_new_string(r->sys.model));
+	json_object_object_add(r->rep, "serial", json_object_new_string(r->sys.serial));
+	json_object_object_add(r->rep, "size_bytes", json_object_new_int64((int64_t)r->id.size));
+	json_object_object_add(r->rep, "started", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(r->rep, "mode", json_object_new_string(r->o.destructive ? "destructive" : "read-only"));
+	json_object_object_add(r->rep, "iodepth", json_object_new_int((int)r->o.iodepth));
+	json_object_object_add(r->rep, "classification", verdict_to_json(&r->v));
+}
+
+static void finish_discard(Run *r, int fd)
+{
+	if (!r->o.destructive || !r->wp.n)
+		return;
+	const char *what = !r->o.discard ? "not asked for (--discard)" : interrupted ? "skipped: the run was interrupted"
+			 : r->sys.facts.discard_max_bytes == 0 ? "not supported by the disk" : NULL;
+	uint64_t ranges = 0, bytes = 0;
+	if (!what)
+		what = discard_written(fd, &r->wp, &ranges, &bytes);
+	char b[32];
+	fprintf(r->out, "discard of the blocks this run wrote: %s", what);
+	if (ranges)
+		fprintf(r->out, " (%" PRIu64 " range(s), %s)", ranges, fmt_bytes(b, sizeof b, (double)bytes));
+	fprintf(r->out, "\n");
+	json_object *d = json_object_new_object();
+	json_object_object_add(d, "result", json_object_new_string(what));
+	json_object_object_add(d, "ranges", json_object_new_int64((int64_t)ranges));
+	json_object_object_add(d, "bytes", json_object_new_int64((int64_t)bytes));
+	json_object_object_add(r->rep, "discard", d);
+}
+
+static int measure(Run *r, int fd)
+{
+	Engine *e = NULL;
+	uint64_t maxbuf = r->o.bs;
+	for (unsigned i = 0; i < r->o.n_sizes; i++)
+		maxbuf = r->o.sizes[i] > maxbuf ? r->o.sizes[i] : maxbuf;
+	/* Only now, checks passed: the page cache must not answer our I/O. */
+	int fl = fcntl(fd, F_GETFL);
+	int k = fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) < 0 ? -errno : engine_new(fd, r->o.iodepth, maxbuf, (uint64_t)time(NULL), &e);
+	if (k < 0) {
+		fprintf(stderr, "smrctl: qualify: cannot set up direct I/O on %s: %s\n", r->node, strerror(-k));
+		return 1;
+	}
+	json_object *phases = json_object_new_object();
+	json_object_object_add(r->rep, "phases", phases);
+	if (r->o.destructive)
+		write_phase(r, e, phases);
+	read_phases(r, e, phases);
+	engine_free(e);
+	return 0;
+}
+
+static void conclude(Run *r)
+{
+	QualifyFacts f = {.destructive = r->o.destructive, .interrupted = interrupted, .static_class = r->v.class,
+			  .wrote = r->o.destructive, .cliff = r->cliff, .block_size = r->o.bs, .written = r->wp.bytes,
+			  .reads = r->rp[0].n ? &r->rp[0].hist : NULL};
+	QualifyVerdict v;
+	qualify_verdict(&f, &v);
+	json_object_object_add(r->rep, "verdict", report_verdict(&v));
+	json_object_object_add(r->rep, "interrupted", json_object_new_boolean(interrupted));
+	fprintf(r->out, "\n");
+	for (unsigned i = 0; i < MAX_SIZES; i++)
+		if (r->rp[i].n)
+			report_read_line(r->out, &r->rp[i]);
+	fprintf(r->out, "verdict: %s\n", v.text);
+	for (unsigned i = 0; i < v.n_limits; i++)
+		fprintf(r->out, "  limit: %s\n", v.limits[i]);
+}
+
+int qualify_main(int argc, char **argv)
+{
+	Run r = {0};
+	int k = parse_opts(argc, argv, &r.o, &r.name);
+	if (k)
+		return k > 0 ? 0 : 2;
+	if (!sysfs_valid_name(r.name)) {
+		fprintf(stderr, "smrctl: qualify: '%.64s' is not a disk name\n", r.name);
+		return 2;
+	}
+	/* with --json, stdout carries only the JSON and nothing else is said but errors */
+	_cleanup_fclose_ FILE *devnull = r.o.json ? fopen("/dev/null", "we") : NULL;
+	r.out = devnull ? devnull : stdout;
+	snprintf(r.node, sizeof r.node, "/dev/%s", r.name);
+	_cleanup_close_ int sysfs_fd = open(r.o.sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int udev_fd = open(r.o.udev_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if ((k = describe(&r, sysfs_fd, udev_fd)) != 0)
+		return k;
+	SafetyTarget t = {.sysfs_root = r.o.sysfs_root, .udev_root = r.o.udev_root, .mountinfo = r.o.mountinfo,
+			  .swaps = r.o.swaps, .proc_root = r.o.proc_root, .name = r.name, .major = r.sys.major,
+			  .minor = r.sys.minor};
+	_cleanup_close_ int fd = -1;
+	if ((k = open_disk(&r, &t, &fd)) != 0)
+		return k;
+	if (r.o.destructive && make_sure(&r.o, fd, &t, r.node, &r.id) < 0)
+		return 1;
 
 	struct sigaction sa = {.sa_handler = on_sigint};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-
-	json_object *rep = json_object_new_object(), *phases = json_object_new_object();
 	time_t started = time(NULL);
 	char stamp[32];
 	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&started));
-	json_object_object_add(rep, "device", json_object_new_string(name));
-	json_object_object_add(rep, "model", json_object_new_string(sys.model));
-	json_object_object_add(rep, "serial", json_object_new_string(sys.serial));
-	json_object_object_add(rep, "size_bytes", json_object_new_int64((int64_t)size));
-	json_object_object_add(rep, "started", json_object_new_int64((int64_t)started));
-	json_object_object_add(rep, "mode", json_object_new_string(o.destructive ? "destructive" : "read-only"));
-	json_object_object_add(rep, "iodepth", json_object_new_int((int)o.iodepth));
-	json_object_object_add(rep, "classification", verdict_to_json(&v));
-	json_object_object_add(rep, "phases", phases);
-
-	Phase wp = {.name = "write"}, rp[8] = {0};
-	CliffResult cliff = {0};
-	bool learned = false, cliff_done = false;
-	uint64_t maxbuf = o.bs;
-	for (unsigned i = 0; i < o.n_sizes; i++)
-		maxbuf = o.sizes[i] > maxbuf ? o.sizes[i] : maxbuf;
-	Engine e;
-	r = open_engine(&e, node, o.destructive, o.iodepth, maxbuf);
-	if (r < 0) {
-		fprintf(stderr, "smrctl: qualify: cannot open %s%s: %s\n", node, o.destructive ? " for writing" : "",
-			r == -EBUSY ? "it is in use (mounted, or claimed by a filesystem, md or device-mapper)" : strerror(-r));
-		close_engine(&e);
-		json_object_put(rep);
-		return 1;
+	start_report(&r);
+	if ((k = measure(&r, fd)) != 0) {
+		run_done(&r);
+		return k;
 	}
-
-	if (o.destructive) {
-		uint64_t budget = o.budget;
-		if (!budget) {
-			double b = fmin(fmax((double)size * 0.002, 4 * GiB), 64 * GiB);
-			budget = (uint64_t)b;
-		}
-		if (budget > size)
-			budget = size;
-		fprintf(out, "writing random %s blocks at queue depth %u until the write cliff, %s or %.0f s\n",
-			fmt_bytes(b1, sizeof b1, (double)o.bs), o.iodepth, fmt_bytes(b2, sizeof b2, (double)budget), o.time_limit);
-		WriteStop ws = {.budget = budget, .confirm = o.confirm_s};
-		r = run_phase(&e, &wp, true, o.bs, size, o.time_limit, write_stop, &ws, live);
-		cliff_find(wp.rec, wp.n, wp.duration, o.confirm_s, &cliff);
-		cliff_done = true;
-		learned = wp.n > 0;
-		json_object *w = json_object_new_object();
-		json_object_object_add(w, "duration", jd(wp.duration));
-		json_object_object_add(w, "bytes", json_object_new_int64((int64_t)wp.bytes));
-		json_object_object_add(w, "ios", json_object_new_int64((int64_t)wp.n));
-		json_object_object_add(w, "block_size", json_object_new_int64((int64_t)o.bs));
-		json_object_object_add(w, "stopped_by", json_object_new_string(wp.stopped ? wp.stopped : "?"));
-		json_object *c = json_object_new_object();
-		json_object_object_add(c, "found", json_object_new_boolean(cliff.found));
-		json_object_object_add(c, "at", cliff.found ? jd(cliff.cliff_t) : NULL);
-		json_object_object_add(c, "fast_iops", jd(cliff.fast_iops));
-		json_object_object_add(c, "fast_latency", jd(cliff.fast_lat));
-		json_object_object_add(c, "fast_bytes", json_object_new_int64((int64_t)(cliff.fast_ios * o.bs)));
-		json_object_object_add(c, "slow_iops", cliff.found ? jd(cliff.slow_iops) : NULL);
-		json_object_object_add(c, "slow_latency", cliff.found ? jd(cliff.slow_lat) : NULL);
-		json_object_object_add(w, "cliff", c);
-		json_object_object_add(w, "latency", hist_json(&wp.hist));
-		json_object_object_add(w, "per_second", seconds_json(&wp));
-		json_object_object_add(phases, "write", w);
-		if (r < 0)
-			fprintf(stderr, "smrctl: qualify: writing failed: %s\n", strerror(-r));
-		if (!interrupted && r >= 0 && o.rest > 0) {
-			fprintf(out, "resting %.0f s (the drive may clean its cache now)\n", o.rest);
-			for (double t0 = now_s(); !interrupted && now_s() - t0 < o.rest;)
-				usleep(100000);
-		}
-	}
-	/* Reads: every size in read-only mode; 4 KiB after the writes. */
-	unsigned n_reads = o.destructive ? 1 : o.n_sizes;
-	json_object *reads = json_object_new_object();
-	for (unsigned i = 0; i < n_reads && !interrupted; i++) {
-		uint64_t bs = o.destructive ? 4096 : o.sizes[i];
-		char nm[32];
-		snprintf(nm, sizeof nm, "read %s", fmt_bytes(b1, sizeof b1, (double)bs));
-		rp[i].name = strdup(nm);
-		r = run_phase(&e, &rp[i], false, bs, size, o.read_seconds, NULL, NULL, live);
-		if (r < 0) {
-			fprintf(stderr, "smrctl: qualify: reading failed: %s\n", strerror(-r));
-			break;
-		}
-		learned |= rp[i].n > 0;
-		json_object *x = hist_json(&rp[i].hist);
-		json_object_object_add(x, "duration", jd(rp[i].duration));
-		json_object_object_add(x, "iops", jd(rp[i].duration > 0 ? (double)rp[i].n / rp[i].duration : 0));
-		json_object_object_add(x, "per_second", seconds_json(&rp[i]));
-		char key[32];
-		snprintf(key, sizeof key, "%" PRIu64, bs);
-		json_object_object_add(reads, key, x);
-	}
-	json_object_object_add(phases, "reads", reads);
-	close_engine(&e);
-
-	/* Leave the disk as a user would want it: trimmed, when it can be. */
-	if (o.destructive && wp.n > 0 && interrupted < 2) {
-		int fd = open(node, O_RDWR | O_EXCL | O_CLOEXEC);
-		uint64_t range[2] = {0, size};
-		bool can = sys.facts.discard_max_bytes > 0;
-		const char *trim = !can ? "not supported by the disk" :
-				   fd >= 0 && ioctl(fd, BLKDISCARD, range) == 0 ? "done" : "failed";
-		if (fd >= 0)
-			close(fd);
-		fprintf(out, "TRIM of the tested range (the whole disk): %s\n", trim);
-		json_object_object_add(rep, "trim", json_object_new_string(trim));
-	}
-
-	/* The verdict, with its limits. */
-	json_object *verdict = json_object_new_object(), *limits = json_object_new_array();
-	char text[512];
-	bool smr = false;
-	if (cliff_done && cliff.found && cliff.slow_lat >= 10 * cliff.fast_lat && cliff.fast_iops >= 10 * cliff.slow_iops) {
-		smr = true;
-		snprintf(text, sizeof text,
-			 "behaves like DM-SMR: fast phase of %.1f s at %.0f IOPS (%s at %s), then %.1f IOPS at %s",
-			 cliff.cliff_t, cliff.fast_iops, fmt_bytes(b1, sizeof b1, (double)(cliff.fast_ios * o.bs)),
-			 output_seconds(cliff.fast_lat, b2, sizeof b2), cliff.slow_iops, output_seconds(cliff.slow_lat, b3, sizeof b3));
-	} else if (cliff_done) {
-		snprintf(text, sizeof text,
-			 "no cliff after %s written at %.0f IOPS (%s): consistent with CMR%s",
-			 fmt_bytes(b1, sizeof b1, (double)wp.bytes), cliff.fast_iops, output_seconds(cliff.fast_lat, b2, sizeof b2),
-			 v.class == DISK_CLASS_SSD ? " or an SSD, as the static classification says" : "");
-		json_object_array_add(limits, json_object_new_string(
-			"a larger write budget could still reveal a larger media cache"));
-	} else {
-		const Band *bb = NULL;
-		BandRules rules = {.min_share = 0.02, .min_count = 5, .valley = 0.5};
-		Band b[BANDS_MAX];
-		unsigned nb = rp[0].n ? bands_find(&rp[0].hist, &rules, b) : 0;
-		bb = nb >= 2 ? &b[nb - 1] : NULL;
-		snprintf(text, sizeof text, "read-only: %s; a write test (--destructive) is what reveals a media cache",
-			 bb && bb->centre >= 0.1 ? "reads split into bands with one beyond 100 ms, as DM-SMR disks show while cleaning"
-						 : "reads look like a single seek-and-rotation population");
-	}
-	if (v.class == DISK_CLASS_DM_SMR || v.class == DISK_CLASS_HOST_AWARE || v.class == DISK_CLASS_HOST_MANAGED)
-		json_object_array_add(limits, json_object_new_string("the disk already declares SMR (static evidence)"));
-	json_object_array_add(limits, json_object_new_string(
-		"one run on one region of one disk: firmware, temperature and fill level change what a drive does"));
-	if (interrupted)
-		json_object_array_add(limits, json_object_new_string("interrupted: the test did not finish"));
-	json_object_object_add(verdict, "smr_like", json_object_new_boolean(smr));
-	json_object_object_add(verdict, "text", json_object_new_string(text));
-	json_object_object_add(verdict, "limits", limits);
-	json_object_object_add(rep, "verdict", verdict);
-	json_object_object_add(rep, "interrupted", json_object_new_boolean(interrupted));
-
-	fprintf(out, "\n");
-	for (unsigned i = 0; i < n_reads; i++) {
-		if (!rp[i].n)
-			continue;
-		BandRules rules = {.min_share = 0.02, .min_count = 5, .valley = 0.5};
-		Band b[BANDS_MAX];
-		unsigned nb = bands_find(&rp[i].hist, &rules, b);
-		char p50[32], p99[32], mx[32];
-		fprintf(out, "%-10s %6.0f IOPS  p50 %s  p99 %s  max %s  bands:", rp[i].name,
-			(double)rp[i].n / rp[i].duration, output_seconds(hist_quantile(&rp[i].hist, 0.5), p50, sizeof p50),
-			output_seconds(hist_quantile(&rp[i].hist, 0.99), p99, sizeof p99), output_seconds(hist_max(&rp[i].hist), mx, sizeof mx));
-		for (unsigned k = 0; k < nb; k++)
-			fprintf(out, "%s %s (%.0f%%)", k ? "," : "", output_seconds(b[k].centre, p50, sizeof p50), b[k].share * 100);
-		fprintf(out, "\n");
-	}
-	fprintf(out, "verdict: %s\n", text);
-	for (size_t i = 0; i < json_object_array_length(limits); i++)
-		fprintf(out, "  limit: %s\n", json_object_get_string(json_object_array_get_idx(limits, i)));
-
-	int rc = learned ? 0 : interrupted ? 130 : 1;
-	if (o.report && learned) {
-		char prefix[512], path[600];
-		snprintf(prefix, sizeof prefix, "%s", o.report_prefix ? o.report_prefix : "");
-		if (!*prefix)
-			snprintf(prefix, sizeof prefix, "qualify-%s-%s", *sys.serial ? sys.serial : name, stamp);
-		snprintf(path, sizeof path, "%s.json", prefix);
-		if (json_object_to_file_ext(path, rep, JSON_C_TO_STRING_PRETTY) < 0)
-			fprintf(stderr, "smrctl: qualify: cannot write %s\n", path), rc = 1;
-		else
-			fprintf(out, "report: %s", path);
-		snprintf(path, sizeof path, "%s.svg", prefix);
-		char title[256];
-		snprintf(title, sizeof title, "%s %s: %s", name, sys.model, o.destructive ? "random writes" : rp[0].name);
-		if (write_svg(path, o.destructive ? &wp : &rp[0], title) < 0)
-			fprintf(stderr, "\nsmrctl: qualify: cannot write %s\n", path), rc = 1;
-		else
-			fprintf(out, ", %s\n", path);
-	}
-	if (o.json)
-		printf("%s\n", json_object_to_json_string_ext(rep, JSON_C_TO_STRING_PRETTY));
-	json_object_put(rep);
-	free_phase(&wp);
-	for (unsigned i = 0; i < 8; i++) {
-		free_phase(&rp[i]);
-		free((char *)rp[i].name);
-	}
+	finish_discard(&r, fd);
+	conclude(&r);
+	int rc = r.learned ? 0 : interrupted ? 130 : 1;
+	if (r.o.report && r.learned && write_files(&r, stamp))
+		rc = 1;
+	if (r.o.json)
+		printf("%s\n", json_object_to_json_string_ext(r.rep, JSON_C_TO_STRING_PRETTY));
+	run_done(&r);
 	return rc;
 }

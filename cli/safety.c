@@ -2,20 +2,28 @@
 /*
  * The rules, in the order a user would check by hand: partitions, holders
  * (device-mapper, md, bcache on top of it), mounts and swap (of the disk or
- * a partition), udev's ID_FS_TYPE (zfs_member, linux_raid_member,
- * LVM2_member, any filesystem), and libblkid's own probe of the device for a
- * partition table or a signature, since udev may not run (containers).
+ * a partition), processes that have it open for writing, udev's
+ * ID_FS_TYPE, libblkid's probe of the fd for a partition table or a
+ * signature (a probe that fails is a refusal, never "clean"), GPT headers
+ * that libblkid does not see (a backup at the last sector whose protective
+ * MBR and primary header were overwritten, and the filesystems in its
+ * partitions), and last whether the start, middle and end of the disk hold
+ * anything but zeros.
  */
 #include "safety.h"
 
 #include <blkid/blkid.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include "sysfs.h"
 #include "util.h"
 
 static void add(SafetyReport *r, const char *fmt, ...) _printf_(2, 3);
@@ -44,16 +52,81 @@ static int read_dev(const char *path, unsigned *major, unsigned *minor)
 	return k == 2 ? 0 : -EBADMSG;
 }
 
+/* ------------------------------------------------------------- identity */
+
+int safety_identity(int fd, const SafetyTarget *t, DiskIdentity *ret)
+{
+	DiskIdentity id = {0};
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	id.rdev = st.st_rdev;
+	if (ioctl(fd, BLKGETSIZE64, &id.size) < 0)
+		return -errno;
+	int lbs = 0;
+	if (ioctl(fd, BLKSSZGET, &lbs) < 0 || lbs < 512)
+		lbs = 512;
+	id.logical_block = (unsigned)lbs;
+	if (major(id.rdev) != t->major || minor(id.rdev) != t->minor)
+		return -ENODEV;
+	_cleanup_close_ int sysfs = open(t->sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int udev = open(t->udev_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	SysfsDisk sys;
+	if (sysfs < 0)
+		return -errno;
+	int r = sysfs_probe_disk(sysfs, udev, t->name, &sys);
+	if (r < 0)
+		return r;
+	if (sys.major != t->major || sys.minor != t->minor)
+		return -ENODEV;
+	snprintf(id.serial, sizeof id.serial, "%s", sys.serial);
+	snprintf(id.wwn, sizeof id.wwn, "%s", sys.wwn);
+	snprintf(id.model, sizeof id.model, "%s", sys.model);
+	char path[512];
+	snprintf(path, sizeof path, "block/%s/loop/backing_file", t->name);
+	_cleanup_free_ char *backing = NULL;
+	if (read_line_at(sysfs, path, &backing) == 0) {
+		snprintf(id.backing, sizeof id.backing, "%s", backing);
+		if (stat(backing, &st) == 0) {
+			id.backing_dev = st.st_dev;
+			id.backing_ino = st.st_ino;
+		}
+	}
+	*ret = id;
+	return 0;
+}
+
+bool safety_same_disk(const DiskIdentity *a, const DiskIdentity *b, char *why, size_t n)
+{
+	if (a->rdev != b->rdev)
+		snprintf(why, n, "its device number changed (%u:%u, now %u:%u)", major(a->rdev), minor(a->rdev),
+			 major(b->rdev), minor(b->rdev));
+	else if (a->size != b->size || a->logical_block != b->logical_block)
+		snprintf(why, n, "its size changed (%llu bytes, now %llu)", (unsigned long long)a->size,
+			 (unsigned long long)b->size);
+	else if (!streq(a->serial, b->serial) || !streq(a->wwn, b->wwn) || !streq(a->model, b->model))
+		snprintf(why, n, "it reports another model, serial or WWN (%s %s, now %s %s)", a->model, a->serial, b->model,
+			 b->serial);
+	else if (!streq(a->backing, b->backing) || a->backing_dev != b->backing_dev || a->backing_ino != b->backing_ino)
+		snprintf(why, n, "another file is behind it (%s, now %s)", a->backing, b->backing);
+	else
+		return true;
+	return false;
+}
+
+/* ------------------------------------------------------- what uses it */
+
 /* The disk and its partitions, from sysfs. */
-static unsigned list_devs(const char *sysfs_root, const char *name, unsigned major, unsigned minor, Dev *out,
-			  unsigned cap, SafetyReport *r)
+static unsigned list_devs(const SafetyTarget *t, Dev *out, unsigned cap, SafetyReport *r)
 {
 	char path[2048];
 	unsigned n = 0;
-	snprintf(out[n].name, sizeof out[n].name, "%s", name);
-	out[n].major = major, out[n].minor = minor;
+	snprintf(out[n].name, sizeof out[n].name, "%s", t->name);
+	out[n].major = t->major, out[n].minor = t->minor;
 	n++;
-	snprintf(path, sizeof path, "%s/block/%s", sysfs_root, name);
+	snprintf(path, sizeof path, "%s/block/%s", t->sysfs_root, t->name);
 	DIR *d = opendir(path);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		char p[4200];
@@ -75,14 +148,14 @@ static unsigned list_devs(const char *sysfs_root, const char *name, unsigned maj
 	return n;
 }
 
-static void holders(const char *sysfs_root, const Dev *dev, unsigned n, SafetyReport *r)
+static void holders(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
 {
 	for (unsigned i = 0; i < n; i++) {
 		char path[4096];
 		if (i == 0)
-			snprintf(path, sizeof path, "%s/block/%s/holders", sysfs_root, dev[0].name);
+			snprintf(path, sizeof path, "%s/block/%s/holders", t->sysfs_root, dev[0].name);
 		else
-			snprintf(path, sizeof path, "%s/block/%s/%s/holders", sysfs_root, dev[0].name, dev[i].name);
+			snprintf(path, sizeof path, "%s/block/%s/%s/holders", t->sysfs_root, dev[0].name, dev[i].name);
 		DIR *d = opendir(path);
 		for (struct dirent *e; d && (e = readdir(d));)
 			if (e->d_name[0] != '.')
@@ -93,9 +166,9 @@ static void holders(const char *sysfs_root, const Dev *dev, unsigned n, SafetyRe
 	}
 }
 
-static void mounts(const char *mountinfo, const char *swaps, const Dev *dev, unsigned n, SafetyReport *r)
+static void mounts(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
 {
-	FILE *f = fopen(mountinfo, "re");
+	FILE *f = fopen(t->mountinfo, "re");
 	char line[8192];
 	while (f && fgets(line, sizeof line, f)) {
 		unsigned maj, min;
@@ -109,7 +182,7 @@ static void mounts(const char *mountinfo, const char *swaps, const Dev *dev, uns
 	}
 	if (f)
 		fclose(f);
-	f = fopen(swaps, "re");
+	f = fopen(t->swaps, "re");
 	while (f && fgets(line, sizeof line, f)) {
 		char what[4096];
 		if (sscanf(line, "%4095s", what) != 1)
@@ -123,57 +196,220 @@ static void mounts(const char *mountinfo, const char *swaps, const Dev *dev, uns
 		fclose(f);
 }
 
-static void udev_types(const char *udev_root, const Dev *dev, unsigned n, SafetyReport *r)
+/* Write access from /proc/PID/fdinfo/N's octal "flags:". */
+static bool opened_for_writing(const char *proc, const char *pid, const char *fd)
+{
+	char path[600], line[128];
+	snprintf(path, sizeof path, "%s/%s/fdinfo/%s", proc, pid, fd);
+	FILE *f = fopen(path, "re");
+	bool w = false;
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long flags;
+		if (sscanf(line, "flags: %lo", &flags) == 1) {
+			w = (flags & O_ACCMODE) != O_RDONLY;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return w;
+}
+
+/* Any other process that has the disk or a partition open for writing. */
+static void openers(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
+{
+	DIR *proc = opendir(t->proc_root);
+	char self[32];
+	snprintf(self, sizeof self, "%d", (int)getpid());
+	for (struct dirent *p; proc && (p = readdir(proc));) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9' || streq(p->d_name, self))
+			continue;
+		char path[600];
+		snprintf(path, sizeof path, "%s/%s/fd", t->proc_root, p->d_name);
+		DIR *fds = opendir(path);
+		for (struct dirent *f; fds && (f = readdir(fds));) {
+			struct stat st;
+			char fp[900];
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(fp, sizeof fp, "%s/%s", path, f->d_name);
+			if (stat(fp, &st) < 0 || !S_ISBLK(st.st_mode))
+				continue;
+			for (unsigned i = 0; i < n; i++) {
+				if (major(st.st_rdev) != dev[i].major || minor(st.st_rdev) != dev[i].minor ||
+				    !opened_for_writing(t->proc_root, p->d_name, f->d_name))
+					continue;
+				char comm[64] = "?";
+				snprintf(fp, sizeof fp, "%s/%s/comm", t->proc_root, p->d_name);
+				FILE *c = fopen(fp, "re");
+				if (c && fgets(comm, sizeof comm, c))
+					comm[strcspn(comm, "\n")] = 0;
+				if (c)
+					fclose(c);
+				add(r, "process %s (%s) has %s open for writing", p->d_name, comm, dev[i].name);
+			}
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (proc)
+		closedir(proc);
+}
+
+static const char *what_it_is(const char *type)
+{
+	return strstr(type, "zfs") ? " (a ZFS pool member)" : strstr(type, "raid") ? " (an md array member)"
+	       : strstr(type, "LVM") ? " (an LVM physical volume)" : "";
+}
+
+static void udev_types(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
 {
 	for (unsigned i = 0; i < n; i++) {
 		char path[4096], line[1024];
-		snprintf(path, sizeof path, "%s/data/b%u:%u", udev_root, dev[i].major, dev[i].minor);
+		snprintf(path, sizeof path, "%s/data/b%u:%u", t->udev_root, dev[i].major, dev[i].minor);
 		FILE *f = fopen(path, "re");
 		while (f && fgets(line, sizeof line, f)) {
 			if (!startswith(line, "E:ID_FS_TYPE=") || !line[13] || line[13] == '\n')
 				continue;
 			line[strcspn(line, "\n")] = 0;
-			add(r, "udev says %s holds %s%s", dev[i].name, line + 13,
-			    strstr(line, "zfs") ? " (a ZFS pool member)" : strstr(line, "raid") ? " (an md array member)" :
-			    strstr(line, "LVM") ? " (an LVM physical volume)" : "");
+			add(r, "udev says %s holds %s%s", dev[i].name, line + 13, what_it_is(line + 13));
 		}
 		if (f)
 			fclose(f);
 	}
 }
 
-static void signatures(const char *devnode, SafetyReport *r)
+/* ------------------------------------------------------- what is on it */
+
+/* libblkid on [off, off + size) of fd: 1 found (described in *ret_type), 0 nothing, <0 the probe failed. */
+static int probe_range(int fd, uint64_t off, uint64_t size, bool partitions, char *ret_type, size_t n)
 {
-	blkid_probe pr = blkid_new_probe_from_filename(devnode);
-	if (!pr) {
-		add(r, "cannot read %s to look for signatures (%s): not safe to assume it is empty", devnode,
-		    strerror(errno ? errno : EIO));
-		return;
+	blkid_probe pr = blkid_new_probe();
+	if (!pr)
+		return -ENOMEM;
+	int rc = blkid_probe_set_device(pr, fd, (blkid_loff_t)off, (blkid_loff_t)size);
+	if (rc == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+		blkid_probe_enable_partitions(pr, partitions);
+		rc = blkid_do_safeprobe(pr);
 	}
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
-	blkid_probe_enable_partitions(pr, 1);
-	int rc = blkid_do_safeprobe(pr);
 	const char *v = NULL;
-	if (rc == 0 && blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0)
-		add(r, "%s carries a %s partition table", devnode, v);
-	if (rc == 0 && blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0)
-		add(r, "%s carries a filesystem or volume signature: %s%s", devnode, v,
-		    strstr(v, "zfs") ? " (a ZFS pool member)" : strstr(v, "raid") ? " (an md array member)" :
-		    strstr(v, "LVM") ? " (an LVM physical volume)" : "");
-	if (rc == -2)
-		add(r, "%s carries several conflicting signatures", devnode);
+	int r = rc < 0 && rc != -2 ? -EIO : 0;
+	if (rc == -2) {
+		snprintf(ret_type, n, "several conflicting signatures");
+		r = 1;
+	} else if (rc == 0 && blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL) == 0) {
+		snprintf(ret_type, n, "a %s partition table", v);
+		r = 1;
+	} else if (rc == 0 && blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0) {
+		snprintf(ret_type, n, "a filesystem or volume signature: %s%s", v, what_it_is(v));
+		r = 1;
+	}
 	blkid_free_probe(pr);
+	return r;
 }
 
-void safety_check(const char *sysfs_root, const char *udev_root, const char *mountinfo, const char *swaps,
-		  const char *name, unsigned major, unsigned minor, const char *devnode, SafetyReport *ret)
+static void signatures(int fd, const char *name, const DiskIdentity *id, SafetyReport *r)
+{
+	char what[160];
+	int k = probe_range(fd, 0, id->size, true, what, sizeof what);
+	if (k < 0)
+		add(r, "%s could not be probed for signatures: not safe to assume it is empty", name);
+	else if (k > 0)
+		add(r, "%s carries %s", name, what);
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* A GPT header at `lba` (1: primary, last: backup), even without the
+ * protective MBR libblkid needs to believe in it; and what its partitions
+ * hold. */
+static void gpt_at(int fd, const char *name, const DiskIdentity *id, uint64_t lba, const char *which, SafetyReport *r)
+{
+	uint8_t hdr[512];
+	uint64_t lbs = id->logical_block, blocks = id->size / lbs;
+	if (lba >= blocks || pread(fd, hdr, sizeof hdr, (off_t)(lba * lbs)) != (ssize_t)sizeof hdr ||
+	    memcmp(hdr, "EFI PART", 8) != 0)
+		return;
+	uint64_t entries = le64(hdr + 72);
+	uint32_t count = le32(hdr + 80), esize = le32(hdr + 84);
+	unsigned parts = 0;
+	if (count > 1024 || esize < 128 || esize > 4096 || entries >= blocks) {
+		add(r, "%s has a %s GPT header at sector %llu (damaged: its partition list cannot be read)", name, which,
+		    (unsigned long long)lba);
+		return;
+	}
+	_cleanup_free_ uint8_t *table = malloc((size_t)count * esize);
+	if (!table || pread(fd, table, (size_t)count * esize, (off_t)(entries * lbs)) != (ssize_t)((size_t)count * esize)) {
+		add(r, "%s has a %s GPT header at sector %llu", name, which, (unsigned long long)lba);
+		return;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *e = table + (size_t)i * esize;
+		static const uint8_t zero[16];
+		if (!memcmp(e, zero, 16))
+			continue;	/* an unused entry */
+		parts++;
+		uint64_t first = le64(e + 32), last = le64(e + 40);
+		char what[160] = "";
+		if (first <= last && last < blocks &&
+		    probe_range(fd, first * lbs, (last - first + 1) * lbs, false, what, sizeof what) > 0)
+			add(r, "%s: partition %u of the %s GPT (sectors %llu-%llu) carries %s", name, i + 1, which,
+			    (unsigned long long)first, (unsigned long long)last, what);
+	}
+	add(r, "%s has a %s GPT header at sector %llu listing %u partition(s)%s", name, which, (unsigned long long)lba,
+	    parts, lba > 1 ? " (its primary header or protective MBR is gone: libblkid does not see it)" : "");
+}
+
+/* Data where a new disk has none: the start, the middle, the end. */
+static void samples(int fd, const char *name, const DiskIdentity *id, SafetyReport *r)
+{
+	_cleanup_free_ uint8_t *buf = malloc(SAFETY_SAMPLE_BYTES);
+	if (!buf)
+		return;
+	const uint64_t len = id->size < SAFETY_SAMPLE_BYTES ? id->size : SAFETY_SAMPLE_BYTES;
+	const struct { const char *where; uint64_t off; } at[] = {
+		{"first", 0}, {"middle", (id->size / 2) & ~UINT64_C(4095)}, {"last", id->size - len},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(at); i++) {
+		ssize_t k = pread(fd, buf, len, (off_t)at[i].off);
+		if (k != (ssize_t)len) {
+			add(r, "%s: the %s MiB could not be read", name, at[i].where);
+			continue;
+		}
+		size_t nz = 0;
+		for (size_t j = 0; j < len; j++)
+			nz += buf[j] != 0;
+		if (nz)
+			add(r, "%s holds data: %zu non-zero bytes in its %s MiB (--force-nonzero to overwrite it anyway)", name, nz,
+			    at[i].where);
+	}
+}
+
+void safety_check(int fd, const SafetyTarget *t, const DiskIdentity *id, bool allow_nonzero, SafetyReport *ret)
 {
 	Dev dev[64];
 	*ret = (SafetyReport){0};
-	unsigned n = list_devs(sysfs_root, name, major, minor, dev, ELEMENTSOF(dev), ret);
-	holders(sysfs_root, dev, n, ret);
-	mounts(mountinfo, swaps, dev, n, ret);
-	udev_types(udev_root, dev, n, ret);
-	signatures(devnode, ret);
+	/* what another process wrote must be read from the disk, not the cache */
+	ioctl(fd, BLKFLSBUF, 0);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	unsigned n = list_devs(t, dev, ELEMENTSOF(dev), ret);
+	holders(t, dev, n, ret);
+	mounts(t, dev, n, ret);
+	openers(t, dev, n, ret);
+	udev_types(t, dev, n, ret);
+	signatures(fd, t->name, id, ret);
+	gpt_at(fd, t->name, id, 1, "primary", ret);
+	gpt_at(fd, t->name, id, id->size / id->logical_block - 1, "backup", ret);
+	if (!allow_nonzero)
+		samples(fd, t->name, id, ret);
 }

@@ -1,20 +1,47 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Before a destructive qualification: is anything using or holding data on
- * this disk? Each rule that fires adds one line saying what was found.
+ * this disk? Every check runs on the file descriptor that will be written
+ * through (opened once, O_EXCL), before the confirmation and again after it,
+ * so that nothing can change between the check and the first write. Each
+ * rule that fires adds one line saying what was found.
  */
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #define SAFETY_MAX_REASONS 16
+#define SAFETY_SAMPLE_BYTES (1u << 20)	/* read at the start, middle and end */
 
 typedef struct SafetyReport {
 	unsigned n;
-	char reason[SAFETY_MAX_REASONS][256];
+	char reason[SAFETY_MAX_REASONS][320];
 } SafetyReport;
 
-/* sysfs_root, udev_root, mountinfo and swaps are paths (the live ones, or a
- * test's); devnode is the disk's /dev node, probed with libblkid. */
-void safety_check(const char *sysfs_root, const char *udev_root, const char *mountinfo, const char *swaps,
-		  const char *name, unsigned major, unsigned minor, const char *devnode, SafetyReport *ret);
+/* Where the checks look: the live system's paths, or a test's. */
+typedef struct SafetyTarget {
+	const char *sysfs_root, *udev_root, *mountinfo, *swaps, *proc_root;
+	const char *name;		/* sda */
+	unsigned major, minor;		/* as sysfs says */
+} SafetyTarget;
+
+/* What must not change between the check and the writes. */
+typedef struct DiskIdentity {
+	dev_t rdev;
+	uint64_t size;
+	unsigned logical_block;
+	char serial[96], wwn[96], model[96];
+	char backing[512];		/* loop devices: the file behind them */
+	dev_t backing_dev;
+	ino_t backing_ino;
+} DiskIdentity;
+
+/* Reads fd's identity (its device number and size from the fd itself, the
+ * rest from sysfs for that device number). */
+int safety_identity(int fd, const SafetyTarget *t, DiskIdentity *ret);
+/* False, with *why, when b is not the disk a was. */
+bool safety_same_disk(const DiskIdentity *a, const DiskIdentity *b, char *why, size_t n);
+/* Every rule; allow_nonzero skips the "sampled regions hold data" rule. */
+void safety_check(int fd, const SafetyTarget *t, const DiskIdentity *id, bool allow_nonzero, SafetyReport *ret);

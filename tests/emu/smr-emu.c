@@ -326,6 +326,7 @@ typedef struct Emu {
 	pthread_mutex_t lock;
 	int backing_fd;
 	bool stats, trace;
+	uint64_t bad_off, bad_len;	/* reads touching [bad_off, bad_off + bad_len) fail with EIO */
 } Emu;
 
 static Emu *emu_ctx(void) { return fuse_get_context()->private_data; }
@@ -401,6 +402,8 @@ static int op_read(const char *path, char *buf, size_t len, off_t off, struct fu
 	if ((uint64_t)off + len > e->model.p.size)
 		len = e->model.p.size - (uint64_t)off;
 	emu_delay(e, EMU_READ, (uint64_t)off, len);
+	if (e->bad_len && (uint64_t)off < e->bad_off + e->bad_len && (uint64_t)off + len > e->bad_off)
+		return -EIO;	/* an unreadable sector */
 	ssize_t n = pread(e->backing_fd, buf, len, off);
 	if (n < 0)
 		return -errno;
@@ -497,6 +500,7 @@ static void usage(void)
 		"                           access first (32; 0 = write-through)\n"
 		"  --ssd-us N               ssd: fixed latency of every request (100)\n"
 		"  --seed N                 (1)\n"
+		"  --bad-range OFF:LEN      reads touching these bytes fail with EIO\n"
 		"  --stats                  one line of model state per second on stderr\n"
 		"  --trace                  one line per request on stderr (op offset+length latency)\n");
 }
@@ -527,6 +531,12 @@ static int parse(int argc, char **argv, EmuParams *p, const char **backing, cons
 		else if (strcmp(a, "--seed") == 0) p->seed = (uint64_t)x;
 		else if (strcmp(a, "--write-cache") == 0) p->write_cache = (uint64_t)x;
 		else if (strcmp(a, "--ssd-us") == 0) p->ssd_us = (uint64_t)x;
+		else if (strcmp(a, "--bad-range") == 0) {
+			unsigned long long o, l;
+			if (sscanf(v, "%llu:%llu", &o, &l) != 2)
+				return -1;
+			e->bad_off = o, e->bad_len = l;
+		}
 		else return -1;
 	}
 	return *backing && *mnt && p->kind < _EMU_KIND_MAX ? 0 : -1;

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The qualification's I/O engine: libaio on the one fd that was checked
+ * (O_DIRECT set on it once the checks passed: the page cache must not
+ * answer), a fixed queue depth, random or sequential offsets, every I/O's
+ * submit time and latency kept for the analysis, the offset of every write
+ * kept so that exactly those blocks can be discarded afterwards, and
+ * per-second samples for the live line and the plot.
+ */
+#pragma once
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cliff.h"
+#include "hist.h"
+
+#define ENGINE_MAX_IOS (8u << 20)	/* per phase: 128 MiB of records at most */
+#define ENGINE_MAX_QD 256
+
+typedef struct Second {
+	double t, iops, lat_mean, lat_max;
+} Second;
+
+typedef struct Phase {
+	const char *name;
+	bool write, sequential;
+	IoRec *rec;
+	uint64_t *offsets;		/* writes only: where each went */
+	size_t n;
+	double duration;
+	uint64_t bytes, io_bytes;
+	Second *sec;
+	size_t n_sec;
+	Hist hist;
+	bool interrupted;
+	const char *stopped;		/* why it ended */
+} Phase;
+
+typedef struct Engine Engine;
+
+/* Called about once a second and after each batch of completions: true stops the phase. */
+typedef bool (*EngineStopFn)(Phase *p, double elapsed, void *userdata);
+
+/* Queue depth qd, buffers of up to bufsize, filled with incompressible data. */
+int engine_new(int fd, unsigned qd, uint64_t bufsize, uint64_t seed, Engine **ret);
+Engine *engine_free(Engine *e);
+/* I/Os of p->io_bytes over [0, range), random or (p->sequential) in order,
+ * until stop(), *interrupt or the time limit. live: a progress line on stderr. */
+int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn stop, void *userdata,
+	       const volatile sig_atomic_t *interrupt, bool live);
+void phase_free(Phase *p);
+/* "4 KiB", "1.5 MiB", "2.00 GiB" */
+const char *fmt_bytes(char *buf, size_t n, double b);

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "qualify-report.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "output.h"
+#include "util.h"
+
+static json_object *jd(double v) { return isfinite(v) ? json_object_new_double(v) : NULL; }
+
+json_object *report_hist(const Hist *h)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)h->count));
+	json_object_object_add(o, "p50", jd(hist_quantile(h, 0.5)));
+	json_object_object_add(o, "p90", jd(hist_quantile(h, 0.9)));
+	json_object_object_add(o, "p99", jd(hist_quantile(h, 0.99)));
+	json_object_object_add(o, "max", jd(hist_max(h)));
+	Band b[BANDS_MAX];
+	unsigned n = verdict_bands(h, b);
+	json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < n; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "centre", jd(b[i].centre));
+		json_object_object_add(x, "share", jd(b[i].share));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "bands", a);
+	return o;
+}
+
+json_object *report_seconds(const Phase *p)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < p->n_sec; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "t", jd(p->sec[i].t));
+		json_object_object_add(x, "iops", jd(p->sec[i].iops));
+		json_object_object_add(x, "latency_mean", jd(p->sec[i].lat_mean));
+		json_object_object_add(x, "latency_max", jd(p->sec[i].lat_max));
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
+json_object *report_write_phase(const Phase *p, const CliffResult *c)
+{
+	json_object *w = json_object_new_object();
+	json_object_object_add(w, "duration", jd(p->duration));
+	json_object_object_add(w, "bytes", json_object_new_int64((int64_t)p->bytes));
+	json_object_object_add(w, "ios", json_object_new_int64((int64_t)p->n));
+	json_object_object_add(w, "block_size", json_object_new_int64((int64_t)p->io_bytes));
+	json_object_object_add(w, "stopped_by", json_object_new_string(p->stopped ? p->stopped : "?"));
+	json_object *x = json_object_new_object();
+	json_object_object_add(x, "found", json_object_new_boolean(c->found));
+	json_object_object_add(x, "at", c->found ? jd(c->cliff_t) : NULL);
+	json_object_object_add(x, "fast_iops", jd(c->fast_iops));
+	json_object_object_add(x, "fast_latency", jd(c->fast_lat));
+	json_object_object_add(x, "fast_bytes", json_object_new_int64((int64_t)(c->fast_ios * p->io_bytes)));
+	json_object_object_add(x, "slow_iops", c->found ? jd(c->slow_iops) : NULL);
+	json_object_object_add(x, "slow_latency", c->found ? jd(c->slow_lat) : NULL);
+	json_object_object_add(w, "cliff", x);
+	json_object_object_add(w, "latency", report_hist(&p->hist));
+	json_object_object_add(w, "per_second", report_seconds(p));
+	return w;
+}
+
+json_object *report_read_phase(const Phase *p)
+{
+	json_object *x = report_hist(&p->hist);
+	json_object_object_add(x, "duration", jd(p->duration));
+	json_object_object_add(x, "iops", jd(p->duration > 0 ? (double)p->n / p->duration : 0));
+	json_object_object_add(x, "per_second", report_seconds(p));
+	return x;
+}
+
+json_object *report_verdict(const QualifyVerdict *v)
+{
+	json_object *o = json_object_new_object(), *limits = json_object_new_array();
+	for (unsigned i = 0; i < v->n_limits; i++)
+		json_object_array_add(limits, json_object_new_string(v->limits[i]));
+	json_object_object_add(o, "smr_like", json_object_new_boolean(v->smr_like));
+	json_object_object_add(o, "text", json_object_new_string(v->text));
+	json_object_object_add(o, "limits", limits);
+	return o;
+}
+
+void report_read_line(FILE *f, const Phase *p)
+{
+	Band b[BANDS_MAX];
+	unsigned nb = verdict_bands(&p->hist, b);
+	char p50[32], p99[32], mx[32];
+	fprintf(f, "%-10s %6.0f IOPS  p50 %s  p99 %s  max %s  bands:", p->name, p->duration > 0 ? (double)p->n / p->duration : 0,
+		output_seconds(hist_quantile(&p->hist, 0.5), p50, sizeof p50),
+		output_seconds(hist_quantile(&p->hist, 0.99), p99, sizeof p99), output_seconds(hist_max(&p->hist), mx, sizeof mx));
+	for (unsigned k = 0; k < nb; k++)
+		fprintf(f, "%s %s (%.0f%%)", k ? "," : "", output_seconds(b[k].centre, p50, sizeof p50), b[k].share * 100);
+	fprintf(f, "\n");
+}
+
+/* Two panels over time: IOPS (log) and mean latency (log). */
+int report_svg(const char *path, const Phase *p, const char *title)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	const double W = 900, H = 260, L = 70, R = 20, T = 30, B = 30;
+	double tmax = 1, imax = 1, lmin = 1e-5, lmax = 1e-3;
+	for (size_t i = 0; i < p->n_sec; i++) {
+		tmax = fmax(tmax, p->sec[i].t);
+		imax = fmax(imax, p->sec[i].iops);
+		if (isfinite(p->sec[i].lat_mean) && p->sec[i].lat_mean > 0)
+			lmax = fmax(lmax, p->sec[i].lat_mean);
+	}
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
+		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, 2 * H + 20);
+	fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">", L);
+	for (const char *c = title; *c; c++)
+		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
+	fprintf(f, "</text>\n");
+	for (int panel = 0; panel < 2; panel++) {
+		double y0 = T + panel * (H + 10), ph = H - T - B, lo = panel ? log10(lmin) : 0, hi = panel ? log10(lmax * 2) : log10(imax * 2);
+		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#888\"/>\n", L, y0,
+			W - L - R, ph);
+		for (double d = floor(lo); d <= hi; d++) {
+			double y = y0 + ph - (d - lo) / (hi - lo) * ph;
+			if (y < y0 || y > y0 + ph)
+				continue;
+			char lab[32];
+			if (panel)
+				output_seconds(pow(10, d), lab, sizeof lab);
+			else
+				snprintf(lab, sizeof lab, "%g", pow(10, d));
+			fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+				   "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, W - R, y, y, L - 4, y + 4, lab);
+		}
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" transform=\"rotate(-90 14 %.0f)\" text-anchor=\"middle\">%s</text>\n",
+			14.0, y0 + ph / 2, y0 + ph / 2, panel ? "mean latency" : "IOPS");
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", panel ? "#c0392b" : "#2471a3");
+		for (size_t i = 0; i < p->n_sec; i++) {
+			double v = panel ? p->sec[i].lat_mean : p->sec[i].iops;
+			if (!isfinite(v) || v <= 0)
+				continue;
+			double y = y0 + ph - (log10(v) - lo) / (hi - lo) * ph;
+			fprintf(f, "%.1f,%.1f ", L + p->sec[i].t / tmax * (W - L - R), fmin(fmax(y, y0), y0 + ph));
+		}
+		fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.0f s</text>\n", W - R, y0 + ph + 16, tmax);
+	}
+	fprintf(f, "</svg>\n");
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
