@@ -10,7 +10,7 @@
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_REQUEST 8192		/* bytes, newline included */
-#define PROTO_MAX_REPLY (16 * 1024 * 1024)
+#define PROTO_MAX_REPLY (8 * 1024 * 1024)
 
 typedef enum ProtoError {
 	PROTO_ERR_BAD_REQUEST,		/* not JSON, not an object, missing fields */

@@ -8,12 +8,32 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+/* Regular files, and /dev/null (the documented "no config file"). */
+static bool readable_kind(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) || (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3));
+}
 
 int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len)
 {
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	/* Never open a FIFO or a device by accident: under a --sysfs-root a
+	 * FIFO in place of an attribute would block the daemon forever. The
+	 * first check keeps devices closed, the second catches a swap. */
+	if (fstatat(dirfd, path, &st, 0) < 0)
+		return -errno;
+	if (!readable_kind(&st))
+		return -EBADFD;
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!readable_kind(&st))
+		return -EBADFD;
 
 	size_t cap = max < 4096 ? max + 1 : 4096, len = 0;
 	_cleanup_free_ char *buf = malloc(cap);
@@ -194,4 +214,18 @@ char *str_sanitize(const char *s)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			*p = '?';
 	return d;
+}
+
+const char *read_error_string(int r)
+{
+	switch (r) {
+	case -EBADFD:
+		return "not a regular file (a FIFO, socket or device)";
+	case -EFBIG:
+		return "larger than allowed";
+	case -EBADMSG:
+		return "malformed";
+	default:
+		return strerror(r < 0 ? -r : r);
+	}
 }

@@ -39,8 +39,12 @@ static inline bool streq_ptr(const char *a, const char *b) {
 	return (!a || !b) ? a == b : streq(a, b);
 }
 
-/* Reads at most max bytes of a file into a NUL-terminated buffer. */
+/* Reads at most max bytes of a regular file (or /dev/null) into a
+ * NUL-terminated buffer; -EBADFD for anything else, which is never opened
+ * blocking; -EFBIG past max. */
 int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+/* What a read_file_at() error means, for a log line or a reply. */
+const char *read_error_string(int r);
 /* Reads a one-line sysfs attribute, stripped of trailing white space. */
 int read_line_at(int dirfd, const char *path, char **ret);
 /* Reads a decimal unsigned attribute. */

@@ -290,12 +290,19 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 	Evidence *transport_ev = add(&c, "transport", is_virtual ? "virtual device: the medium behind it is hidden"
 								  : "physical transport",
 				     "%s", transport_to_string(f->transport));
+	Evidence *size_ev = NULL;
+	if (f->size_status < 0)
+		size_ev = add(&c, "sysfs size", "cannot tell whether a medium is present: the attributes are not trusted",
+			      "unreadable: %s", read_error_string(f->size_status));
 	DiskClass declared = zoned_evidence(&c, &decl_ev);
 	const ModelEntry *m = model_evidence(&c, ml, &model_ev);
 	int rot = rotation_evidence(&c, &strong_rot);
 	bool trim = trim_evidence(&c, &trim_ev);
 
-	if (declared >= 0)
+	if (size_ev)
+		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, size_ev,
+		       "its size could not be read: watched, but not classified");
+	else if (declared >= 0)
 		decide(&v, declared, 1.0, SMR_CONF_DECLARED, decl_ev, "declared by the drive or kernel");
 	else if (f->scsi_type > 0)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.9, SMR_CONF_SOLID_STATE, NULL,

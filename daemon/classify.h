@@ -51,6 +51,7 @@ typedef struct DiskFacts {
 	char sysfs_vendor[FACT_STR], sysfs_model[FACT_STR];
 	char udev_model[FACT_STR], udev_serial[FACT_STR], udev_wwn[FACT_STR];
 	int udev_rpm;			/* ID_ATA_ROTATION_RATE_RPM */
+	int size_status;		/* 0, or why block/<name>/size could not be read */
 	int b1_status;			/* 0, or -ENOENT/-ENODATA/-EBADMSG/-EIO */
 	VpdB1 b1;
 	int id_status;			/* VPD 0x89, same codes */

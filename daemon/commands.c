@@ -82,7 +82,11 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object *hist = json_object_new_object();
 	json_object_object_add(hist, "path", json_object_new_string(history_path(h)));
 	json_object_object_add(hist, "persistent", json_object_new_boolean(history_persistent(h)));
+	json_object_object_add(hist, "state", json_object_new_string(history_state_to_string(history_state(h))));
+	json_object_object_add(hist, "pending", json_object_new_int64(history_pending(h)));
+	json_object_object_add(hist, "dropped", json_object_new_int64((int64_t)history_dropped(h)));
 	json_object_object_add(hist, "errors", json_object_new_int64((int64_t)history_errors(h)));
+	json_object_object_add(hist, "error", json_object_new_string(history_last_error(h)));
 	json_object_object_add(o, "history", hist);
 	*ret = o;
 	return 0;
@@ -323,7 +327,9 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 	}
 	if (args && json_object_object_get_ex(args, "since", &x)) {
 		double s = json_object_get_double(x);
-		if (!(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int)) || s < 0 || s > 1e11)
+		/* NaN passes every comparison: it must be refused by name */
+		if (!(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int)) || !isfinite(s) ||
+		    s < 0 || s > 1e11)
 			goto bad;
 		f.since_usec = (uint64_t)(s * 1e6);
 	}
@@ -383,8 +389,9 @@ static Disk *arg_disk(Context *ctx, json_object *args, const char *cmd, ProtoErr
 		name += 5;
 	Disk *d = registry_get(ctx->disks, name);
 	if (!d) {
+		_cleanup_free_ char *safe = str_sanitize(json_object_get_string(dev));
 		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		if (asprintf(msg, "%s is not a watched disk", json_object_get_string(dev)) < 0)
+		if (asprintf(msg, "%.64s is not a watched disk", safe ? safe : "?") < 0)
 			*msg = NULL;
 	}
 	return d;
@@ -398,12 +405,14 @@ static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoE
 	if (r < 0)
 		return r;
 	service_reloading(ctx);
-	r = context_reload(ctx);
+	_cleanup_free_ char *why = NULL;
+	r = context_reload(ctx, &why);
 	service_reloaded(ctx);
 	if (r < 0) {
-		*err = PROTO_ERR_INTERNAL;
-		if (asprintf(msg, "%s has errors, the old configuration stays (see smrd's log)", ctx->config_path) < 0)
-			*msg = NULL;
+		*err = PROTO_ERR_BAD_ARGUMENT;
+		*msg = TAKE_PTR(why);
+		if (!*msg)
+			*msg = strdup("the configuration has errors; the old one stays");
 		return r;
 	}
 	*ret = json_object_new_object();
@@ -472,8 +481,9 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 		name += 5;
 	const Disk *d = registry_get(ctx->disks, name);
 	if (!d) {
+		_cleanup_free_ char *safe = str_sanitize(json_object_get_string(dev));
 		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		if (asprintf(msg, "%s is not a watched disk", json_object_get_string(dev)) < 0)
+		if (asprintf(msg, "%.64s is not a watched disk", safe ? safe : "?") < 0)
 			*msg = NULL;
 		return -ENOENT;
 	}

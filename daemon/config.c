@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "regex-bound.h"
 #include "util.h"
 
 #ifndef SMRD_MODEL_LIST_PATH
@@ -45,6 +46,8 @@ typedef struct ConfigItem {
 #define ITEM(k, t, field, d, h) {k, t, offsetof(Config, field), d, h}
 static const ConfigItem items[] = {
 	ITEM("listen", CONFIG_STRING, listen, CONFIG_DEFAULT_LISTEN, "HTTP address:port for /metrics"),
+	ITEM("web.config.file", CONFIG_STRING, web_config, "",
+	     "node_exporter's web configuration file: TLS, client certificates, basic auth (empty: plain HTTP)"),
 	ITEM("socket", CONFIG_PATH, socket_path, "/run/smrd/smrd.sock", "control socket for smrctl"),
 	ITEM("socket-group", CONFIG_STRING, socket_group, "smrd",
 	     "group that may use the control socket smrd binds (if it exists)"),
@@ -135,13 +138,15 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		return 0;
 	case CONFIG_PATH:
 		return value[0] == '/' ? 0 : set_error(ret_error, "%s: '%s' is not an absolute path", it->key, value);
+
 	case CONFIG_REGEX: {
-		_cleanup_free_ char *posix = config_regex_to_posix(value);
+		_cleanup_free_ char *posix = config_regex_to_posix(value), *shown = str_sanitize(value);
 		regex_t re;
-		if (!posix)
+		const char *why;
+		if (!posix || !shown)
 			return -ENOMEM;
-		if (regcomp(&re, posix, REG_EXTENDED | REG_NOSUB) != 0)
-			return set_error(ret_error, "%s: '%s' is not a valid regular expression", it->key, value);
+		if (regex_compile_bounded(&re, posix, REG_EXTENDED | REG_NOSUB, &why) < 0)
+			return set_error(ret_error, "%s: '%.80s' is refused: %s", it->key, shown, why);
 		regfree(&re);
 		return 0;
 	}

@@ -12,6 +12,7 @@
 
 typedef struct Config {
 	char *listen;		/* HTTP address:port */
+	char *web_config;	/* node_exporter's web configuration file (TLS, basic auth), or "" */
 	char *socket_path;	/* control socket */
 	char *socket_group;	/* group given the control socket when smrd binds it */
 	char *state_dir;

@@ -18,6 +18,7 @@
 #include "http.h"
 #include "log.h"
 #include "monitor.h"
+#include "regex-bound.h"
 #include "sampler.h"
 #include "service.h"
 #include "tracer.h"
@@ -61,7 +62,8 @@ static int compile_filter(const char *pattern, regex_t *re, bool *have)
 	_cleanup_free_ char *posix = config_regex_to_posix(pattern);
 	if (!posix)
 		return -ENOMEM;
-	if (regcomp(re, posix, REG_EXTENDED | REG_NOSUB) != 0)
+	const char *why;
+	if (regex_compile_bounded(re, posix, REG_EXTENDED | REG_NOSUB, &why) < 0)
 		return -EINVAL;
 	*have = true;
 	return 0;
@@ -76,7 +78,7 @@ bool context_wants_device(const Context *ctx, const char *name)
 	return true;
 }
 
-static int load_models(Context *ctx, const Config *c)
+static int load_models(Context *ctx, const Config *c, char **ret_error)
 {
 	_cleanup_free_ char *err = NULL;
 	ModelList *ml = NULL;
@@ -95,9 +97,11 @@ static int load_models(Context *ctx, const Config *c)
 			r = modellist_parse(smrd_builtin_models, &ml, &err);
 		}
 	}
-	if (r < 0)
-		return log_error_errno(r, "Failed to load model list %s: %s", c->model_list,
-				       err ? err : strerror(-r));
+	if (r < 0) {
+		if (ret_error && asprintf(ret_error, "model list %s: %s", c->model_list, err ? err : strerror(-r)) < 0)
+			*ret_error = NULL;
+		return log_error_errno(r, "Failed to load model list %s: %s", c->model_list, err ? err : strerror(-r));
+	}
 	modellist_free(ctx->models);
 	ctx->models = ml;
 	free(ctx->models_origin);
@@ -175,11 +179,20 @@ static int start_services(Context *ctx)
 	r = tracer_start(ctx);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up tracing: %m");
+	r = service_drop_tracing_caps();
+	if (r < 0)
+		log_warning_errno(r, "Failed to drop CAP_BPF and CAP_PERFMON, keeping them: %m");
+	else if (r > 0)
+		log_info("tracer attached: CAP_BPF and CAP_PERFMON dropped");
 	int control_fd, http_fd;
 	r = service_listen_fds(&control_fd, &http_fd);
 	if (r < 0)
 		return r;
-	r = http_new(ctx->event, ctx->config.listen, http_fd, render_metrics, ctx, &ctx->http);
+	_cleanup_free_ char *web_err = NULL;
+	r = http_new(ctx->event, ctx->config.listen, http_fd, ctx->config.web_config, render_metrics, ctx, &ctx->http,
+		     &web_err);
+	if (r < 0 && web_err)
+		return log_error_errno(r, "Bad web configuration: %s", web_err);
 	if (r < 0)
 		return log_error_errno(r, "Failed to listen on %s: %m", http_fd >= 0 ? "the passed socket" : ctx->config.listen);
 	r = control_new(ctx->event, ctx->config.socket_path, control_fd, ctx->config.socket_group, commands_dispatch, ctx,
@@ -209,7 +222,7 @@ int context_init(Context *ctx)
 	if (compile_filter(ctx->config.include, &ctx->include_re, &ctx->have_include) < 0 ||
 	    compile_filter(ctx->config.exclude, &ctx->exclude_re, &ctx->have_exclude) < 0)
 		return log_error_errno(-EINVAL, "Invalid --include/--exclude pattern");
-	r = load_models(ctx, &ctx->config);
+	r = load_models(ctx, &ctx->config, NULL);
 	if (r < 0)
 		return r;
 	r = sd_event_default(&ctx->event);
@@ -277,24 +290,33 @@ static void swap_str(char **a, char **b)
 	*b = t;
 }
 
-int context_reload(Context *ctx)
+/* Says why a reload failed, to the log and to whoever asked. */
+static int reload_failed(Context *ctx, int r, const char *why, char **ret_error)
+{
+	log_error("Failed to reload %s, keeping the old configuration: %s", ctx->config_path, why);
+	if (ret_error && asprintf(ret_error, "%s: %s; the old configuration stays", ctx->config_path, why) < 0)
+		*ret_error = NULL;
+	return r < 0 ? r : -EINVAL;
+}
+
+int context_reload(Context *ctx, char **ret_error)
 {
 	_cleanup_free_ char *err = NULL;
 	Config n;
 	int r = context_load_config(ctx, &n, &err);
 	if (r < 0)
-		return log_error_errno(r, "Failed to reload %s, keeping the old configuration: %s",
-				       ctx->config_path, err ? err : "invalid");
+		return reload_failed(ctx, r, err ? err : strerror(-r), ret_error);
 	regex_t inc, exc;
 	bool hi = false, he = false;
 	if (compile_filter(n.include, &inc, &hi) < 0 || compile_filter(n.exclude, &exc, &he) < 0 ||
-	    load_models(ctx, &n) < 0) {
+	    load_models(ctx, &n, &err) < 0 ||
+	    (ctx->http && http_reload(ctx->http, n.web_config, &err) < 0)) {
 		if (hi)
 			regfree(&inc);
 		if (he)
 			regfree(&exc);
 		config_done(&n);
-		return log_error_errno(-EINVAL, "Failed to reload %s, keeping the old configuration", ctx->config_path);
+		return reload_failed(ctx, -EINVAL, err ? err : "invalid --include or --exclude pattern", ret_error);
 	}
 	warn_restart_only(&ctx->config, &n);
 	/* Keep the values that only a restart can change, so status tells the truth. */
@@ -313,6 +335,7 @@ int context_reload(Context *ctx)
 	swap_str(&applied.exclude, &n.exclude);
 	swap_str(&applied.model_list, &n.model_list);
 	swap_str(&applied.log_level, &n.log_level);
+	swap_str(&applied.web_config, &n.web_config);
 	config_done(&n);
 	config_done(&ctx->config);
 	ctx->config = applied;

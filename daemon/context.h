@@ -50,7 +50,7 @@ typedef struct Context {
 	uint64_t start_realtime_usec;
 	uint64_t last_sample_usec;	/* CLOCK_MONOTONIC of the last diskstats sample */
 	uint64_t last_rescan_usec;
-	uint64_t samples, diskstats_bad_lines, diskstats_read_errors, scrapes;
+	uint64_t samples, diskstats_bad_lines, diskstats_read_errors, diskstats_resets, scrapes;
 	uint64_t probe_errors;
 	bool notified_ready;
 	sd_event_source *watchdog_timer;
@@ -63,8 +63,9 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error);
 /* Initialises every module in order; context_done undoes it in reverse. */
 int context_init(Context *ctx);
 void context_done(Context *ctx);
-/* Re-reads the config file; on error the old config stays. */
-int context_reload(Context *ctx);
+/* Re-reads the config file (and the web configuration); on error the old
+ * configuration stays and *ret_error (if given) says why. */
+int context_reload(Context *ctx, char **ret_error);
 /* The tracer's slow threshold: slow-io, or lower if a stall threshold is. */
 double context_slow_threshold(const Context *ctx);
 /* True when a device name passes --include/--exclude. */

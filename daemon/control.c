@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Each connection owns a fixed input buffer (PROTO_MAX_REQUEST) and an output
- * buffer; writes that would block wait for EPOLLOUT. A client that sends
- * nothing is closed after CONTROL_IDLE_TIMEOUT_USEC; one that sends too much
- * gets an error reply and is closed. Nothing here blocks the loop.
+ * Each connection answers one request at a time: while a reply is being
+ * written the connection is not read (so a client that never reads cannot
+ * make us queue reply after reply, nor spin on a readable socket), and it
+ * is polled for EPOLLOUT only. Every phase has a deadline that progress does
+ * not push back: a request must arrive whole within CONTROL_REQUEST_USEC of
+ * the connection or of the last reply, a reply must drain within
+ * CONTROL_OUTPUT_USEC. Connections are limited per peer uid and in total;
+ * at a limit the oldest connection that is only waiting for input gives way
+ * to the new one, so that silent or slow clients cannot lock smrctl out.
+ * Replies are bounded one by one and in sum. Nothing here blocks the loop.
  */
 #include "control.h"
 
@@ -25,8 +31,10 @@ struct Control {
 	char *path;		/* unlinked on free if we bound it */
 	ControlHandler handler;
 	void *userdata;
-	Conn *conns;
+	Conn *conns;		/* newest first */
 	unsigned n_conns;
+	size_t out_total;	/* bytes queued on all connections */
+	ControlStats stats;
 };
 
 struct Conn {
@@ -34,13 +42,30 @@ struct Conn {
 	Conn *next, *prev;
 	int fd;
 	struct ucred peer;
-	sd_event_source *io, *idle;
+	sd_event_source *io, *timer;
 	char in[PROTO_MAX_REQUEST];
 	size_t in_len;
 	Buf out;
 	size_t out_off;
 	bool closing;		/* close once the output is flushed */
+	uint64_t since;		/* when the current wait began (accept or last reply) */
 };
+
+static uint64_t now_usec(Control *ctl)
+{
+	uint64_t now;
+	sd_event_now(ctl->event, CLOCK_MONOTONIC, &now);
+	return now;
+}
+
+static bool writing(const Conn *c) { return c->out_off < c->out.len; }
+
+static void drop_output(Conn *c)
+{
+	c->ctl->out_total -= c->out.len - c->out_off;
+	buf_free(&c->out);
+	c->out_off = 0;
+}
 
 static void conn_free(Conn *c)
 {
@@ -53,55 +78,58 @@ static void conn_free(Conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	c->ctl->n_conns--;
+	drop_output(c);
 	sd_event_source_disable_unref(c->io);
-	sd_event_source_disable_unref(c->idle);
+	sd_event_source_disable_unref(c->timer);
 	close(c->fd);
-	buf_free(&c->out);
 	free(c);
 }
 
-static void conn_touch(Conn *c)
+/* The deadline of the current phase, counted from its start. */
+static void arm(Conn *c, uint64_t start, uint64_t span)
 {
-	uint64_t now;
-	sd_event_now(c->ctl->event, CLOCK_MONOTONIC, &now);
-	sd_event_source_set_time(c->idle, now + CONTROL_IDLE_TIMEOUT_USEC);
-	sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+	c->since = start;
+	sd_event_source_set_time(c->timer, start + span);
+	sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
 }
 
-/* Writes what it can; returns <0 when the connection is finished with. */
-static int conn_flush(Conn *c)
+/* Reading and writing never overlap: the poll set says which one we do. */
+static void want(Conn *c)
 {
-	while (c->out_off < c->out.len) {
-		ssize_t k = write(c->fd, c->out.data + c->out_off, c->out.len - c->out_off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 && errno == EAGAIN) {
-			sd_event_source_set_io_events(c->io, EPOLLIN | EPOLLOUT);
-			return 0;
-		}
-		if (k < 0)
-			return -errno;
-		c->out_off += (size_t)k;
-	}
-	buf_free(&c->out);
-	c->out_off = 0;
-	sd_event_source_set_io_events(c->io, EPOLLIN);
-	return c->closing ? -ECONNRESET : 0;
+	sd_event_source_set_io_events(c->io, writing(c) ? EPOLLOUT : c->closing ? 0 : EPOLLIN);
 }
 
 static void conn_queue(Conn *c, char *line)
 {
+	Control *ctl = c->ctl;
 	if (!line) {
 		line = proto_encode_error(PROTO_ERR_INTERNAL, "out of memory");
 		c->closing = true;
 	}
-	if (line) {
-		if (c->out.len + strlen(line) > PROTO_MAX_REPLY)
-			c->closing = true;	/* a client that never reads cannot grow us forever */
-		else
-			buf_put(&c->out, line, strlen(line));
+	if (!line)
+		return;
+	size_t len = strlen(line);
+	if (len > PROTO_MAX_REPLY || ctl->out_total + len > CONTROL_MAX_OUTPUT) {
+		/* Too big to hold for a client that may never read it. */
 		free(line);
+		ctl->stats.refused_output++;
+		line = proto_encode_error(len > PROTO_MAX_REPLY ? PROTO_ERR_TOO_LARGE : PROTO_ERR_BUSY,
+					  len > PROTO_MAX_REPLY ? "the reply would be too large: ask for less (--limit)"
+								: "too many replies waiting to be read, try again");
+		c->closing = true;
+		if (!line)
+			return;
+		len = strlen(line);
 	}
+	buf_put(&c->out, line, len);
+	free(line);
+	if (c->out.oom) {
+		buf_free(&c->out);
+		c->closing = true;
+		return;
+	}
+	ctl->out_total += len;
+	arm(c, now_usec(ctl), CONTROL_OUTPUT_USEC);
 }
 
 static void conn_handle_line(Conn *c, const char *line, size_t len)
@@ -110,6 +138,7 @@ static void conn_handle_line(Conn *c, const char *line, size_t len)
 	json_object *args = NULL, *result = NULL;
 	ProtoError err = PROTO_ERR_INTERNAL;
 
+	c->ctl->stats.requests++;
 	if (proto_decode_request(line, len, &cmd, &args, &err, &msg) < 0) {
 		log_debug("control: bad request from pid %d: %s", (int)c->peer.pid, msg ? msg : "?");
 		conn_queue(c, proto_encode_error(err, msg));
@@ -120,6 +149,24 @@ static void conn_handle_line(Conn *c, const char *line, size_t len)
 	conn_queue(c, r < 0 ? proto_encode_error(err, msg) : proto_encode_ok(result));
 }
 
+/* Answers the first complete request in the buffer, if there is one. */
+static void conn_next_request(Conn *c)
+{
+	char *nl = memchr(c->in, '\n', c->in_len);
+	if (!nl) {
+		if (c->in_len == sizeof c->in) {
+			conn_queue(c, proto_encode_error(PROTO_ERR_TOO_LARGE, "request larger than 8192 bytes"));
+			c->closing = true;
+			c->in_len = 0;
+		}
+		return;
+	}
+	size_t len = (size_t)(nl - c->in) + 1;
+	conn_handle_line(c, c->in, len);
+	memmove(c->in, c->in + len, c->in_len - len);
+	c->in_len -= len;
+}
+
 static int conn_read(Conn *c)
 {
 	ssize_t k = read(c->fd, c->in + c->in_len, sizeof c->in - c->in_len);
@@ -128,20 +175,33 @@ static int conn_read(Conn *c)
 	if (k == 0)
 		return -ECONNRESET;	/* a half-sent request is simply dropped */
 	c->in_len += (size_t)k;
-
-	char *nl;
-	while (!c->closing && (nl = memchr(c->in, '\n', c->in_len))) {
-		size_t len = (size_t)(nl - c->in) + 1;
-		conn_handle_line(c, c->in, len);
-		memmove(c->in, c->in + len, c->in_len - len);
-		c->in_len -= len;
-	}
-	if (c->in_len == sizeof c->in) {
-		conn_queue(c, proto_encode_error(PROTO_ERR_TOO_LARGE, "request larger than 8192 bytes"));
-		c->closing = true;
-		c->in_len = 0;
-	}
+	conn_next_request(c);
 	return 0;
+}
+
+/* Writes what it can; <0 when the connection is finished with. */
+static int conn_flush(Conn *c)
+{
+	while (writing(c)) {
+		ssize_t k = write(c->fd, c->out.data + c->out_off, c->out.len - c->out_off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN)
+			return 0;
+		if (k < 0)
+			return -errno;
+		c->out_off += (size_t)k;
+		c->ctl->out_total -= (size_t)k;
+	}
+	buf_free(&c->out);
+	c->out_off = 0;
+	if (c->closing)
+		return -ECONNRESET;
+	/* The reply is out: the next request (pipelined, or yet to come) gets a
+	 * fresh deadline. */
+	arm(c, now_usec(c->ctl), CONTROL_REQUEST_USEC);
+	conn_next_request(c);
+	return writing(c) ? conn_flush(c) : 0;
 }
 
 static int on_conn_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -149,26 +209,28 @@ static int on_conn_io(sd_event_source *s, int fd, uint32_t revents, void *userda
 	Conn *c = userdata;
 	(void)s, (void)fd;
 	int r = 0;
-	if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-		if (!c->closing)
-			r = conn_read(c);
-		else if (revents & (EPOLLHUP | EPOLLERR))
-			r = -ECONNRESET;
-	}
+	if ((revents & (EPOLLHUP | EPOLLERR)) && !(revents & EPOLLIN))
+		r = -ECONNRESET;
+	else if ((revents & EPOLLIN) && !writing(c) && !c->closing)
+		r = conn_read(c);
 	if (r >= 0)
 		r = conn_flush(c);
-	if (r < 0) {
+	if (r < 0 || (c->closing && !writing(c))) {
 		conn_free(c);
 		return 0;
 	}
-	conn_touch(c);
+	want(c);
 	return 0;
 }
 
-static int on_conn_idle(sd_event_source *s, uint64_t usec, void *userdata)
+static int on_conn_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 {
+	Conn *c = userdata;
 	(void)s, (void)usec;
-	conn_free(userdata);
+	c->ctl->stats.expired++;
+	log_debug("control: closing the connection of pid %d: %s", (int)c->peer.pid,
+		  writing(c) ? "its reply was not read in time" : "no complete request in time");
+	conn_free(c);
 	return 0;
 }
 
@@ -181,6 +243,44 @@ static void refuse_busy(int fd)
 	close(fd);
 }
 
+/* The connection that has waited longest for input (of uid, unless -1):
+ * it is the one to give way. Connections busy writing a reply are not. */
+static Conn *oldest_waiting(Control *ctl, uid_t uid, unsigned *ret_count)
+{
+	Conn *best = NULL;
+	unsigned n = 0;
+	for (Conn *c = ctl->conns; c; c = c->next) {
+		if (uid != (uid_t)-1 && c->peer.uid != uid)
+			continue;
+		n++;
+		if (!writing(c) && (!best || c->since <= best->since))
+			best = c;
+	}
+	*ret_count = n;
+	return best;
+}
+
+/* Makes room for a new connection from uid; false when none can be made. */
+static bool make_room(Control *ctl, uid_t uid)
+{
+	unsigned n;
+	Conn *victim = oldest_waiting(ctl, uid, &n);
+	if (n >= CONTROL_MAX_PER_UID) {
+		if (!victim)
+			return false;
+		ctl->stats.evicted++;
+		conn_free(victim);
+	}
+	if (ctl->n_conns >= CONTROL_MAX_CLIENTS) {
+		victim = oldest_waiting(ctl, (uid_t)-1, &n);
+		if (!victim)
+			return false;
+		ctl->stats.evicted++;
+		conn_free(victim);
+	}
+	return true;
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	Control *ctl = userdata;
@@ -189,7 +289,12 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0)
 			return 0;
-		if (ctl->n_conns >= CONTROL_MAX_CLIENTS) {
+		struct ucred peer;
+		socklen_t sl = sizeof peer;
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &peer, &sl) < 0)
+			peer = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
+		if (!make_room(ctl, peer.uid)) {
+			ctl->stats.refused++;
 			refuse_busy(cfd);
 			continue;
 		}
@@ -198,20 +303,18 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			close(cfd);
 			continue;
 		}
-		*c = (Conn){.ctl = ctl, .fd = cfd, .next = ctl->conns};
-		socklen_t sl = sizeof c->peer;
-		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &c->peer, &sl) < 0)
-			c->peer = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};
+		*c = (Conn){.ctl = ctl, .fd = cfd, .peer = peer, .next = ctl->conns};
 		if (ctl->conns)
 			ctl->conns->prev = c;
 		ctl->conns = c;
 		ctl->n_conns++;
+		ctl->stats.accepted++;
 		if (sd_event_add_io(ctl->event, &c->io, cfd, EPOLLIN, on_conn_io, c) < 0 ||
-		    sd_event_add_time(ctl->event, &c->idle, CLOCK_MONOTONIC, 0, 100000, on_conn_idle, c) < 0) {
+		    sd_event_add_time(ctl->event, &c->timer, CLOCK_MONOTONIC, 0, 10000, on_conn_deadline, c) < 0) {
 			conn_free(c);
 			continue;
 		}
-		conn_touch(c);
+		arm(c, now_usec(ctl), CONTROL_REQUEST_USEC);
 	}
 }
 
@@ -244,7 +347,7 @@ static int bind_socket(const char *path)
 	mode_t old = umask(0117);	/* 0660: the group may read, others may not connect */
 	int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	umask(old);
-	if (r < 0 || listen(fd, 16) < 0)
+	if (r < 0 || listen(fd, 64) < 0)
 		return -errno;
 	return TAKE_FD(fd);
 }
@@ -267,6 +370,15 @@ Control *control_free(Control *ctl)
 }
 
 static void control_freep(Control **c) { control_free(*c); }
+
+void control_stats(const Control *ctl, ControlStats *ret)
+{
+	*ret = ctl ? ctl->stats : (ControlStats){0};
+	if (ctl) {
+		ret->connections = ctl->n_conns;
+		ret->output_bytes = ctl->out_total;
+	}
+}
 
 int control_new(sd_event *e, const char *path, int fd, const char *group, ControlHandler handler,
 		void *userdata, Control **ret)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The control socket: accepts smrctl connections on a UNIX stream socket,
- * frames requests by newline, bounds every buffer, and hands each decoded
- * request to a handler. One bad client never affects another.
+ * frames requests by newline, bounds every buffer and every wait, and hands
+ * each decoded request to a handler. One bad client, or many, never keeps
+ * another out.
  */
 #pragma once
 
@@ -19,8 +20,21 @@ typedef int (*ControlHandler)(void *userdata, const char *command, json_object *
 			      const struct ucred *peer, json_object **ret_result, ProtoError *ret_err,
 			      char **ret_message);
 
-#define CONTROL_MAX_CLIENTS 32
-#define CONTROL_IDLE_TIMEOUT_USEC (10 * UINT64_C(1000000))
+#define CONTROL_MAX_CLIENTS 64		/* in all */
+#define CONTROL_MAX_PER_UID 16		/* of one peer uid */
+#define CONTROL_REQUEST_USEC (10 * UINT64_C(1000000))	/* for a whole request */
+#define CONTROL_OUTPUT_USEC (10 * UINT64_C(1000000))	/* for a whole reply to be read */
+#define CONTROL_MAX_OUTPUT (32u << 20)	/* bytes of replies held for all clients */
+
+typedef struct ControlStats {
+	uint64_t accepted, requests;
+	uint64_t evicted;		/* made room for a newer connection */
+	uint64_t refused;		/* no room at all: "busy" */
+	uint64_t expired;		/* missed a deadline */
+	uint64_t refused_output;	/* a reply too large to hold */
+	unsigned connections;
+	size_t output_bytes;
+} ControlStats;
 
 /* Binds path (or uses fd if fd >= 0, e.g. from socket activation) and
  * serves it on the loop. A socket it binds is mode 0660, and group `group`
@@ -28,3 +42,5 @@ typedef int (*ControlHandler)(void *userdata, const char *command, json_object *
 int control_new(sd_event *e, const char *path, int fd, const char *group, ControlHandler handler,
 		void *userdata, Control **ret);
 Control *control_free(Control *c);
+/* Counters for the metrics page. */
+void control_stats(const Control *c, ControlStats *ret);

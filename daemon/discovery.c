@@ -80,10 +80,17 @@ void discovery_probe(Context *ctx, const char *name)
 		return;		/* partitions are never watched */
 	if (r < 0) {
 		ctx->probe_errors++;
-		log_warning_errno(r, "Failed to read sysfs attributes of %s, ignoring: %m", name);
+		log_warning("Failed to read sysfs attributes of %s, ignoring: %s", name, read_error_string(r));
 		return;
 	}
-	if (sys.size_sectors == 0) {
+	if (sys.facts.size_status < 0) {
+		Disk *known = registry_get(ctx->disks, name);
+		if (!known || known->sys.facts.size_status != sys.facts.size_status) {
+			ctx->probe_errors++;
+			log_warning("Failed to read block/%s/size: %s; watching it with class unknown", name,
+				    read_error_string(sys.facts.size_status));
+		}
+	} else if (sys.size_sectors == 0) {
 		drop(ctx, name, "size is 0 (no medium or detached)");
 		return;
 	}
@@ -134,8 +141,18 @@ static void mark_all(Context *ctx, bool v)
 void discovery_check(Context *ctx, const char *name)
 {
 	uint64_t size;
-	if (!registry_get(ctx->disks, name) || sysfs_read_size(ctx->sysfs_fd, name, &size) < 0 || size == 0)
-		discovery_probe(ctx, name);	/* adds, or drops with the reason */
+	const Disk *d = registry_get(ctx->disks, name);
+	if (!d) {
+		discovery_probe(ctx, name);	/* adds it, if it is a disk to watch */
+		return;
+	}
+	int r = sysfs_read_size(ctx->sysfs_fd, name, &size);
+	char dir[64];
+	snprintf(dir, sizeof dir, "block/%s", name);
+	if (r < 0 && r == d->sys.facts.size_status && faccessat(ctx->sysfs_fd, dir, F_OK, 0) == 0)
+		return;			/* the same failure as before: already said */
+	if (r < 0 || size == 0 || d->sys.facts.size_status < 0)
+		discovery_probe(ctx, name);	/* updates, or drops with the reason */
 }
 
 static void seen(Context *ctx, const char *name)

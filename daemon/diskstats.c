@@ -113,49 +113,82 @@ unsigned diskstats_parse(const char *text, void (*cb)(const DiskstatLine *l, voi
 	return bad;
 }
 
-bool diskstats_counter_delta(uint64_t prev, uint64_t cur, uint64_t *ret)
+bool diskstats_field_is_ms(DiskstatField f)
 {
+	return f == DS_READ_MS || f == DS_WRITE_MS || f == DS_IO_MS || f == DS_WEIGHTED_MS || f == DS_DISCARD_MS ||
+	       f == DS_FLUSH_MS;
+}
+
+bool diskstats_counter_delta(DiskstatField f, uint64_t prev, uint64_t cur, uint64_t *ret)
+{
+	const uint64_t half = UINT64_C(1) << 31;
 	if (cur >= prev) {
 		*ret = cur - prev;
 		return true;
 	}
-	if (prev <= UINT32_MAX) {
+	/* A wrap leaves a 32-bit counter from the top half to the bottom one;
+	 * anything else that goes backwards was reset. */
+	if (diskstats_field_is_ms(f) && prev <= UINT32_MAX && prev >= half && cur < half) {
 		*ret = cur + (UINT64_C(1) << 32) - prev;
 		return true;
 	}
 	return false;
 }
 
+static void add_saturating(uint64_t *total, uint64_t d)
+{
+	*total = *total > UINT64_MAX - d ? UINT64_MAX : *total + d;
+}
+
+/* One field of one sample: returns the increase to count. */
+static uint64_t step_field(DiskstatAccum *a, DiskstatField f, uint64_t cur)
+{
+	uint32_t bit = UINT32_C(1) << f;
+	uint64_t d;
+	if (diskstats_counter_delta(f, a->last[f], cur, &d)) {
+		if (cur < a->last[f])
+			a->wraps++;
+		a->last[f] = cur;
+		a->suspect_mask &= ~bit;
+		return d;
+	}
+	/* Backwards. Confirmed when the previous sample was backwards too and
+	 * this one continues from it: the counters restarted. */
+	if ((a->suspect_mask & bit) && cur >= a->suspect[f]) {
+		a->resets++;
+		a->suspect_mask &= ~bit;
+		a->last[f] = cur;
+		return cur - a->suspect[f];
+	}
+	a->suspect[f] = cur;
+	a->suspect_mask |= bit;
+	return 0;
+}
+
 void diskstats_accumulate(DiskstatAccum *a, const DiskstatLine *l)
 {
 	if (!a->primed || l->n_fields != a->n_fields) {
-		/* First sample, or the kernel layout changed under us: restart. */
+		/* First sample, or the kernel layout changed under us: count from
+		 * here on, keeping what was counted so far. */
 		for (int f = 0; f < _DS_FIELD_MAX; f++) {
-			a->total[f] = f < (int)l->n_fields ? l->v[f] : 0;
-			a->last[f] = a->total[f];
+			uint64_t v = f < (int)l->n_fields ? l->v[f] : 0;
+			if (!a->primed || f == DS_IN_FLIGHT || v > a->total[f])
+				a->total[f] = v;
+			a->last[f] = v;
 			a->delta[f] = 0;
 		}
+		a->suspect_mask = 0;
 		a->n_fields = l->n_fields;
 		a->primed = true;
 		return;
 	}
 	for (int f = 0; f < (int)l->n_fields; f++) {
-		uint64_t d;
 		if (f == DS_IN_FLIGHT) {
 			a->total[f] = l->v[f];
 			a->delta[f] = 0;
-		} else if (diskstats_counter_delta(a->last[f], l->v[f], &d)) {
-			if (l->v[f] < a->last[f])
-				a->wraps++;
-			a->total[f] += d;
-			a->delta[f] = d;
-		} else {
-			/* A 64-bit counter went backwards: the device was reset. Say so the
-			 * Prometheus way, by starting over from the new value. */
-			a->resets++;
-			a->total[f] = l->v[f];
-			a->delta[f] = 0;
+			continue;
 		}
-		a->last[f] = l->v[f];
+		a->delta[f] = step_field(a, (DiskstatField)f, l->v[f]);
+		add_saturating(&a->total[f], a->delta[f]);
 	}
 }

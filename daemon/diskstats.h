@@ -48,20 +48,32 @@ int diskstats_parse_line(const char *line, DiskstatLine *ret);
 unsigned diskstats_parse(const char *text, void (*cb)(const DiskstatLine *l, void *userdata),
 			 void *userdata);
 
-/* Monotonic view of one device's counters across samples, surviving 32-bit wraps. */
+/* Monotonic view of one device's counters across samples. The kernel
+ * prints the *_ms fields as 32-bit values, which wrap; every other counter
+ * is 64-bit and never wraps in practice. A counter that goes backwards
+ * otherwise is a reset (or a glitch): it is counted, and the exported total
+ * never decreases. A first backwards value is held as suspect for one
+ * sample: if the counter then continues from its old value it was a glitch
+ * (a duplicated or stale line) and nothing is lost; if it continues from the
+ * new one, the device restarted its counters and counting resumes there. */
 typedef struct DiskstatAccum {
 	bool primed;
 	unsigned n_fields;
-	uint64_t last[_DS_FIELD_MAX];	/* raw values of the previous sample */
-	uint64_t total[_DS_FIELD_MAX];	/* exported, monotonic (in-flight: raw) */
+	uint64_t last[_DS_FIELD_MAX];	/* raw value counted up to */
+	uint64_t total[_DS_FIELD_MAX];	/* exported, never decreasing (in-flight: raw) */
 	uint64_t delta[_DS_FIELD_MAX];	/* increase over the last interval */
+	uint64_t suspect[_DS_FIELD_MAX];	/* a backwards value awaiting confirmation */
+	uint32_t suspect_mask;		/* bit f: suspect[f] is set */
 	uint64_t wraps, resets;
 } DiskstatAccum;
 
 /* Feeds one sample. The first sample only primes (deltas are zero). */
 void diskstats_accumulate(DiskstatAccum *a, const DiskstatLine *l);
 
-/* Delta of a counter that may have wrapped at 32 bits; false if it went backwards otherwise. */
-bool diskstats_counter_delta(uint64_t prev, uint64_t cur, uint64_t *ret);
+/* True for the fields the kernel prints as 32-bit milliseconds. */
+bool diskstats_field_is_ms(DiskstatField f);
+/* Delta of a counter: a 32-bit milliseconds field wraps from above 2^31 to
+ * below it; false when the counter went backwards otherwise (a reset). */
+bool diskstats_counter_delta(DiskstatField f, uint64_t prev, uint64_t cur, uint64_t *ret);
 
 const char *diskstat_field_to_string(DiskstatField f);

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <time.h>
 
+#include "control.h"
+#include "http.h"
 #include "metrics.h"
 #include "monitor.h"
 #include "tracer.h"
@@ -189,8 +191,21 @@ static void add_detection(MetricSet *set, Context *ctx)
 		metric_add(ev, NULL, l, (double)monitor_events_total(ctx, k));
 	}
 	metric_add(metricset_family(set, "smrd_history_persistent", METRIC_GAUGE,
-				    "1 when events are stored in the history database, 0 when only in memory."),
+				    "1 when every event is stored in the history database, 0 when some are only in memory."),
 		   NULL, NULL, history_persistent(h));
+	MetricFamily *hs = metricset_family(set, "smrd_history_state", METRIC_GAUGE,
+		"The history database's state, 1 for the current one: ok, pending (events wait in memory to be "
+		"written), read-only (stored events readable, new ones in memory), memory-only.");
+	for (int s = 0; s < _HISTORY_STATE_MAX; s++) {
+		const char *l[] = {"state", history_state_to_string(s), NULL};
+		metric_add(hs, NULL, l, history_state(h) == (HistoryState)s);
+	}
+	metric_add(metricset_family(set, "smrd_history_pending_events", METRIC_GAUGE,
+				    "Events kept in memory until the history database can take them."),
+		   NULL, NULL, history_pending(h));
+	metric_add(metricset_family(set, "smrd_history_dropped_events_total", METRIC_COUNTER,
+				    "Events lost because the database failed and the memory queue was full."),
+		   NULL, NULL, (double)history_dropped(h));
 	metric_add(metricset_family(set, "smrd_history_errors_total", METRIC_COUNTER,
 				    "Failed reads and writes of the history database."),
 		   NULL, NULL, (double)history_errors(h));
@@ -239,10 +254,48 @@ static void add_self(MetricSet *set, Context *ctx)
 	metric_add(metricset_family(set, "smrd_diskstats_samples_total", METRIC_COUNTER,
 				    "Samples of /proc/diskstats taken."), NULL, NULL, (double)ctx->samples);
 	metric_add(metricset_family(set, "smrd_diskstats_malformed_lines_total", METRIC_COUNTER,
-				    "Lines of /proc/diskstats that could not be parsed and were ignored."),
+				    "Lines of /proc/diskstats that could not be parsed, or repeated a device, and were ignored."),
 		   NULL, NULL, (double)ctx->diskstats_bad_lines);
+	metric_add(metricset_family(set, "smrd_diskstats_counter_resets_total", METRIC_COUNTER,
+				    "Kernel counters that went backwards other than by a 32-bit wrap (a device that restarted "
+				    "its counters); the exported totals never decrease."),
+		   NULL, NULL, (double)ctx->diskstats_resets);
 	metric_add(metricset_family(set, "smrd_diskstats_read_errors_total", METRIC_COUNTER,
 				    "Failed reads of /proc/diskstats."), NULL, NULL, (double)ctx->diskstats_read_errors);
+	HttpStats hs;
+	http_stats(ctx->http, &hs);
+	metric_add(metricset_family(set, "smrd_http_connections", METRIC_GAUGE, "Open HTTP connections."),
+		   NULL, NULL, hs.connections);
+	metric_add(metricset_family(set, "smrd_http_requests_total", METRIC_COUNTER, "HTTP requests received."),
+		   NULL, NULL, (double)hs.requests);
+	MetricFamily *hr = metricset_family(set, "smrd_http_requests_refused_total", METRIC_COUNTER,
+		"HTTP requests refused, by reason: unauthorized (basic auth or client certificate), rate_limited "
+		"(rate_limit, or too many password checks at once).");
+	const char *ru[] = {"reason", "unauthorized", NULL}, *rl[] = {"reason", "rate_limited", NULL};
+	metric_add(hr, NULL, ru, (double)hs.unauthorized);
+	metric_add(hr, NULL, rl, (double)hs.rate_limited);
+	MetricFamily *hc = metricset_family(set, "smrd_http_connections_closed_total", METRIC_COUNTER,
+		"HTTP connections smrd shut down itself, by reason: slow (no complete request in time), crowded (the "
+		"oldest waiting one, to make room for a new client).");
+	const char *cs_slow[] = {"reason", "slow", NULL}, *cs_crowd[] = {"reason", "crowded", NULL};
+	metric_add(hc, NULL, cs_slow, (double)hs.evicted_slow);
+	metric_add(hc, NULL, cs_crowd, (double)hs.evicted_crowded);
+	ControlStats cs;
+	control_stats(ctx->control, &cs);
+	metric_add(metricset_family(set, "smrd_control_connections", METRIC_GAUGE,
+				    "Open connections to the control socket."), NULL, NULL, cs.connections);
+	metric_add(metricset_family(set, "smrd_control_requests_total", METRIC_COUNTER,
+				    "Requests answered on the control socket."), NULL, NULL, (double)cs.requests);
+	MetricFamily *cc = metricset_family(set, "smrd_control_connections_closed_total", METRIC_COUNTER,
+		"Control connections smrd closed itself, by reason: evicted (the oldest idle one, to make room), "
+		"refused (no room: busy), expired (a request or reply not done in time), output (a reply too large to hold).");
+	const struct { const char *reason; uint64_t v; } closed[] = {
+		{"evicted", cs.evicted}, {"refused", cs.refused}, {"expired", cs.expired}, {"output", cs.refused_output},
+	};
+	for (size_t i = 0; i < ELEMENTSOF(closed); i++) {
+		const char *l[] = {"reason", closed[i].reason, NULL};
+		metric_add(cc, NULL, l, (double)closed[i].v);
+	}
 	metric_add(metricset_family(set, "smrd_probe_errors_total", METRIC_COUNTER,
 				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)ctx->probe_errors);
 }

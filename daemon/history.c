@@ -5,6 +5,13 @@
  * last commits but never corrupts the file. Every insert is one short
  * transaction on the event loop: events are rare (a storm is two rows), and
  * even a stall per second costs tens of microseconds.
+ *
+ * Ids are ours, not SQLite's: an event gets the next id when it happens,
+ * whether it reaches the database now or later from the pending queue, so
+ * `smrctl events --follow` sees every event once and in order. Pending
+ * events are always newer than every stored one (once one is pending, the
+ * following ones queue behind it), which keeps queries a simple join of the
+ * two.
  */
 #include "history.h"
 
@@ -18,69 +25,204 @@
 #include "util.h"
 
 struct History {
-	sqlite3 *db;			/* NULL: memory only */
+	sqlite3 *db;			/* read-write; NULL when it cannot be used */
+	sqlite3 *ro;			/* read-only, while db is NULL */
 	char *path;
+	int watch_fd;			/* the file db writes: its link count says if it was deleted */
+	dev_t watch_dev;
+	ino_t watch_ino;
+	bool orphaned;			/* db's file was deleted: it is read, not written, until recreated */
 	sqlite3_stmt *insert;
-	uint64_t errors;
-	int64_t next_id;		/* memory-only ids */
-	HistoryEvent mem[HISTORY_MEMORY];
-	unsigned mem_head, mem_len;
+	uint64_t errors, dropped;
+	int64_t next_id;
+	uint64_t last_retry_usec;
+	HistoryEvent *pending;		/* ring of HISTORY_PENDING_MAX, allocated when first needed */
+	unsigned pend_head, pend_len;
+	char last_error[256];
 };
 
-static const char schema[] =
-	"CREATE TABLE IF NOT EXISTS events ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" time_usec INTEGER NOT NULL, logged_usec INTEGER NOT NULL,"
-	" device TEXT NOT NULL, serial TEXT NOT NULL, kind TEXT NOT NULL, op TEXT NOT NULL,"
-	" severity TEXT NOT NULL, duration REAL, latency REAL, value REAL,"
-	" count INTEGER, bytes INTEGER, sector INTEGER, message TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS events_time ON events(time_usec);"
-	"CREATE INDEX IF NOT EXISTS events_device ON events(device, id);";
+static const char *const state_names[_HISTORY_STATE_MAX] = {
+	[HISTORY_OK] = "ok", [HISTORY_PENDING] = "pending", [HISTORY_READ_ONLY] = "read-only",
+	[HISTORY_MEMORY] = "memory-only",
+};
+
+const char *history_state_to_string(HistoryState s)
+{
+	return s >= 0 && s < _HISTORY_STATE_MAX ? state_names[s] : NULL;
+}
+
+#define SCHEMA(db) \
+	"CREATE TABLE IF NOT EXISTS " db "events (" \
+	" id INTEGER PRIMARY KEY AUTOINCREMENT," \
+	" time_usec INTEGER NOT NULL, logged_usec INTEGER NOT NULL," \
+	" device TEXT NOT NULL, serial TEXT NOT NULL, kind TEXT NOT NULL, op TEXT NOT NULL," \
+	" severity TEXT NOT NULL, duration REAL, latency REAL, value REAL," \
+	" count INTEGER, bytes INTEGER, sector INTEGER, message TEXT NOT NULL);" \
+	"CREATE INDEX IF NOT EXISTS " db "events_time ON events(time_usec);" \
+	"CREATE INDEX IF NOT EXISTS " db "events_device ON events(device, id);"
 
 #define COLUMNS "id, time_usec, logged_usec, device, serial, kind, op, severity, duration, latency, value, " \
 		"count, bytes, sector, message"
 
-static int set_err(char **ret_error, sqlite3 *db, const char *what, const char *path)
+static void note_error(History *h, const char *what, sqlite3 *db)
 {
-	if (ret_error && asprintf(ret_error, "%s %s: %s", what, path, db ? sqlite3_errmsg(db) : "out of memory") < 0)
-		*ret_error = NULL;
-	return -EIO;
+	snprintf(h->last_error, sizeof h->last_error, "%s %s: %s", what, h->path, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
-static int try_open(History *h, char **ret_error)
+/* What an SQLite failure means for us: a corrupt file, or one we may not write. */
+static int classify_rc(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return -EBADMSG;
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EROFS;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	default:
+		return -EIO;
+	}
+}
+
+static int64_t max_id(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int64_t id = 0;
+	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM events", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return id;
+}
+
+/* quick_check reads every page: fine for a database bounded to ~100k rows. */
+static int check_integrity(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return classify_rc(rc);
+	rc = sqlite3_step(s);
+	bool ok = rc == SQLITE_ROW && streq_ptr((const char *)sqlite3_column_text(s, 0), "ok");
+	int r = ok ? 0 : rc == SQLITE_ROW ? -EBADMSG : classify_rc(rc);
+	sqlite3_finalize(s);
+	return r;
+}
+
+static void watch_file(History *h)
+{
+	struct stat st;
+	if (h->watch_fd >= 0)
+		close(h->watch_fd);
+	h->watch_fd = open(h->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (h->watch_fd >= 0 && fstat(h->watch_fd, &st) == 0) {
+		h->watch_dev = st.st_dev;
+		h->watch_ino = st.st_ino;
+	}
+}
+
+static int open_rw(History *h)
 {
 	sqlite3 *db = NULL;
 	int rc = sqlite3_open_v2(h->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		set_err(ret_error, db, "cannot open", h->path);
-		sqlite3_close(db);
-		return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? -EBADMSG : -EIO;
+	int r = rc == SQLITE_OK ? 0 : classify_rc(rc);
+	const char *what = "cannot open";
+	if (r == 0) {
+		sqlite3_busy_timeout(db, 1000);
+		rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL);
+		r = rc == SQLITE_OK ? check_integrity(db) : classify_rc(rc);
+		what = r == -EBADMSG ? "corrupt database" : "cannot write";
 	}
-	sqlite3_busy_timeout(db, 1000);
-	/* quick_check reads every page: fine for a database bounded to ~100k rows */
-	char **rows = NULL;
-	int nrow = 0, ncol = 0;
-	rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_get_table(db, "PRAGMA quick_check", &rows, &nrow, &ncol, NULL);
-	bool ok = rc == SQLITE_OK && nrow >= 1 && rows && rows[1] && streq(rows[1], "ok");
-	sqlite3_free_table(rows);
-	if (!ok) {
-		set_err(ret_error, db, "corrupt database", h->path);
-		sqlite3_close(db);
-		return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT || rc == SQLITE_OK ? -EBADMSG : -EIO;
+	if (r == 0 && (rc = sqlite3_exec(db, SCHEMA(""), NULL, NULL, NULL)) != SQLITE_OK) {
+		r = classify_rc(rc);
+		what = "cannot set up";
 	}
-	if (sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db,
-			       "INSERT INTO events (time_usec, logged_usec, device, serial, kind, op, severity, duration,"
-			       " latency, value, count, bytes, sector, message)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &h->insert, NULL) != SQLITE_OK) {
-		rc = sqlite3_errcode(db);
-		set_err(ret_error, db, "cannot set up", h->path);
+	if (r == 0 &&
+	    (rc = sqlite3_prepare_v2(db,
+				     "INSERT INTO events (id, time_usec, logged_usec, device, serial, kind, op, severity,"
+				     " duration, latency, value, count, bytes, sector, message)"
+				     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &h->insert, NULL)) != SQLITE_OK) {
+		r = classify_rc(rc);
+		what = "cannot set up";
+	}
+	if (r < 0) {
+		note_error(h, what, db);
 		sqlite3_close(db);
-		return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT ? -EBADMSG : -EIO;
+		return r;
 	}
 	h->db = db;
+	int64_t top = max_id(db);
+	if (top >= h->next_id)
+		h->next_id = top + 1;
+	watch_file(h);
+	return 0;
+}
+
+/* A read-only directory still lets us read what was stored: plainly when
+ * SQLite can, else as an immutable file (no WAL, no locks). */
+static int open_ro(History *h)
+{
+	sqlite3 *db = NULL;
+	_cleanup_free_ char *uri = NULL;
+	Buf b = {0};	/* the path in a URI: % ? # escaped */
+	for (const char *p = h->path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			buf_printf(&b, "%%%02X", (unsigned char)*p);
+		else
+			buf_put(&b, p, 1);
+	}
+	if (b.oom || asprintf(&uri, "file:%s?immutable=1", b.data ? b.data : "") < 0)
+		uri = NULL;
+	buf_free(&b);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *name = pass ? uri : h->path;
+		if (!name)
+			break;
+		int rc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (pass ? SQLITE_OPEN_URI : 0),
+					 NULL);
+		if (rc == SQLITE_OK && sqlite3_exec(db, "SELECT count(*) FROM events", NULL, NULL, NULL) == SQLITE_OK) {
+			h->ro = db;
+			int64_t top = max_id(db);
+			if (top >= h->next_id)
+				h->next_id = top + 1;
+			return 0;
+		}
+		sqlite3_close(db);
+		db = NULL;
+	}
+	return -EIO;
+}
+
+static void close_db(History *h)
+{
+	sqlite3_finalize(h->insert);
+	h->insert = NULL;
+	sqlite3_close(h->db);
+	h->db = NULL;
+	sqlite3_close(h->ro);
+	h->ro = NULL;
+	if (h->watch_fd >= 0)
+		close(h->watch_fd);
+	h->watch_fd = -1;
+}
+
+/* Keeps the broken file for a post-mortem. */
+static int move_aside(History *h, char *aside, size_t n)
+{
+	snprintf(aside, n, "%s.corrupt-%lld", h->path, (long long)time(NULL));
+	const char *suffix[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
+		char from[4200], to[4200];
+		snprintf(from, sizeof from, "%s%s", h->path, suffix[i]);
+		snprintf(to, sizeof to, "%s%s", aside, suffix[i]);
+		if (rename(from, to) < 0 && errno != ENOENT)
+			return -errno;
+	}
 	return 0;
 }
 
@@ -92,87 +234,219 @@ int history_open(const char *dir, History **ret, char **ret_error)
 		return -ENOMEM;
 	}
 	h->next_id = 1;
+	h->watch_fd = -1;
 	*ret = h;
-	int r = try_open(h, ret_error);
-	if (r != -EBADMSG)
-		return r;
-	/* Keep the broken file for a post-mortem, start afresh. */
-	char aside[4096];
-	snprintf(aside, sizeof aside, "%s.corrupt-%lld", h->path, (long long)time(NULL));
-	const char *suffix[] = {"", "-wal", "-shm"};
-	for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
-		char from[4096], to[4096];
-		snprintf(from, sizeof from, "%s%s", h->path, suffix[i]);
-		snprintf(to, sizeof to, "%s%s", aside, suffix[i]);
-		if (rename(from, to) < 0 && errno != ENOENT)
-			return -errno;
+	int r = open_rw(h);
+	if (r == 0)
+		return 0;
+	if (r == -EBADMSG) {
+		char aside[4200], first[256];
+		snprintf(first, sizeof first, "%s", h->last_error);
+		int m = move_aside(h, aside, sizeof aside);
+		if (m == 0 && (r = open_rw(h)) == 0) {
+			if (ret_error && asprintf(ret_error, "%s was corrupt, moved to %s (%s)", h->path, aside, first) < 0)
+				*ret_error = NULL;
+			return -ESTALE;	/* usable, but say what happened */
+		}
+		if (m < 0)
+			snprintf(h->last_error, sizeof h->last_error, "%.180s, and it cannot be moved aside: %s", first,
+				 strerror(-m));
 	}
-	free(ret_error ? *ret_error : NULL);
-	char *first = NULL;
-	r = try_open(h, &first);
-	if (ret_error && asprintf(ret_error, "%s was corrupt, moved to %s%s%s", h->path, aside,
-				 r < 0 ? "; and then: " : "", r < 0 && first ? first : "") < 0)
+	/* Not writable: what is stored stays readable, new events wait in memory. */
+	bool ro = open_ro(h) == 0;
+	if (ret_error && asprintf(ret_error, "%s; %s", h->last_error,
+				  ro ? "its events are read-only, new ones are kept in memory until it can be written"
+				     : "events are kept in memory only until it can be written") < 0)
 		*ret_error = NULL;
-	free(first);
-	return r < 0 ? r : -ESTALE;	/* usable, but say what happened */
+	return r;
 }
 
 History *history_close(History *h)
 {
 	if (!h)
 		return NULL;
-	sqlite3_finalize(h->insert);
-	sqlite3_close(h->db);
+	history_maintain(h, UINT64_MAX);	/* a last chance for what is pending */
+	close_db(h);
+	free(h->pending);
 	free(h->path);
 	free(h);
 	return NULL;
 }
 
-bool history_persistent(const History *h) { return h && h->db; }
-const char *history_path(const History *h) { return h ? h->path : ""; }
-uint64_t history_errors(const History *h) { return h ? h->errors : 0; }
-
-static void remember(History *h, const HistoryEvent *e)
+HistoryState history_state(const History *h)
 {
-	unsigned at = (h->mem_head + h->mem_len) % HISTORY_MEMORY;
-	if (h->mem_len == HISTORY_MEMORY)
-		h->mem_head = (h->mem_head + 1) % HISTORY_MEMORY;
-	else
-		h->mem_len++;
-	h->mem[at] = *e;
+	if (!h)
+		return HISTORY_MEMORY;
+	if (h->db)
+		return h->pend_len || h->orphaned ? HISTORY_PENDING : HISTORY_OK;
+	return h->ro ? HISTORY_READ_ONLY : HISTORY_MEMORY;
+}
+
+bool history_persistent(const History *h) { return history_state(h) == HISTORY_OK; }
+const char *history_path(const History *h) { return h ? h->path : ""; }
+const char *history_last_error(const History *h) { return h && history_state(h) != HISTORY_OK ? h->last_error : ""; }
+uint64_t history_errors(const History *h) { return h ? h->errors : 0; }
+unsigned history_pending(const History *h) { return h ? h->pend_len : 0; }
+uint64_t history_dropped(const History *h) { return h ? h->dropped : 0; }
+
+static const HistoryEvent *pending_at(const History *h, unsigned i)
+{
+	return &h->pending[(h->pend_head + i) % HISTORY_PENDING_MAX];
+}
+
+static int remember(History *h, const HistoryEvent *e)
+{
+	if (!h->pending) {
+		h->pending = calloc(HISTORY_PENDING_MAX, sizeof *h->pending);
+		if (!h->pending) {
+			h->dropped++;
+			return -ENOBUFS;
+		}
+	}
+	int r = 0;
+	if (h->pend_len == HISTORY_PENDING_MAX) {
+		h->pend_head = (h->pend_head + 1) % HISTORY_PENDING_MAX;	/* the oldest goes */
+		h->pend_len--;
+		h->dropped++;
+		r = -ENOBUFS;
+	}
+	h->pending[(h->pend_head + h->pend_len++) % HISTORY_PENDING_MAX] = *e;
+	return r;
+}
+
+static int insert(History *h, const HistoryEvent *e)
+{
+	sqlite3_stmt *s = h->insert;
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, e->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)e->time_usec);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)e->logged_usec);
+	sqlite3_bind_text(s, 4, e->device, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, e->serial, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, e->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 7, e->op, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 8, e->severity, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 9, e->duration);
+	sqlite3_bind_double(s, 10, e->latency);
+	sqlite3_bind_double(s, 11, e->value);
+	sqlite3_bind_int64(s, 12, e->count);
+	sqlite3_bind_int64(s, 13, e->bytes);
+	sqlite3_bind_int64(s, 14, e->sector);
+	sqlite3_bind_text(s, 15, e->message, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE || (rc & 0xff) == SQLITE_CONSTRAINT)	/* already there: written before a failed commit */
+		return 0;
+	h->errors++;
+	note_error(h, "cannot write to", h->db);
+	return classify_rc(rc);
 }
 
 int history_add(History *h, HistoryEvent *e)
 {
-	if (h->db) {
-		sqlite3_stmt *s = h->insert;
-		sqlite3_reset(s);
-		sqlite3_bind_int64(s, 1, (sqlite3_int64)e->time_usec);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)e->logged_usec);
-		sqlite3_bind_text(s, 3, e->device, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, e->serial, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 5, e->kind, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 6, e->op, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 7, e->severity, -1, SQLITE_STATIC);
-		sqlite3_bind_double(s, 8, e->duration);
-		sqlite3_bind_double(s, 9, e->latency);
-		sqlite3_bind_double(s, 10, e->value);
-		sqlite3_bind_int64(s, 11, e->count);
-		sqlite3_bind_int64(s, 12, e->bytes);
-		sqlite3_bind_int64(s, 13, e->sector);
-		sqlite3_bind_text(s, 14, e->message, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) == SQLITE_DONE) {
-			e->id = sqlite3_last_insert_rowid(h->db);
-			sqlite3_reset(s);
+	e->id = h->next_id++;
+	if (h->db && !h->orphaned && !h->pend_len && insert(h, e) == 0)
+		return 0;
+	int r = remember(h, e);
+	return r < 0 ? r : -EIO;
+}
+
+/* Writes the pending events in one transaction; all or none. */
+static int flush_pending(History *h)
+{
+	if (!h->db || h->orphaned || !h->pend_len)
+		return 0;
+	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		h->errors++;
+		note_error(h, "cannot write to", h->db);
+		return -EIO;
+	}
+	for (unsigned i = 0; i < h->pend_len; i++)
+		if (insert(h, pending_at(h, i)) < 0) {
+			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+			return -EIO;
+		}
+	if (sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		h->errors++;
+		note_error(h, "cannot write to", h->db);
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+		return -EIO;
+	}
+	int n = (int)h->pend_len;
+	h->pend_len = h->pend_head = 0;
+	return n;
+}
+
+/* Our file was deleted or replaced: copy what the open handle still holds
+ * into a new file at the path, then use that. */
+static int rescue(History *h)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(h->db, "ATTACH DATABASE ?1 AS fresh", -1, &s, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(s, 1, h->path, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(h->db);
+		sqlite3_finalize(s);
+	}
+	if (rc != SQLITE_OK) {
+		h->errors++;
+		note_error(h, "cannot recreate", h->db);
+		return classify_rc(rc);
+	}
+	rc = sqlite3_exec(h->db, SCHEMA("fresh.") "INSERT OR IGNORE INTO fresh.events SELECT * FROM main.events;", NULL, NULL,
+			  NULL);
+	if (rc != SQLITE_OK) {
+		h->errors++;
+		note_error(h, "cannot recreate", h->db);
+	}
+	sqlite3_exec(h->db, "DETACH DATABASE fresh", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return classify_rc(rc);
+	close_db(h);
+	h->orphaned = false;
+	int r = open_rw(h);
+	if (r < 0)
+		open_ro(h);
+	return r;
+}
+
+static bool file_gone(const History *h)
+{
+	struct stat ours, now;
+	if (h->watch_fd < 0 || fstat(h->watch_fd, &ours) < 0)
+		return false;
+	if (ours.st_nlink == 0)
+		return true;
+	return stat(h->path, &now) < 0 || now.st_dev != h->watch_dev || now.st_ino != h->watch_ino;
+}
+
+int history_maintain(History *h, uint64_t now_mono_usec)
+{
+	if (!h)
+		return 0;
+	bool due = now_mono_usec == UINT64_MAX || now_mono_usec - h->last_retry_usec >= HISTORY_RETRY_USEC;
+	if (h->db && !h->orphaned && file_gone(h)) {
+		/* Keep the handle: it is the only copy of what was stored. */
+		h->orphaned = true;
+		h->errors++;
+		snprintf(h->last_error, sizeof h->last_error, "%s was deleted or replaced while in use", h->path);
+		due = true;
+	}
+	if (!due || (h->db && !h->orphaned && !h->pend_len))
+		return 0;
+	h->last_retry_usec = now_mono_usec;
+	if (h->orphaned) {
+		if (rescue(h) < 0)
+			return 0;
+	} else if (!h->db) {
+		sqlite3_close(h->ro);
+		h->ro = NULL;
+		if (open_rw(h) < 0) {
+			open_ro(h);
 			return 0;
 		}
-		sqlite3_reset(s);
-		h->errors++;
-		/* fall through to memory so that smrctl still shows it */
 	}
-	e->id = h->db ? -(int64_t)h->errors : h->next_id++;
-	remember(h, e);
-	return h->db ? -EIO : 0;
+	return flush_pending(h);
 }
 
 static void copy_text(char *dst, size_t n, const unsigned char *src)
@@ -187,25 +461,8 @@ static bool matches(const HistoryEvent *e, const HistoryFilter *f)
 	return e->time_usec >= f->since_usec && e->id > f->after_id;
 }
 
-int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userdata)
+static int query_db(History *h, sqlite3 *db, const HistoryFilter *f, unsigned limit, HistoryCb cb, void *userdata)
 {
-	unsigned limit = f->limit ? f->limit : 1000;
-	if (!h->db) {
-		/* newest `limit` matches, oldest first */
-		unsigned n = 0, first = h->mem_len;
-		while (first > 0 && n < limit) {
-			if (matches(&h->mem[(h->mem_head + first - 1) % HISTORY_MEMORY], f))
-				n++;
-			first--;
-		}
-		for (unsigned i = first; i < h->mem_len; i++) {
-			const HistoryEvent *e = &h->mem[(h->mem_head + i) % HISTORY_MEMORY];
-			int r = matches(e, f) ? cb(e, userdata) : 0;
-			if (r < 0)
-				return r;
-		}
-		return 0;
-	}
 	bool by_serial = f->serial && *f->serial;
 	char sql[512];
 	snprintf(sql, sizeof sql,
@@ -213,7 +470,7 @@ int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userda
 		 " ORDER BY id DESC LIMIT ?4) ORDER BY id",
 		 by_serial ? " AND serial = ?3" : f->device ? " AND device = ?3" : "");
 	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(h->db, sql, -1, &s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
 		h->errors++;
 		return -EIO;
 	}
@@ -251,18 +508,38 @@ int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userda
 	return r;
 }
 
+int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userdata)
+{
+	unsigned limit = f->limit ? f->limit : 1000;
+	/* The newest `limit` of stored + pending: pending ones are the newest. */
+	unsigned take = 0, first = h->pend_len;
+	while (first > 0 && take < limit) {
+		if (matches(pending_at(h, first - 1), f))
+			take++;
+		first--;
+	}
+	sqlite3 *db = h->db ? h->db : h->ro;
+	int r = 0;
+	if (db && take < limit)
+		r = query_db(h, db, f, limit - take, cb, userdata);
+	for (unsigned i = first; r >= 0 && i < h->pend_len; i++)
+		if (matches(pending_at(h, i), f))
+			r = cb(pending_at(h, i), userdata);
+	return r;
+}
+
 int history_forget(History *h, const char *device, const char *serial)
 {
-	if (!h->db) {
-		unsigned kept = 0, n = h->mem_len;
-		for (unsigned i = 0; i < n; i++) {
-			HistoryEvent *e = &h->mem[(h->mem_head + i) % HISTORY_MEMORY];
-			if (!(streq(e->device, device) || (serial && *serial && streq(e->serial, serial))))
-				h->mem[(h->mem_head + kept++) % HISTORY_MEMORY] = *e;
-		}
-		h->mem_len = kept;
-		return (int)(n - kept);
+	unsigned kept = 0, n = h->pend_len;
+	for (unsigned i = 0; i < n; i++) {
+		HistoryEvent *e = &h->pending[(h->pend_head + i) % HISTORY_PENDING_MAX];
+		if (!(streq(e->device, device) || (serial && *serial && streq(e->serial, serial))))
+			h->pending[(h->pend_head + kept++) % HISTORY_PENDING_MAX] = *e;
 	}
+	h->pend_len = kept;
+	int forgotten = (int)(n - kept);
+	if (!h->db)
+		return h->ro ? -EROFS : forgotten;
 	sqlite3_stmt *s;
 	if (sqlite3_prepare_v2(h->db, "DELETE FROM events WHERE device = ?1 OR (?2 != '' AND serial = ?2)", -1, &s,
 			       NULL) != SQLITE_OK) {
@@ -275,9 +552,10 @@ int history_forget(History *h, const char *device, const char *serial)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		h->errors++;
-		return -EIO;
+		note_error(h, "cannot write to", h->db);
+		return classify_rc(rc);
 	}
-	return sqlite3_changes(h->db);
+	return forgotten + sqlite3_changes(h->db);
 }
 
 int history_prune(History *h, uint64_t before_usec, uint64_t max_events)
@@ -297,7 +575,7 @@ int history_prune(History *h, uint64_t before_usec, uint64_t max_events)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		h->errors++;
-		return -EIO;
+		return classify_rc(rc);
 	}
 	/* keep the WAL from growing without bound between automatic checkpoints */
 	sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);

@@ -2,8 +2,12 @@
 /*
  * Event history: an embedded SQLite database under the state directory
  * (WAL, bounded by age and count), so that events survive restarts and a
- * kill -9. When the database cannot be used, events are kept in memory
- * only and the failure is counted, never fatal.
+ * kill -9. Nothing recorded is lost to a failing database: an event that
+ * cannot be stored (disk full, read-only or vanished state directory) is
+ * kept in memory, shown by every query, and written back as soon as the
+ * database works again; a database file deleted under us is recreated from
+ * the copy we still hold open; a read-only directory is opened read-only so
+ * that the stored events stay visible.
  */
 #pragma once
 
@@ -11,7 +15,8 @@
 #include <stdint.h>
 
 #define HISTORY_FILE "events.db"
-#define HISTORY_MEMORY 512	/* events kept in memory when the database is unusable */
+#define HISTORY_PENDING_MAX 4096	/* events held in memory while the database cannot take them */
+#define HISTORY_RETRY_USEC (10 * UINT64_C(1000000))
 
 typedef struct HistoryEvent {
 	int64_t id;
@@ -35,23 +40,47 @@ typedef struct HistoryFilter {
 	unsigned limit;			/* the newest `limit`, returned oldest first; 0 = 1000 */
 } HistoryFilter;
 
+typedef enum HistoryState {
+	HISTORY_OK,			/* every event is in the database */
+	HISTORY_PENDING,		/* the database is open, but events wait in memory */
+	HISTORY_READ_ONLY,		/* stored events readable, new ones in memory */
+	HISTORY_MEMORY,			/* no database at all: memory only */
+	_HISTORY_STATE_MAX,
+	_HISTORY_STATE_INVALID = -22,
+} HistoryState;
+
 typedef struct History History;
 
 /* Opens (creating) dir/events.db. A corrupt file is moved aside to
- * events.db.corrupt-<time> and a new one started. Never NULL on -ENOMEM
- * only: on any other failure it returns a memory-only history and sets
- * *ret_error (caller frees). */
+ * events.db.corrupt-<time> and a new one started (-ESTALE, usable). On any
+ * other failure it still returns a history (read-only or memory-only) with
+ * a negative code and *ret_error (caller frees); NULL only on -ENOMEM. */
 int history_open(const char *dir, History **ret, char **ret_error);
+/* Writes back what it can, then closes. */
 History *history_close(History *h);
+/* True when every event so far is in the database. */
 bool history_persistent(const History *h);
+HistoryState history_state(const History *h);
+const char *history_state_to_string(HistoryState s);
 const char *history_path(const History *h);
-/* Stores e and sets e->id. */
+/* Why the database is not (fully) usable; "" when it is. */
+const char *history_last_error(const History *h);
+/* Stores e and sets e->id: 0 when stored, -EIO when kept in memory for now,
+ * -ENOBUFS when even memory was full (the oldest pending event was dropped). */
 int history_add(History *h, HistoryEvent *e);
 typedef int (*HistoryCb)(const HistoryEvent *e, void *userdata);
+/* Stored and pending events alike. */
 int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userdata);
 /* Drops events that began before `before_usec`, and the oldest beyond max_events. */
 int history_prune(History *h, uint64_t before_usec, uint64_t max_events);
 uint64_t history_errors(const History *h);
+unsigned history_pending(const History *h);
+uint64_t history_dropped(const History *h);
 /* Deletes a disk's events (by name, or by identity when serial is not
  * empty); returns how many. */
 int history_forget(History *h, const char *device, const char *serial);
+/* Called regularly (each sampling interval): notices a database file that
+ * was deleted or replaced and recreates it from what it holds, and every
+ * HISTORY_RETRY_USEC retries a database that could not be written or opened,
+ * writing back the pending events. Returns how many it wrote back. */
+int history_maintain(History *h, uint64_t now_mono_usec);

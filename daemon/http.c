@@ -3,28 +3,72 @@
  * libmicrohttpd runs in "external epoll" mode: its epoll fd is one io source
  * on our loop, and its timeout one timer, so scrapes are served by the same
  * thread that samples and never see half-updated state.
+ *
+ * The guard: libmicrohttpd tells us when a connection starts and ends and
+ * when each request has its headers and completes; between those a
+ * connection is "waiting". A waiting connection past its deadline, or the
+ * oldest one when an address or the whole server is at its limit, is shut
+ * down (shutdown(2), not close: the fd stays libmicrohttpd's until it sees
+ * the end and closes it itself).
+ *
+ * A reload swaps the whole libmicrohttpd daemon: the old one is quiesced
+ * (it hands back the listening socket) and a new one, with the new
+ * certificates, starts on the same socket.
  */
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "log.h"
+#include "webauth.h"
+#include "webconfig.h"
 
-#define HTTP_CONNECTION_LIMIT 64
-#define HTTP_CONNECTION_TIMEOUT_S 10
+#define HTTP_CONNECTION_TIMEOUT_S 70	/* libmicrohttpd's own idle timeout, past ours */
 #define HTTP_MEMORY_LIMIT (64 * 1024)
+#define WEB_FILE_MAX (1024 * 1024)
+
+struct WebSetup {
+	WebConfig cfg;
+	char *cert_pem, *key_pem, *ca_pem;
+	char *priorities;
+	WebAuth *auth;
+};
+
+typedef struct Guarded {
+	struct Guarded *prev, *next;
+	int fd;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	uint64_t since;		/* accept, or the end of the last request */
+	bool active;		/* a request's headers are in: it is being served */
+	bool served;		/* a request completed: now keep-alive idle */
+	bool doomed;		/* shut down by us, closing */
+	int cert_ok;		/* client certificate checked: 0 not yet, 1 good, -1 bad */
+} Guarded;
 
 struct Http {
 	sd_event *event;
 	struct MHD_Daemon *mhd;
-	sd_event_source *io, *timer;
+	sd_event_source *io, *timer, *sweep;
+	int listen_fd;
 	HttpRenderFn render;
 	void *userdata;
 	unsigned port;
+	struct WebSetup *web;
+	Guarded *conns;
+	unsigned n_conns;
+	double rate_tokens;
+	uint64_t rate_usec;
+	HttpStats stats;
 };
 
 static const char index_page[] =
@@ -32,7 +76,264 @@ static const char index_page[] =
 	"<h1>smrd</h1>\n<p>Shingled-disk monitor. <a href=\"/metrics\">Metrics</a></p>\n"
 	"</body></html>\n";
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body,
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* ---------------------------------------------------------- web config */
+
+struct WebSetup *http_web_setup_free(struct WebSetup *w)
+{
+	if (!w)
+		return NULL;
+	webconfig_done(&w->cfg);
+	free(w->cert_pem);
+	if (w->key_pem)
+		explicit_bzero(w->key_pem, strlen(w->key_pem));
+	free(w->key_pem);
+	free(w->ca_pem);
+	free(w->priorities);
+	webauth_free(w->auth);
+	free(w);
+	return NULL;
+}
+
+static void web_setup_freep(struct WebSetup **w) { http_web_setup_free(*w); }
+
+static int set_err(char **ret_error, const char *fmt, ...) _printf_(2, 3);
+static int set_err(char **ret_error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (ret_error && vasprintf(ret_error, fmt, ap) < 0)
+		*ret_error = NULL;
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* An inline PEM, or the file it is in. */
+static int load_pem(const char *inline_pem, const char *file, const char *what, char **ret, char **ret_error)
+{
+	if (inline_pem) {
+		*ret = strdup(inline_pem);
+		return *ret ? 0 : -ENOMEM;
+	}
+	if (!file)
+		return 0;
+	int r = read_file_at(AT_FDCWD, file, WEB_FILE_MAX, ret, NULL);
+	if (r < 0)
+		return set_err(ret_error, "failed to read %s (%s): %s", what, file, read_error_string(r));
+	return 0;
+}
+
+/* GnuTLS loads them the way libmicrohttpd will: a bad pair is refused here,
+ * with a reason, instead of failing every handshake later. */
+static int check_credentials(struct WebSetup *w, char **ret_error)
+{
+	gnutls_certificate_credentials_t cred;
+	if (gnutls_certificate_allocate_credentials(&cred) < 0)
+		return -ENOMEM;
+	gnutls_datum_t cert = {(unsigned char *)w->cert_pem, (unsigned)strlen(w->cert_pem)};
+	gnutls_datum_t key = {(unsigned char *)w->key_pem, (unsigned)strlen(w->key_pem)};
+	int r = gnutls_certificate_set_x509_key_mem(cred, &cert, &key, GNUTLS_X509_FMT_PEM);
+	if (r < 0)
+		set_err(ret_error, "failed to load the certificate and key: %s", gnutls_strerror(r));
+	if (r >= 0 && w->ca_pem) {
+		gnutls_datum_t ca = {(unsigned char *)w->ca_pem, (unsigned)strlen(w->ca_pem)};
+		int n = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
+		if (n <= 0)
+			r = set_err(ret_error, "no client CA certificate could be loaded%s%s", n < 0 ? ": " : "",
+				    n < 0 ? gnutls_strerror(n) : "");
+	}
+	gnutls_certificate_free_credentials(cred);
+	return r < 0 ? -EINVAL : 0;
+}
+
+static int priorities(struct WebSetup *w)
+{
+	Buf b = {0};
+	buf_printf(&b, "NORMAL:-VERS-ALL");
+	for (unsigned v = w->cfg.min_version; v <= w->cfg.max_version; v++)
+		buf_printf(&b, ":+VERS-TLS1.%u", v - 0x0301);
+	if (b.oom) {
+		buf_free(&b);
+		return -ENOMEM;
+	}
+	w->priorities = b.data;
+	return 0;
+}
+
+int http_load_web_config(const char *path, struct WebSetup **ret, char **ret_error)
+{
+	_cleanup_(web_setup_freep) struct WebSetup *w = calloc(1, sizeof *w);
+	_cleanup_free_ char *text = NULL, *dir = NULL;
+	size_t len;
+	if (!w)
+		return -ENOMEM;
+	int r = read_file_at(AT_FDCWD, path, WEB_FILE_MAX, &text, &len);
+	if (r < 0)
+		return set_err(ret_error, "cannot read %s: %s", path, read_error_string(r));
+	dir = strdup(path);
+	if (!dir)
+		return -ENOMEM;
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	else
+		strcpy(dir, ".");
+	_cleanup_free_ char *perr = NULL;
+	r = webconfig_parse(text, len, dir, &w->cfg, &perr);
+	if (r < 0)
+		return set_err(ret_error, "%s: %s", path, perr ? perr : "invalid");
+	if (w->cfg.tls) {
+		if ((r = load_pem(w->cfg.cert, w->cfg.cert_file, "cert_file", &w->cert_pem, ret_error)) < 0 ||
+		    (r = load_pem(w->cfg.key, w->cfg.key_file, "key_file", &w->key_pem, ret_error)) < 0 ||
+		    (r = load_pem(w->cfg.client_ca, w->cfg.client_ca_file, "client_ca_file", &w->ca_pem, ret_error)) < 0)
+			return r;
+		if ((r = check_credentials(w, ret_error)) < 0 || (r = priorities(w)) < 0)
+			return r;
+	}
+	w->auth = webauth_new(w->cfg.users, w->cfg.n_users);
+	if (!w->auth)
+		return -ENOMEM;
+	*ret = TAKE_PTR(w);
+	return 0;
+}
+
+/* --------------------------------------------------------------- guard */
+
+static Guarded *guarded_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return i ? i->socket_context : NULL;
+}
+
+static bool same_address(const Guarded *a, const Guarded *b)
+{
+	const struct sockaddr *x = (const struct sockaddr *)&a->addr, *y = (const struct sockaddr *)&b->addr;
+	if (x->sa_family != y->sa_family)
+		return false;
+	if (x->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)x)->sin_addr.s_addr == ((const struct sockaddr_in *)y)->sin_addr.s_addr;
+	if (x->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)x)->sin6_addr, &((const struct sockaddr_in6 *)y)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return true;	/* UNIX sockets: one address */
+}
+
+static void doom(Guarded *g)
+{
+	g->doomed = true;
+	shutdown(g->fd, SHUT_RDWR);
+}
+
+/* The oldest connection waiting (not being served) among those like `like`
+ * (same address), or among all when like is NULL; counts the living ones. */
+static Guarded *oldest_waiting(Http *h, const Guarded *like, unsigned *ret_n)
+{
+	Guarded *best = NULL;
+	unsigned n = 0;
+	for (Guarded *g = h->conns; g; g = g->next) {
+		if (g->doomed || (like && !same_address(g, like)))
+			continue;
+		n++;
+		if (!g->active && (!best || g->since <= best->since))
+			best = g;
+	}
+	*ret_n = n;
+	return best;
+}
+
+static void make_room(Http *h, Guarded *fresh)
+{
+	unsigned n;
+	Guarded *v = oldest_waiting(h, fresh, &n);
+	if (n > HTTP_MAX_PER_ADDRESS && v) {
+		doom(v);
+		h->stats.evicted_crowded++;
+	}
+	v = oldest_waiting(h, NULL, &n);
+	if (n > HTTP_MAX_CONNECTIONS - HTTP_RESERVED && v) {
+		doom(v);
+		h->stats.evicted_crowded++;
+	}
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	Http *h = cls;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		Guarded *g = *socket_context;
+		if (!g)
+			return;
+		if (g->prev)
+			g->prev->next = g->next;
+		else
+			h->conns = g->next;
+		if (g->next)
+			g->next->prev = g->prev;
+		h->n_conns--;
+		free(g);
+		*socket_context = NULL;
+		return;
+	}
+	Guarded *g = calloc(1, sizeof *g);
+	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!g || !fd) {
+		if (fd)
+			shutdown(fd->connect_fd, SHUT_RDWR);
+		free(g);
+		return;
+	}
+	g->fd = fd->connect_fd;
+	g->since = mono_usec();
+	if (addr && addr->client_addr) {
+		g->addr_len = addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+				: addr->client_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : 0;
+		memcpy(&g->addr, addr->client_addr, g->addr_len);
+	}
+	g->next = h->conns;
+	if (h->conns)
+		h->conns->prev = g;
+	h->conns = g;
+	h->n_conns++;
+	*socket_context = g;
+	make_room(h, g);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)cls, (void)con_cls, (void)toe;
+	Guarded *g = guarded_of(c);
+	if (g) {
+		g->active = false;
+		g->served = true;
+		g->since = mono_usec();
+	}
+}
+
+static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Http *h = userdata;
+	uint64_t now = mono_usec();
+	for (Guarded *g = h->conns; g; g = g->next) {
+		uint64_t span = g->served ? HTTP_KEEPALIVE_USEC : HTTP_HEADER_USEC;
+		if (!g->active && !g->doomed && now - g->since >= span) {
+			doom(g);
+			h->stats.evicted_slow++;
+		}
+	}
+	return sd_event_source_set_time(s, usec + 1000000);
+}
+
+/* ------------------------------------------------------------ requests */
+
+static enum MHD_Result reply(Http *h, struct MHD_Connection *c, unsigned status, const char *type, char *body,
 			     size_t len, enum MHD_ResponseMemoryMode mode)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
@@ -44,43 +345,165 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic");
+	if (status == MHD_HTTP_TOO_MANY_REQUESTS)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	for (unsigned i = 0; h->web && i < h->web->cfg.n_headers; i++)
+		MHD_add_response_header(resp, h->web->cfg.headers[i].key, h->web->cfg.headers[i].value);
 	enum MHD_Result r = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return r;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text)
+static enum MHD_Result reply_text(Http *h, struct MHD_Connection *c, unsigned status, const char *text)
 {
-	return reply(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
+	return reply(h, c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
+}
+
+/* exporter-toolkit's client_allowed_sans: DNS, IP, e-mail or URI, exactly. */
+static bool san_allowed(const struct WebSetup *w, gnutls_x509_crt_t crt)
+{
+	for (unsigned i = 0;; i++) {
+		char san[512];
+		size_t len = sizeof san - 1;
+		int type = gnutls_x509_crt_get_subject_alt_name(crt, i, san, &len, NULL);
+		if (type == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE)
+			return false;
+		if (type < 0)
+			continue;
+		san[len] = 0;
+		if (type == GNUTLS_SAN_IPADDRESS) {
+			char ip[INET6_ADDRSTRLEN];
+			if (!inet_ntop(len == 4 ? AF_INET : AF_INET6, san, ip, sizeof ip))
+				continue;
+			snprintf(san, sizeof san, "%s", ip);
+		} else if (type != GNUTLS_SAN_DNSNAME && type != GNUTLS_SAN_RFC822NAME && type != GNUTLS_SAN_URI) {
+			continue;
+		}
+		for (unsigned k = 0; k < w->cfg.n_allowed_sans; k++)
+			if (streq(w->cfg.allowed_sans[k], san))
+				return true;
+	}
+}
+
+/* The client certificate, as client_auth_type asks; once per connection. */
+static bool client_cert_ok(Http *h, struct MHD_Connection *c, Guarded *g)
+{
+	const struct WebSetup *w = h->web;
+	if (!w || !w->cfg.tls || w->cfg.client_auth == WEB_CLIENT_NONE)
+		return true;
+	if (g && g->cert_ok)
+		return g->cert_ok > 0;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_session_t s = ci ? ci->tls_session : NULL;
+	unsigned n = 0, status = 0;
+	const gnutls_datum_t *peer = s ? gnutls_certificate_get_peers(s, &n) : NULL;
+	bool given = peer && n > 0, ok;
+	WebClientAuth mode = w->cfg.client_auth;
+	bool must_give = mode == WEB_CLIENT_REQUIRE_ANY || mode == WEB_CLIENT_REQUIRE_AND_VERIFY;
+	bool must_verify = mode == WEB_CLIENT_VERIFY_IF_GIVEN || mode == WEB_CLIENT_REQUIRE_AND_VERIFY;
+	ok = given || !must_give;
+	if (ok && given && must_verify)
+		ok = gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
+	if (ok && given && w->cfg.n_allowed_sans) {
+		gnutls_x509_crt_t crt;
+		ok = gnutls_x509_crt_init(&crt) == 0;
+		if (ok) {
+			ok = gnutls_x509_crt_import(crt, &peer[0], GNUTLS_X509_FMT_DER) == 0 && san_allowed(w, crt);
+			gnutls_x509_crt_deinit(crt);
+		}
+	}
+	if (g)
+		g->cert_ok = ok ? 1 : -1;
+	return ok;
+}
+
+static bool rate_ok(Http *h)
+{
+	const WebConfig *c = h->web ? &h->web->cfg : NULL;
+	if (!c || c->rate_interval <= 0)
+		return true;
+	uint64_t now = mono_usec();
+	double burst = c->rate_burst ? c->rate_burst : 1;
+	if (h->rate_usec)
+		h->rate_tokens += (double)(now - h->rate_usec) / 1e6 / c->rate_interval;
+	else
+		h->rate_tokens = burst;
+	h->rate_usec = now;
+	if (h->rate_tokens > burst)
+		h->rate_tokens = burst;
+	if (h->rate_tokens < 1)
+		return false;
+	h->rate_tokens -= 1;
+	return true;
+}
+
+/* 0 to go on, else the status to answer with. */
+static unsigned admit(Http *h, struct MHD_Connection *c, Guarded *g)
+{
+	if (!client_cert_ok(h, c, g))
+		return MHD_HTTP_FORBIDDEN;
+	if (!rate_ok(h))
+		return MHD_HTTP_TOO_MANY_REQUESTS;
+	if (!h->web || !h->web->cfg.n_users)
+		return 0;
+	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+	WebAuthResult a = user && pass ? webauth_check(h->web->auth, user, pass, mono_usec()) : WEB_AUTH_DENIED;
+	if (pass)
+		explicit_bzero(pass, strlen(pass));
+	MHD_free(user);
+	MHD_free(pass);
+	return a == WEB_AUTH_OK ? 0 : a == WEB_AUTH_BUSY ? MHD_HTTP_TOO_MANY_REQUESTS : MHD_HTTP_UNAUTHORIZED;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size,
 				  void **con_cls)
 {
+	static int marker;
 	Http *h = cls;
-	(void)version, (void)upload_data, (void)con_cls;
+	(void)version, (void)upload_data;
 
+	if (!*con_cls) {	/* the headers are in: this connection is being served */
+		*con_cls = &marker;
+		Guarded *g = guarded_of(c);
+		if (g)
+			g->active = true;
+		h->stats.requests++;
+	}
 	if (*upload_data_size)
 		return MHD_NO;	/* we take no bodies */
+	unsigned deny = admit(h, c, guarded_of(c));
+	if (deny) {
+		if (deny == MHD_HTTP_UNAUTHORIZED)
+			h->stats.unauthorized++;
+		else if (deny == MHD_HTTP_TOO_MANY_REQUESTS)
+			h->stats.rate_limited++;
+		return reply_text(h, c, deny, deny == MHD_HTTP_UNAUTHORIZED ? "Unauthorized\n"
+					     : deny == MHD_HTTP_FORBIDDEN ? "Forbidden: client certificate\n"
+									 : "Too Many Requests\n");
+	}
 	if (!streq(method, "GET") && !streq(method, "HEAD"))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+		return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
 	if (streq(url, "/"))
-		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)index_page,
-			     sizeof index_page - 1, MHD_RESPMEM_PERSISTENT);
+		return reply(h, c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)index_page, sizeof index_page - 1,
+			     MHD_RESPMEM_PERSISTENT);
 	if (!streq(url, "/metrics"))
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+		return reply_text(h, c, MHD_HTTP_NOT_FOUND, "not found\n");
 
 	Buf b = {0};
 	int r = h->render(h->userdata, &b);
 	if (r < 0) {
 		buf_free(&b);
 		log_warning_errno(r, "Failed to render metrics: %m");
-		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "render failed\n");
+		return reply_text(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "render failed\n");
 	}
-	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", b.data ? b.data : strdup(""),
-		     b.len, MHD_RESPMEM_MUST_FREE);
+	return reply(h, c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", b.data ? b.data : strdup(""), b.len,
+		     MHD_RESPMEM_MUST_FREE);
 }
+
+/* ----------------------------------------------------------- the loop */
 
 static void schedule(Http *h);
 
@@ -138,7 +561,17 @@ int http_parse_listen(const char *addr, char *host, size_t hostlen, unsigned *po
 	return 0;
 }
 
-static int bind_listen(const char *addr, unsigned *ret_port)
+static unsigned port_of(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return 0;
+	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					      : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static int bind_listen(const char *addr)
 {
 	char host[256], portstr[8];
 	unsigned port;
@@ -165,7 +598,7 @@ static int bind_listen(const char *addr, unsigned *ret_port)
 			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 			if (ai->ai_family == AF_INET6)
 				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-			if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 64) < 0) {
+			if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 128) < 0) {
 				r = -errno;
 				close(fd);
 				continue;
@@ -173,13 +606,6 @@ static int bind_listen(const char *addr, unsigned *ret_port)
 			r = fd;
 		}
 	freeaddrinfo(res);
-	if (r >= 0) {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof ss;
-		getsockname(r, (struct sockaddr *)&ss, &sl);
-		*ret_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-							   : ((struct sockaddr_in *)&ss)->sin_port);
-	}
 	return r;
 }
 
@@ -192,14 +618,62 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 	log_debug("http: %s", msg);
 }
 
+static void stop_mhd(Http *h)
+{
+	h->io = sd_event_source_disable_unref(h->io);
+	h->timer = sd_event_source_disable_unref(h->timer);
+	if (h->mhd)
+		MHD_stop_daemon(h->mhd);
+	h->mhd = NULL;
+}
+
+/* A libmicrohttpd daemon on h->listen_fd with web's settings. */
+static int start_mhd(Http *h, struct WebSetup *web)
+{
+	bool tls = web && web->cfg.tls;
+	struct MHD_OptionItem opts[16];
+	unsigned n = 0;
+#define OPT(o, v, p) opts[n++] = (struct MHD_OptionItem){o, (intptr_t)(v), p}
+	OPT(MHD_OPTION_LISTEN_SOCKET, h->listen_fd, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, HTTP_CONNECTION_TIMEOUT_S, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_MEMORY_LIMIT, NULL);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h);
+	if (tls) {	/* in an option array, pointers go in ptr_value */
+		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, web->cert_pem);
+		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, web->key_pem);
+		OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, web->priorities);
+		if (web->ca_pem)
+			OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, web->ca_pem);
+	}
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL,
+				  on_request, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
+				  MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	if (!h->mhd)
+		return -EIO;
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!info)
+		return -EIO;
+	int r = sd_event_add_io(h->event, &h->io, info->epoll_fd, EPOLLIN, on_io, h);
+	if (r >= 0)
+		r = sd_event_add_time(h->event, &h->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, h);
+	if (r < 0)
+		return r;
+	h->stats.tls = tls;
+	schedule(h);
+	return 0;
+}
+
 Http *http_free(Http *h)
 {
 	if (!h)
 		return NULL;
-	sd_event_source_disable_unref(h->io);
-	sd_event_source_disable_unref(h->timer);
-	if (h->mhd)
-		MHD_stop_daemon(h->mhd);
+	h->sweep = sd_event_source_disable_unref(h->sweep);
+	stop_mhd(h);	/* closes the listening socket too */
+	h->web = http_web_setup_free(h->web);
 	sd_event_unref(h->event);
 	free(h);
 	return NULL;
@@ -209,7 +683,31 @@ static void http_freep(Http **h) { http_free(*h); }
 
 unsigned http_port(const Http *h) { return h->port; }
 
-int http_new(sd_event *e, const char *addr, int fd, HttpRenderFn render, void *userdata, Http **ret)
+void http_stats(const Http *h, HttpStats *ret)
+{
+	*ret = h ? h->stats : (HttpStats){0};
+	if (!h)
+		return;
+	ret->connections = h->n_conns;
+	uint64_t busy;
+	webauth_counts(h->web ? h->web->auth : NULL, &ret->bcrypt_checks, &busy);
+}
+
+static void log_web(const struct WebSetup *w, const char *path)
+{
+	if (!w)
+		return;
+	log_info("web configuration %s: %s, %s%s%s", path,
+		 w->cfg.tls ? "TLS" : "plain HTTP", w->cfg.n_users ? "basic auth" : "no basic auth",
+		 w->cfg.tls && w->cfg.client_auth != WEB_CLIENT_NONE ? ", client certificates " : "",
+		 w->cfg.tls && w->cfg.client_auth != WEB_CLIENT_NONE ? web_client_auth_to_string(w->cfg.client_auth) : "");
+	if (w->cfg.ignored)
+		log_notice("web configuration %s: %s accepted but not applied (no equivalent in GnuTLS or smrd)", path,
+			   w->cfg.ignored);
+}
+
+int http_new(sd_event *e, const char *addr, int fd, const char *web_config, HttpRenderFn render, void *userdata,
+	     Http **ret, char **ret_error)
 {
 	_cleanup_(http_freep) Http *h = calloc(1, sizeof *h);
 	if (!h)
@@ -217,38 +715,64 @@ int http_new(sd_event *e, const char *addr, int fd, HttpRenderFn render, void *u
 	h->event = sd_event_ref(e);
 	h->render = render;
 	h->userdata = userdata;
-	if (fd < 0) {
-		fd = bind_listen(addr, &h->port);
-		if (fd < 0)
-			return fd;
-	} else {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof ss;
-		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-			h->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-								 : ((struct sockaddr_in *)&ss)->sin_port);
+	h->listen_fd = -1;
+	int r;
+	if (web_config && *web_config) {
+		r = http_load_web_config(web_config, &h->web, ret_error);
+		if (r < 0)
+			return r;
+		log_web(h->web, web_config);
 	}
-	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
-				  MHD_OPTION_LISTEN_SOCKET, fd,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTION_LIMIT,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_CONNECTION_TIMEOUT_S,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
-				  MHD_OPTION_END);
-	if (!h->mhd) {
-		close(fd);
-		return -EIO;
+	h->listen_fd = fd >= 0 ? fd : bind_listen(addr);
+	if (h->listen_fd < 0)
+		return h->listen_fd;
+	h->port = port_of(h->listen_fd);
+	r = start_mhd(h, h->web);
+	if (r < 0) {
+		if (!h->mhd)
+			close(h->listen_fd);
+		return r;
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	if (!info)
-		return -EIO;
-	int r = sd_event_add_io(e, &h->io, info->epoll_fd, EPOLLIN, on_io, h);
+	r = sd_event_add_time_relative(e, &h->sweep, CLOCK_MONOTONIC, 1000000, 100000, on_sweep, h);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(h->sweep, SD_EVENT_ON);
 	if (r < 0)
 		return r;
-	r = sd_event_add_time(e, &h->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, h);
-	if (r < 0)
-		return r;
-	schedule(h);
 	*ret = TAKE_PTR(h);
+	return 0;
+}
+
+int http_reload(Http *h, const char *web_config, char **ret_error)
+{
+	struct WebSetup *web = NULL;
+	if (web_config && *web_config) {
+		int r = http_load_web_config(web_config, &web, ret_error);
+		if (r < 0)
+			return r;
+	}
+	/* The listening socket passes from the old daemon to the new one. */
+	int fd = MHD_quiesce_daemon(h->mhd);
+	if (fd < 0) {
+		http_web_setup_free(web);
+		return set_err(ret_error, "the HTTP server cannot hand over its socket");
+	}
+	stop_mhd(h);
+	struct WebSetup *old = h->web;
+	h->listen_fd = fd;
+	h->web = web;
+	int r = start_mhd(h, web);
+	if (r < 0) {
+		/* Back to what worked: a server on the old settings. */
+		h->web = old;
+		old = NULL;
+		if (h->mhd)
+			stop_mhd(h);
+		if (start_mhd(h, h->web) < 0)
+			log_error("HTTP server could not be restarted after a failed reload");
+		http_web_setup_free(web);
+		return set_err(ret_error, "the HTTP server did not start with the new web configuration");
+	}
+	http_web_setup_free(old);
+	log_web(web, web_config);
 	return 0;
 }

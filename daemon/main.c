@@ -11,6 +11,7 @@
 #include "context.h"
 #include "service.h"
 #include "exporter.h"
+#include "http.h"
 #include "log.h"
 #include "sampler.h"
 
@@ -115,7 +116,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
 		service_reloading(ctx);
-		context_reload(ctx);
+		context_reload(ctx, NULL);
 		service_reloaded(ctx);
 		return 0;
 	}
@@ -176,6 +177,15 @@ int main(int argc, char **argv)
 	if (action == ACTION_CHECK) {
 		printf("# effective configuration (config file: %s)\n", ctx.config_path);
 		config_print(&ctx.config, stdout);
+		if (ctx.config.web_config[0]) {
+			struct WebSetup *w = NULL;
+			free(err);
+			err = NULL;
+			r = http_load_web_config(ctx.config.web_config, &w, &err);
+			http_web_setup_free(w);
+			if (r < 0)
+				log_error("Bad web configuration: %s", err ? err : strerror(-r));
+		}
 		config_done(&ctx.config);
 		goto out;
 	}

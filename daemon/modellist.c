@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regex-bound.h"
 #include "util.h"
 
 #define MODELLIST_MAX_ENTRIES 4096
@@ -79,14 +80,13 @@ static int parse_entry(char *line, unsigned lineno, Entry *e, char **ret_error)
 			*ret_error = NULL;
 		return -EINVAL;
 	}
-	_cleanup_free_ char *anchored = NULL;
-	if (asprintf(&anchored, "^(%s)$", f[1]) < 0)
+	_cleanup_free_ char *anchored = NULL, *shown = str_sanitize(f[1]);
+	if (asprintf(&anchored, "^(%s)$", f[1]) < 0 || !shown)
 		return -ENOMEM;
-	int r = regcomp(&e->re, anchored, REG_EXTENDED | REG_NOSUB);
-	if (r != 0) {
-		char msg[128];
-		regerror(r, &e->re, msg, sizeof msg);
-		if (asprintf(ret_error, "line %u: bad pattern '%s': %s", lineno, f[1], msg) < 0)
+	const char *why;
+	int r = regex_compile_bounded(&e->re, anchored, REG_EXTENDED | REG_NOSUB, &why);
+	if (r < 0) {
+		if (asprintf(ret_error, "line %u: bad pattern '%.80s': %s", lineno, shown, why) < 0)
 			*ret_error = NULL;
 		return -EINVAL;
 	}

@@ -21,6 +21,7 @@
 
 struct Monitor {
 	History *history;
+	HistoryState history_said;	/* the state last logged */
 	bool journal;
 	uint64_t last_prune_usec;
 	uint64_t events[_EVENT_KIND_MAX];
@@ -57,6 +58,20 @@ static bool static_smr(const Disk *d)
 	return c == DISK_CLASS_DM_SMR || c == DISK_CLASS_HOST_AWARE || c == DISK_CLASS_HOST_MANAGED;
 }
 
+/* Logs each change of the history's health once, not each failed insert. */
+static void history_said(Monitor *m)
+{
+	HistoryState s = history_state(m->history);
+	if (s == m->history_said)
+		return;
+	m->history_said = s;
+	if (s == HISTORY_OK)
+		log_notice("history: %s works again, every event is stored", history_path(m->history));
+	else
+		log_warning("history: %s; %u event(s) kept in memory (up to %d), written back when it works again",
+			    history_last_error(m->history), history_pending(m->history), HISTORY_PENDING_MAX);
+}
+
 typedef struct EmitCtx {
 	Context *ctx;
 	Disk *disk;
@@ -87,8 +102,8 @@ static void on_event(const DetectEvent *e, void *userdata)
 	snprintf(h.severity, sizeof h.severity, "%s", detect_event_severity(e->kind));
 	snprintf(h.message, sizeof h.message, "%s", e->message);
 	m->events[e->kind]++;
-	if (history_add(m->history, &h) < 0 && history_errors(m->history) == 1)
-		log_warning("Failed to store an event in %s, keeping events in memory", history_path(m->history));
+	if (history_add(m->history, &h) < 0)
+		history_said(m);
 
 	if (e->kind == EVENT_STALL) {
 		if (d->stall_log_minute != m->now_mono_usec / 60000000) {
@@ -195,6 +210,10 @@ void monitor_tick(Context *ctx, uint64_t now_mono_usec)
 		return;
 	m->now_mono_usec = now_mono_usec;
 	m->now_real_usec = clock_usec(CLOCK_REALTIME);
+	int written = history_maintain(m->history, now_mono_usec);
+	if (written > 0)
+		log_notice("history: wrote %d event(s) kept in memory to %s", written, history_path(m->history));
+	history_said(m);
 	double now = (double)now_mono_usec / 1e6;
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
 		Disk *d = registry_at(ctx->disks, i);
@@ -322,9 +341,10 @@ int monitor_start(Context *ctx)
 	if (r == -ESTALE)
 		log_warning("history: %s", err ? err : "database was corrupt, started a new one");
 	else if (r < 0)
-		log_error("history: %s; events are kept in memory only until a restart", err ? err : "cannot open");
+		log_error("history: %s", err ? err : "cannot open");
 	else
 		log_info("history: %s", history_path(m->history));
+	m->history_said = history_state(m->history);
 	m->journal = access("/run/systemd/journal/socket", W_OK) == 0;
 	return 0;
 }

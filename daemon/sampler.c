@@ -21,6 +21,7 @@
 typedef struct SampleRun {
 	Context *ctx;
 	uint64_t now;
+	unsigned duplicates;
 } SampleRun;
 
 static void on_line(const DiskstatLine *l, void *userdata)
@@ -29,10 +30,16 @@ static void on_line(const DiskstatLine *l, void *userdata)
 	Disk *d = registry_get(run->ctx->disks, l->name);
 	if (!d || d->sys.major != l->major || d->sys.minor != l->minor)
 		return;
+	if (d->seen) {
+		run->duplicates++;	/* a second line for one device: the first counts */
+		return;
+	}
 	d->seen = true;
 	if (d->ds.primed && run->ctx->last_sample_usec && run->now > run->ctx->last_sample_usec)
 		d->interval = (double)(run->now - run->ctx->last_sample_usec) / 1e6;
+	uint64_t resets = d->ds.resets;
 	diskstats_accumulate(&d->ds, l);
+	run->ctx->diskstats_resets += d->ds.resets - resets;
 }
 
 int sampler_sample(Context *ctx, uint64_t now_usec)
@@ -50,7 +57,7 @@ int sampler_sample(Context *ctx, uint64_t now_usec)
 		registry_at(ctx->disks, i)->seen = false;
 
 	SampleRun run = {.ctx = ctx, .now = now_usec};
-	unsigned bad = diskstats_parse(text, on_line, &run);
+	unsigned bad = diskstats_parse(text, on_line, &run) + run.duplicates;
 	if (bad && ctx->diskstats_bad_lines == 0)
 		log_warning("diskstats has %u malformed line(s), ignoring them", bad);
 	ctx->diskstats_bad_lines += bad;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "service.h"
 
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -117,6 +120,31 @@ void service_reloaded(Context *ctx)
 	status_line(ctx, status, sizeof status);
 	snprintf(ctx->last_status, sizeof ctx->last_status, "%s", status);
 	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+}
+
+int service_drop_tracing_caps(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	const unsigned caps[] = {CAP_BPF, CAP_PERFMON};
+	bool had = false;
+	for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
+		uint32_t bit = UINT32_C(1) << (caps[i] % 32);
+		struct __user_cap_data_struct *d = &data[caps[i] / 32];
+		had |= (d->permitted | d->effective | d->inheritable) & bit;
+		d->effective &= ~bit;
+		d->permitted &= ~bit;
+		d->inheritable &= ~bit;
+		/* ambient caps would survive an exec; we exec nothing, but say so */
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, caps[i], 0, 0);
+	}
+	if (!had)
+		return 0;
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return -errno;
+	return 1;
 }
 
 void service_stopping(void)

@@ -19,3 +19,8 @@ void service_sampled(Context *ctx);
 void service_reloading(Context *ctx);
 void service_reloaded(Context *ctx);
 void service_stopping(void);
+/* Gives up CAP_BPF and CAP_PERFMON (effective, permitted, inheritable,
+ * ambient) once the tracer is attached: its maps, rings and perf events are
+ * open file descriptors that need no capability to use. Returns 1 when it
+ * dropped something, 0 when there was nothing to drop. */
+int service_drop_tracing_caps(void);

@@ -225,8 +225,11 @@ int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret
 	int r = probe_devnum(blk, &d.major, &d.minor);
 	if (r < 0)
 		return r;
-	int64_t size = attr_i64(blk, "size");
-	d.size_sectors = size > 0 ? (uint64_t)size : 0;
+	/* Unreadable is not zero: a disk whose size we cannot read is still
+	 * watched (class unknown, with the reason), never dropped as empty. */
+	uint64_t size = 0;
+	d.facts.size_status = read_u64_at(blk, "size", &size);
+	d.size_sectors = d.facts.size_status == 0 ? size : 0;
 
 	ssize_t n = readlinkat(sysfs_fd, path, link, sizeof link - 1);
 	link[n > 0 ? n : 0] = 0;

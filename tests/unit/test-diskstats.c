@@ -89,16 +89,88 @@ static void test_accumulate(void)
 	CHECK_INT(a.delta[DS_READS], 50);
 	CHECK_INT(a.total[DS_IN_FLIGHT], 1);	/* a gauge, never accumulated */
 	CHECK_INT(a.wraps, 1);
-	/* A 64-bit counter going backwards is a reset: start over from the new value. */
+	/* A 64-bit counter going backwards is never a wrap. */
 	l.v[DS_READ_SECTORS] = UINT64_C(1) << 40;
 	diskstats_accumulate(&a, &l);
+	uint64_t before = a.total[DS_READ_SECTORS];
 	l.v[DS_READ_SECTORS] = 7;
 	diskstats_accumulate(&a, &l);
-	CHECK_INT(a.total[DS_READ_SECTORS], 7);
+	CHECK_INT(a.total[DS_READ_SECTORS], before);	/* held as suspect: nothing counted, nothing lost */
+	CHECK_INT(a.resets, 0);
+	/* It continues from the new value: the device restarted its counters. */
+	l.v[DS_READ_SECTORS] = 20;
+	diskstats_accumulate(&a, &l);
+	CHECK_INT(a.total[DS_READ_SECTORS], before + 13);
 	CHECK_INT(a.resets, 1);
+	CHECK_INT(a.wraps, 1);
 	uint64_t d;
-	CHECK(diskstats_counter_delta(10, 15, &d) && d == 5);
-	CHECK(!diskstats_counter_delta(UINT64_C(1) << 33, 1, &d));
+	CHECK(diskstats_counter_delta(DS_READS, 10, 15, &d) && d == 5);
+	CHECK(!diskstats_counter_delta(DS_READS, UINT64_C(1) << 33, 1, &d));
+	/* Only the *_ms fields wrap at 32 bits, and only from the top half. */
+	CHECK(!diskstats_counter_delta(DS_READS, UINT32_MAX - 5, 4, &d));
+	CHECK(diskstats_counter_delta(DS_IO_MS, UINT32_MAX - 5, 4, &d) && d == 10);
+	CHECK(!diskstats_counter_delta(DS_IO_MS, 1000, 4, &d));
+	CHECK(!diskstats_counter_delta(DS_IO_MS, UINT64_C(1) << 33, 4, &d));
+}
+
+/* What the audit found: a 64-bit counter going backwards (or a duplicated,
+ * stale device line) jumped by 2^32; a counter at 2^64-1 went backwards. */
+static void test_never_decreasing(void)
+{
+	DiskstatAccum a = {0};
+	DiskstatLine l = {.n_fields = 17};
+	for (int f = 0; f < _DS_FIELD_MAX; f++)
+		l.v[f] = 1000;
+	diskstats_accumulate(&a, &l);
+	/* a stale line (smaller values everywhere), then the real one again */
+	DiskstatLine stale = l;
+	for (int f = 0; f < _DS_FIELD_MAX; f++)
+		stale.v[f] = 900;
+	diskstats_accumulate(&a, &stale);
+	for (int f = 0; f < _DS_FIELD_MAX; f++)
+		if (f != DS_IN_FLIGHT)
+			CHECK_INT(a.total[f], 1000);
+	for (int f = 0; f < _DS_FIELD_MAX; f++)
+		l.v[f] = 1010;
+	diskstats_accumulate(&a, &l);
+	for (int f = 0; f < _DS_FIELD_MAX; f++)
+		if (f != DS_IN_FLIGHT)
+			CHECK_INT(a.total[f], 1010);
+	CHECK_INT(a.resets, 0);
+	CHECK_INT(a.wraps, 0);
+
+	/* a counter at 2^64-1, then small: never a decrease, never 2^32 */
+	DiskstatAccum b = {0};
+	DiskstatLine m = {.n_fields = 11};
+	m.v[DS_WRITES] = UINT64_MAX;
+	diskstats_accumulate(&b, &m);
+	m.v[DS_WRITES] = 3;
+	diskstats_accumulate(&b, &m);
+	CHECK(b.total[DS_WRITES] == UINT64_MAX);
+	m.v[DS_WRITES] = 5;
+	diskstats_accumulate(&b, &m);
+	CHECK(b.total[DS_WRITES] == UINT64_MAX);	/* saturates, never wraps */
+	CHECK_INT(b.resets, 1);
+
+	/* random walks: the total never decreases */
+	DiskstatAccum c = {0};
+	DiskstatLine r = {.n_fields = 17};
+	uint64_t seed = 42, prev[_DS_FIELD_MAX] = {0};
+	for (int i = 0; i < 100000; i++) {
+		for (int f = 0; f < _DS_FIELD_MAX; f++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			uint64_t x = seed >> 33;
+			r.v[f] = x % 7 == 0 ? x : x % 11 == 0 ? UINT64_MAX - x : r.v[f] + x % 1000;
+		}
+		diskstats_accumulate(&c, &r);
+		for (int f = 0; f < _DS_FIELD_MAX; f++)
+			if (f != DS_IN_FLIGHT && c.total[f] < prev[f]) {
+				CHECK(c.total[f] >= prev[f]);
+				f = _DS_FIELD_MAX, i = 100000;
+			}
+		for (int f = 0; f < _DS_FIELD_MAX; f++)
+			prev[f] = c.total[f];
+	}
 }
 
 int main(void)
@@ -107,5 +179,6 @@ int main(void)
 	test_bad_lines();
 	test_whole_file();
 	test_accumulate();
+	test_never_decreasing();
 	return test_done("test-diskstats");
 }

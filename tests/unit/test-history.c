@@ -116,22 +116,85 @@ int main(void)
 	queries(h, 0);
 	h = history_close(h);
 
-	/* A directory that cannot hold a database: memory only, still queryable. */
-	CHECK(history_open("/proc/self/no-such-dir", &h, &err) < 0);
-	CHECK(err != NULL);
+	/* Deleted while in use: recreated from the open handle, nothing lost. */
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	fill(h);
+	const char *suffix[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
+		snprintf(path, sizeof path, "%s/events.db%s", dir, suffix[i]);
+		unlink(path);
+	}
+	CHECK_INT(history_maintain(h, 1), 0);
+	snprintf(path, sizeof path, "%s/events.db", dir);
+	struct stat st;
+	CHECK_INT(stat(path, &st), 0);
+	CHECK(history_persistent(h));
+	CHECK(history_errors(h) >= 1);
+	HistoryEvent late = ev("sde", "stall", 9000);
+	CHECK_INT(history_add(h, &late), 0);
+	h = history_close(h);
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	g.n = 0;
+	history_query(h, &(HistoryFilter){0}, collect, &g);
+	CHECK_INT(g.n, 61);	/* the 60 from before the deletion and the one after */
+	CHECK_INT(g.e[60].time_usec, 9000);
+	h = history_close(h);
+
+	/* A directory that does not exist yet: memory only, still queryable, and
+	 * written back once it can be. */
+	char later[300];
+	snprintf(later, sizeof later, "%s/later", dir);
+	CHECK(history_open(later, &h, &err) < 0);
+	CHECK(err && strstr(err, "kept in memory"));
 	free(err);
 	err = NULL;
 	CHECK(h && !history_persistent(h));
-	fill(h);
+	CHECK_INT(history_state(h), HISTORY_MEMORY);
+	for (unsigned i = 0; i < 30; i++) {
+		HistoryEvent e = ev(i % 3 ? "sdb" : "sdc", i % 2 ? "stall" : "storm-start", 1000 + i);
+		CHECK_INT(history_add(h, &e), -EIO);
+		CHECK_INT(e.id, i + 1);
+	}
+	CHECK_INT(history_pending(h), 30);
 	queries(h, 0);
-	for (unsigned i = 0; i < HISTORY_MEMORY + 10; i++) {
+	CHECK_INT(history_forget(h, "sdc", NULL), 10);
+	CHECK_INT(history_pending(h), 20);
+	CHECK_INT(mkdir(later, 0755), 0);
+	CHECK_INT(history_maintain(h, 5), 0);	/* not due yet: retries are spaced */
+	CHECK_INT(history_maintain(h, 5 + HISTORY_RETRY_USEC), 20);
+	CHECK(history_persistent(h));
+	CHECK_INT(history_pending(h), 0);
+	HistoryEvent next = ev("sdb", "stall", 2000);
+	CHECK_INT(history_add(h, &next), 0);
+	CHECK_INT(next.id, 31);	/* ids go on from the pending ones: --follow misses nothing */
+	h = history_close(h);
+	CHECK_INT(history_open(later, &h, &err), 0);
+	g.n = 0;
+	history_query(h, &(HistoryFilter){0}, collect, &g);
+	CHECK_INT(g.n, 21);
+	CHECK_INT(g.e[20].id, 31);
+	h = history_close(h);
+
+	/* A database that can never be opened (a directory in its place): the
+	 * pending ring keeps the newest, counts what it dropped, and stays
+	 * queryable, oldest first. */
+	snprintf(path, sizeof path, "%s/blocked", dir);
+	CHECK_INT(mkdir(path, 0755), 0);
+	snprintf(later, sizeof later, "%s/events.db", path);
+	CHECK_INT(mkdir(later, 0755), 0);
+	CHECK(history_open(path, &h, &err) < 0);
+	free(err);
+	err = NULL;
+	for (unsigned i = 0; i < HISTORY_PENDING_MAX + 10; i++) {
 		HistoryEvent e = ev("sdd", "stall", 5000 + i);
 		history_add(h, &e);
 	}
+	CHECK_INT(history_dropped(h), 10);
 	g.n = 0;
 	history_query(h, &(HistoryFilter){.device = "sdd", .limit = 3}, collect, &g);
 	CHECK_INT(g.n, 3);
-	CHECK_INT(g.e[2].time_usec, 5000 + HISTORY_MEMORY + 9);
+	CHECK_INT(g.e[2].time_usec, 5000 + HISTORY_PENDING_MAX + 9);
+	CHECK(g.e[0].id < g.e[1].id && g.e[1].id < g.e[2].id);
 	h = history_close(h);
 
 	char cmd[300];

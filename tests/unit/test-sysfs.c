@@ -82,6 +82,38 @@ static void test_edge_entries(void)
 	uint64_t size;
 	CHECK_INT(sysfs_read_size(fd, "sdq", &size), 0);
 	CHECK_INT(size, 2048);
+
+	/* A FIFO in place of an attribute must not block (the audit's hang), and
+	 * an unreadable size is an error the classifier states, never a zero. */
+	mkdirat(fd, "block/sdf", 0755);
+	put(fd, "block/sdf/dev", "8:80\n");
+	CHECK_INT(mkfifoat(fd, "block/sdf/size", 0644), 0);
+	mkdirat(fd, "block/sdf/queue", 0755);
+	CHECK_INT(mkfifoat(fd, "block/sdf/queue/rotational", 0644), 0);
+	CHECK_INT(sysfs_probe_disk(fd, -1, "sdf", &d), 0);
+	CHECK_INT(d.facts.size_status, -EBADFD);
+	CHECK_INT(d.size_sectors, 0);
+	CHECK_INT(d.facts.rotational, -1);
+	CHECK_INT(sysfs_read_size(fd, "sdf", &size), -EBADFD);
+	Verdict v;
+	classify_disk(&d.facts, NULL, &v);
+	CHECK_STR(disk_class_to_string(v.class), "unknown");
+	CHECK(strstr(v.basis, "size could not be read") != NULL);
+	bool said = false;
+	for (unsigned i = 0; i < v.n_evidence; i++)
+		said |= strstr(v.evidence[i].source, "size") && strstr(v.evidence[i].value, "not a regular file") &&
+			v.evidence[i].decisive;
+	CHECK(said);
+	/* a directory where the size should be, and a missing one */
+	mkdirat(fd, "block/sdg", 0755);
+	put(fd, "block/sdg/dev", "8:96\n");
+	mkdirat(fd, "block/sdg/size", 0755);
+	CHECK_INT(sysfs_probe_disk(fd, -1, "sdg", &d), 0);
+	CHECK_INT(d.facts.size_status, -EBADFD);
+	mkdirat(fd, "block/sdh", 0755);
+	put(fd, "block/sdh/dev", "8:112\n");
+	CHECK_INT(sysfs_probe_disk(fd, -1, "sdh", &d), 0);
+	CHECK_INT(d.facts.size_status, -ENOENT);
 	close(fd);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
