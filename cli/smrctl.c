@@ -129,13 +129,26 @@ static int recv_line(int fd, char **ret)
 	}
 }
 
-static int call(const char *socket_path, const char *cmd, json_object *args, json_object **ret)
+static void say_unreachable(const char *path, int r)
+{
+	if (r == -EACCES || r == -EPERM)
+		fprintf(stderr, "smrctl: permission denied on %s: its group may use it (ls -l %s); run as root or "
+				"as a member of that group (usually smrd)\n", path, path);
+	else if (r == -ENOENT || r == -ECONNREFUSED)
+		fprintf(stderr, "smrctl: cannot reach smrd at %s: %s (is smrd running? see --socket)\n", path, strerror(-r));
+	else
+		fprintf(stderr, "smrctl: cannot reach smrd at %s: %s\n", path, strerror(-r));
+}
+
+/* One request, one reply: 0 with *ret, -EREMOTE with the daemon's code and
+ * message, or another -errno (said already). */
+static int exchange(const char *socket_path, const char *cmd, json_object *args, json_object **ret, char **ret_code,
+		    char **ret_msg)
 {
 	_cleanup_close_ int fd = connect_daemon(socket_path);
 	if (fd < 0) {
-		fprintf(stderr, "smrctl: cannot reach smrd at %s: %s (is smrd running? see --socket)\n",
-			socket_path, strerror(-fd));
-		return EXIT_NO_DAEMON;
+		say_unreachable(socket_path, fd);
+		return fd;
 	}
 	_cleanup_free_ char *req = proto_encode_request(cmd, args), *line = NULL;
 	int r = req ? send_all(fd, req) : -ENOMEM;
@@ -143,19 +156,31 @@ static int call(const char *socket_path, const char *cmd, json_object *args, jso
 		r = recv_line(fd, &line);
 	if (r < 0) {
 		fprintf(stderr, "smrctl: no answer from smrd at %s: %s\n", socket_path, strerror(-r));
-		return EXIT_NO_DAEMON;
+		return r;
 	}
-	_cleanup_free_ char *code = NULL, *msg = NULL;
-	r = proto_decode_reply(line, ret, &code, &msg);
-	if (r == -EREMOTE) {
-		fprintf(stderr, "smrctl: %s: %s\n", cmd, msg && *msg ? msg : code);
-		return EXIT_REFUSED;
-	}
-	if (r < 0) {
+	r = proto_decode_reply(line, ret, ret_code, ret_msg);
+	if (r < 0 && r != -EREMOTE)
 		fprintf(stderr, "smrctl: malformed reply from smrd\n");
-		return EXIT_NO_DAEMON;
+	return r;
+}
+
+/* A daemon at its client limit says "busy": that is worth a retry, for as
+ * long as smrctl waits for any answer. */
+static int call(const char *socket_path, const char *cmd, json_object *args, json_object **ret)
+{
+	for (int waited = 0;; waited += 100) {
+		_cleanup_free_ char *code = NULL, *msg = NULL;
+		int r = exchange(socket_path, cmd, args, ret, &code, &msg);
+		if (r == -EREMOTE && streq_ptr(code, "busy") && waited < SMRCTL_TIMEOUT_MS) {
+			poll(NULL, 0, 100);
+			continue;
+		}
+		if (r == -EREMOTE) {
+			fprintf(stderr, "smrctl: %s: %s\n", cmd, msg && *msg ? msg : code);
+			return EXIT_REFUSED;
+		}
+		return r < 0 ? EXIT_NO_DAEMON : 0;
 	}
-	return 0;
 }
 
 /* top asks for `disks` every second; on a terminal each screen replaces the last. */

@@ -163,7 +163,32 @@ double context_slow_threshold(const Context *ctx)
 	return t;
 }
 
-static int render_metrics(void *userdata, Buf *out) { return exporter_render(userdata, out); }
+/* The page is rendered at most once per sample: what it shows changes at
+ * the sample, and any number of scrapers in between are sent the same
+ * bytes, so a flood of scrapes costs copies, not renders. */
+static int render_metrics(void *userdata, HttpBody **ret)
+{
+	Context *ctx = userdata;
+	uint64_t now;
+	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
+	if (!ctx->page || ctx->page_samples != ctx->samples || now - ctx->page_usec >= (uint64_t)(ctx->config.interval * 1e6)) {
+		Buf b = {0};
+		int r = exporter_render(ctx, &b);
+		if (r < 0) {
+			buf_free(&b);
+			return r;
+		}
+		HttpBody *body = http_body_new(&b);
+		if (!body)
+			return -ENOMEM;
+		http_body_unref(ctx->page);
+		ctx->page = body;
+		ctx->page_samples = ctx->samples;
+		ctx->page_usec = now;
+	}
+	*ret = http_body_ref(ctx->page);
+	return 0;
+}
 
 static int start_services(Context *ctx)
 {
@@ -183,7 +208,8 @@ static int start_services(Context *ctx)
 	if (r < 0)
 		log_warning_errno(r, "Failed to drop CAP_BPF and CAP_PERFMON, keeping them: %m");
 	else if (r > 0)
-		log_info("tracer attached: CAP_BPF and CAP_PERFMON dropped");
+		log_info("dropped CAP_BPF and CAP_PERFMON: %s", streq(tracer_backend(ctx), "none") ? "no tracer uses them"
+				 : "the tracer is attached and needs them no more");
 	int control_fd, http_fd;
 	r = service_listen_fds(&control_fd, &http_fd);
 	if (r < 0)
@@ -244,6 +270,7 @@ void context_done(Context *ctx)
 {
 	ctx->control = control_free(ctx->control);
 	ctx->http = http_free(ctx->http);
+	ctx->page = http_body_unref(ctx->page);
 	sampler_stop(ctx);
 	ctx->watchdog_timer = sd_event_source_disable_unref(ctx->watchdog_timer);
 	tracer_stop(ctx);

@@ -51,6 +51,8 @@ typedef struct Context {
 	uint64_t last_sample_usec;	/* CLOCK_MONOTONIC of the last diskstats sample */
 	uint64_t last_rescan_usec;
 	uint64_t samples, diskstats_bad_lines, diskstats_read_errors, diskstats_resets, scrapes;
+	struct HttpBody *page;		/* the metrics page of this sample */
+	uint64_t page_samples, page_usec;
 	uint64_t probe_errors;
 	bool notified_ready;
 	sd_event_source *watchdog_timer;

@@ -243,40 +243,45 @@ static void refuse_busy(int fd)
 	close(fd);
 }
 
-/* The connection that has waited longest for input (of uid, unless -1):
- * it is the one to give way. Connections busy writing a reply are not. */
-static Conn *oldest_waiting(Control *ctl, uid_t uid, unsigned *ret_count)
+/* The connection to give way to a newcomer (among uid's, unless -1): the
+ * one that has waited longest for a request, else one whose reply has
+ * gone unread for CONTROL_STALLED_USEC (a client that reads takes
+ * milliseconds). NULL if every one is busy for real. */
+static Conn *victim(Control *ctl, uid_t uid, unsigned *ret_count)
 {
-	Conn *best = NULL;
+	Conn *waiting = NULL, *stalled = NULL;
+	uint64_t now = now_usec(ctl);
 	unsigned n = 0;
 	for (Conn *c = ctl->conns; c; c = c->next) {
 		if (uid != (uid_t)-1 && c->peer.uid != uid)
 			continue;
 		n++;
-		if (!writing(c) && (!best || c->since <= best->since))
-			best = c;
+		if (!writing(c) && (!waiting || c->since <= waiting->since))
+			waiting = c;
+		if (writing(c) && now - c->since >= CONTROL_STALLED_USEC && (!stalled || c->since <= stalled->since))
+			stalled = c;
 	}
 	*ret_count = n;
-	return best;
+	return waiting ? waiting : stalled;
 }
 
 /* Makes room for a new connection from uid; false when none can be made. */
 static bool make_room(Control *ctl, uid_t uid)
 {
 	unsigned n;
-	Conn *victim = oldest_waiting(ctl, uid, &n);
+	Conn *v = victim(ctl, uid, &n);
 	if (n >= CONTROL_MAX_PER_UID) {
-		if (!victim)
+		if (!v)
 			return false;
 		ctl->stats.evicted++;
-		conn_free(victim);
+		conn_free(v);
 	}
 	if (ctl->n_conns >= CONTROL_MAX_CLIENTS) {
-		victim = oldest_waiting(ctl, (uid_t)-1, &n);
-		if (!victim)
+		v = victim(ctl, (uid_t)-1, &n);
+		if (!v)
 			return false;
 		ctl->stats.evicted++;
-		conn_free(victim);
+		conn_free(v);
 	}
 	return true;
 }

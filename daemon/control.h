@@ -24,6 +24,7 @@ typedef int (*ControlHandler)(void *userdata, const char *command, json_object *
 #define CONTROL_MAX_PER_UID 16		/* of one peer uid */
 #define CONTROL_REQUEST_USEC (10 * UINT64_C(1000000))	/* for a whole request */
 #define CONTROL_OUTPUT_USEC (10 * UINT64_C(1000000))	/* for a whole reply to be read */
+#define CONTROL_STALLED_USEC (1 * UINT64_C(1000000))	/* a reply unread this long may give way */
 #define CONTROL_MAX_OUTPUT (32u << 20)	/* bytes of replies held for all clients */
 
 typedef struct ControlStats {

@@ -152,9 +152,10 @@ static uint64_t step_field(DiskstatAccum *a, DiskstatField f, uint64_t cur)
 		a->suspect_mask &= ~bit;
 		return d;
 	}
-	/* Backwards. Confirmed when the previous sample was backwards too and
-	 * this one continues from it: the counters restarted. */
-	if ((a->suspect_mask & bit) && cur >= a->suspect[f]) {
+	/* Backwards. A reset is confirmed once the counter grows from the low
+	 * value (a stale line repeats it, or the counter comes back to where
+	 * it was: then it was a glitch, counted by the first branch). */
+	if ((a->suspect_mask & bit) && cur > a->suspect[f]) {
 		a->resets++;
 		a->suspect_mask &= ~bit;
 		a->last[f] = cur;

@@ -52,10 +52,10 @@ unsigned diskstats_parse(const char *text, void (*cb)(const DiskstatLine *l, voi
  * prints the *_ms fields as 32-bit values, which wrap; every other counter
  * is 64-bit and never wraps in practice. A counter that goes backwards
  * otherwise is a reset (or a glitch): it is counted, and the exported total
- * never decreases. A first backwards value is held as suspect for one
- * sample: if the counter then continues from its old value it was a glitch
- * (a duplicated or stale line) and nothing is lost; if it continues from the
- * new one, the device restarted its counters and counting resumes there. */
+ * never decreases. A backwards value is held as suspect: if the counter
+ * comes back to its old value it was a glitch (a duplicated or stale line)
+ * and nothing is lost; once it grows from the low value, the device
+ * restarted its counters and counting resumes there. */
 typedef struct DiskstatAccum {
 	bool primed;
 	unsigned n_fields;

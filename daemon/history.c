@@ -39,6 +39,8 @@ struct History {
 	HistoryEvent *pending;		/* ring of HISTORY_PENDING_MAX, allocated when first needed */
 	unsigned pend_head, pend_len;
 	char last_error[256];
+	char notice[320];
+	bool has_notice;
 };
 
 static const char *const state_names[_HISTORY_STATE_MAX] = {
@@ -407,7 +409,20 @@ static int rescue(History *h)
 	int r = open_rw(h);
 	if (r < 0)
 		open_ro(h);
+	else {
+		snprintf(h->notice, sizeof h->notice, "%.200s was deleted or replaced while in use: recreated with every event",
+			 h->path);
+		h->has_notice = true;
+	}
 	return r;
+}
+
+const char *history_take_notice(History *h)
+{
+	if (!h || !h->has_notice)
+		return NULL;
+	h->has_notice = false;
+	return h->notice;
 }
 
 static bool file_gone(const History *h)

@@ -65,6 +65,9 @@ const char *history_state_to_string(HistoryState s);
 const char *history_path(const History *h);
 /* Why the database is not (fully) usable; "" when it is. */
 const char *history_last_error(const History *h);
+/* Something that happened to the database and was dealt with (a deleted
+ * file recreated), once; NULL if nothing new. */
+const char *history_take_notice(History *h);
 /* Stores e and sets e->id: 0 when stored, -EIO when kept in memory for now,
  * -ENOBUFS when even memory was full (the oldest pending event was dropped). */
 int history_add(History *h, HistoryEvent *e);

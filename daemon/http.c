@@ -36,6 +36,44 @@
 #define HTTP_MEMORY_LIMIT (64 * 1024)
 #define WEB_FILE_MAX (1024 * 1024)
 
+struct HttpBody {
+	unsigned refs;
+	size_t len;
+	char *data;
+};
+
+HttpBody *http_body_new(Buf *b)
+{
+	HttpBody *body = b->oom ? NULL : malloc(sizeof *body);
+	if (!body) {
+		buf_free(b);
+		return NULL;
+	}
+	*body = (HttpBody){.refs = 1, .len = b->len, .data = b->data};
+	*b = (Buf){0};
+	return body;
+}
+
+HttpBody *http_body_ref(HttpBody *body)
+{
+	if (body)
+		body->refs++;
+	return body;
+}
+
+HttpBody *http_body_unref(HttpBody *body)
+{
+	if (body && --body->refs == 0) {
+		free(body->data);
+		free(body);
+	}
+	return NULL;
+}
+
+size_t http_body_size(const HttpBody *body) { return body ? body->len : 0; }
+
+static void body_release(void *cls) { http_body_unref(cls); }
+
 struct WebSetup {
 	WebConfig cfg;
 	char *cert_pem, *key_pem, *ca_pem;
@@ -333,15 +371,9 @@ static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
 
 /* ------------------------------------------------------------ requests */
 
-static enum MHD_Result reply(Http *h, struct MHD_Connection *c, unsigned status, const char *type, char *body,
-			     size_t len, enum MHD_ResponseMemoryMode mode)
+static enum MHD_Result send_response(Http *h, struct MHD_Connection *c, unsigned status, const char *type,
+				     struct MHD_Response *resp)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
-	if (!resp) {
-		if (mode == MHD_RESPMEM_MUST_FREE)
-			free(body);
-		return MHD_NO;
-	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
@@ -354,6 +386,18 @@ static enum MHD_Result reply(Http *h, struct MHD_Connection *c, unsigned status,
 	enum MHD_Result r = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return r;
+}
+
+static enum MHD_Result reply(Http *h, struct MHD_Connection *c, unsigned status, const char *type, char *body,
+			     size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
+	if (!resp) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	return send_response(h, c, status, type, resp);
 }
 
 static enum MHD_Result reply_text(Http *h, struct MHD_Connection *c, unsigned status, const char *text)
@@ -492,15 +536,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!streq(url, "/metrics"))
 		return reply_text(h, c, MHD_HTTP_NOT_FOUND, "not found\n");
 
-	Buf b = {0};
-	int r = h->render(h->userdata, &b);
+	HttpBody *body = NULL;
+	int r = h->render(h->userdata, &body);
 	if (r < 0) {
-		buf_free(&b);
 		log_warning_errno(r, "Failed to render metrics: %m");
 		return reply_text(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "render failed\n");
 	}
-	return reply(h, c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", b.data ? b.data : strdup(""), b.len,
-		     MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->data,
+											   body_release, body);
+	if (!resp) {
+		http_body_unref(body);
+		return MHD_NO;
+	}
+	return send_response(h, c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", resp);
 }
 
 /* ----------------------------------------------------------- the loop */
@@ -662,6 +710,9 @@ static int start_mhd(Http *h, struct WebSetup *web)
 		r = sd_event_add_time(h->event, &h->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, h);
 	if (r < 0)
 		return r;
+	/* Scrapers wait behind sampling and the watchdog, never the reverse. */
+	sd_event_source_set_priority(h->io, HTTP_EVENT_PRIORITY);
+	sd_event_source_set_priority(h->timer, HTTP_EVENT_PRIORITY);
 	h->stats.tls = tls;
 	schedule(h);
 	return 0;

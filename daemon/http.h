@@ -15,9 +15,20 @@
 #include "util.h"
 
 typedef struct Http Http;
-/* Renders the metrics page; returns 0 or -errno. */
-typedef int (*HttpRenderFn)(void *userdata, Buf *out);
 
+/* A response body shared by every request that is sending it (refcounted):
+ * a page rendered once is sent to many scrapers without a copy. */
+typedef struct HttpBody HttpBody;
+/* Takes b's memory (b is left empty); NULL on OOM (b is freed). */
+HttpBody *http_body_new(Buf *b);
+HttpBody *http_body_ref(HttpBody *body);
+HttpBody *http_body_unref(HttpBody *body);
+size_t http_body_size(const HttpBody *body);
+
+/* Renders (or hands out a ref of) the metrics page; returns 0 or -errno. */
+typedef int (*HttpRenderFn)(void *userdata, HttpBody **ret);
+
+#define HTTP_EVENT_PRIORITY 10		/* below the sampling timer and the watchdog */
 #define HTTP_MAX_CONNECTIONS 128	/* libmicrohttpd's hard limit */
 #define HTTP_RESERVED 8			/* kept free: past MAX - RESERVED the oldest waiting one goes */
 #define HTTP_MAX_PER_ADDRESS 32

@@ -211,6 +211,9 @@ void monitor_tick(Context *ctx, uint64_t now_mono_usec)
 	m->now_mono_usec = now_mono_usec;
 	m->now_real_usec = clock_usec(CLOCK_REALTIME);
 	int written = history_maintain(m->history, now_mono_usec);
+	const char *notice = history_take_notice(m->history);
+	if (notice)
+		log_warning("history: %s", notice);
 	if (written > 0)
 		log_notice("history: wrote %d event(s) kept in memory to %s", written, history_path(m->history));
 	history_said(m);

@@ -106,8 +106,12 @@ int sampler_start(Context *ctx)
 	if (r < 0)
 		return r;
 	ctx->last_rescan_usec = now;
-	return sd_event_add_time(ctx->event, &ctx->sample_timer, CLOCK_MONOTONIC,
-				 now + (uint64_t)(ctx->config.interval * 1e6), 1000, on_timer, ctx);
+	r = sd_event_add_time(ctx->event, &ctx->sample_timer, CLOCK_MONOTONIC,
+			      now + (uint64_t)(ctx->config.interval * 1e6), 1000, on_timer, ctx);
+	if (r < 0)
+		return r;
+	/* Sampling comes first: a flood of scrapes or clients must not delay it. */
+	return sd_event_source_set_priority(ctx->sample_timer, SD_EVENT_PRIORITY_IMPORTANT);
 }
 
 void sampler_stop(Context *ctx)

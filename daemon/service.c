@@ -66,6 +66,8 @@ int service_watchdog(Context *ctx)
 	if (r < 0)
 		return r;
 	r = sd_event_source_set_enabled(ctx->watchdog_timer, SD_EVENT_ON);
+	if (r >= 0)
+		r = sd_event_source_set_priority(ctx->watchdog_timer, SD_EVENT_PRIORITY_IMPORTANT);
 	if (r < 0)
 		return r;
 	log_info("watchdog: pinging every %.1f s (WatchdogSec=%.1f s)", (double)ctx->watchdog_period_usec / 1e6,

@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The event history under faults: a state directory that fills up, that is
+# read-only, that vanishes, an events.db deleted while smrd runs, and a
+# kill -9 in the middle of a stream of writes. Each time: every event is
+# still listed by smrctl events, the degraded state is exported, the
+# events are written to the database once it works again, and a restart
+# finds them all. Events come fast from an emulated disk whose every read
+# takes 20 ms, with the stall threshold at 10 ms.
+if [ -z "${SMRD_TEST_NS:-}" ]; then
+	SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+use_emu
+
+emu_up DEV hist ssd --ssd-us 20000 || exit 1
+N=${DEV#/dev/}
+S=$T/state
+mkdir -p "$S"
+ARGS=(--interval 0.5 --include "^$N\$" --exclude '^$' --slow-io 0.005 --detect.stall-threshold 0.01 --state-dir "$S")
+
+stalls() {	# stalls SECONDS: random reads, each one a stall event
+	timeout -k 5 $(($1 + 30)) fio --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+		--iodepth=2 --time_based --runtime="$1" --output=/dev/null >/dev/null 2>&1 || fail "fio"
+	sleep 1.5	# the last completions reach the detector
+}
+events() { ctl --json events --limit 10000 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))'; }
+ids() { ctl --json events --limit 10000 | python3 -c 'import json,sys; print(" ".join(str(e["id"]) for e in json.load(sys.stdin)["events"]))'; }
+hstate() { ctl --json status | python3 -c 'import json,sys; h=json.load(sys.stdin)["history"]; print(h["state"], h["pending"], h["persistent"])'; }
+stored() { sqlite3 "$S/events.db" 'select count(*) from events' 2>/dev/null || python3 -c '
+import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from events").fetchone()[0])' "$S/events.db"; }
+# start_smrd replaces the log; keep every run's lines for the checks below
+start() { start_smrd "${ARGS[@]}"; }
+
+step "a full state directory"
+mount -t tmpfs -o size=4m tmpfs "$S" || { fail "tmpfs"; finish; }
+at_exit 'umount -l "$S" 2>/dev/null'
+start
+stalls 2
+before=$(events)
+dd if=/dev/zero of="$S/filler" bs=64k status=none 2>/dev/null	# until the disk is full
+stalls 3
+during=$(events)
+read -r st pend pers <<<"$(hstate)"
+scrape >"$T/m-full"
+say "  events: $before before the disk filled, $during after; history state $st, $pend pending, persistent $pers"
+check "events recorded while the disk is full are listed" [ "$during" -gt "$before" ]
+check "the degraded state is exported (state pending, smrd_history_persistent 0)" \
+	bash -c "[ '$st' = pending ] && [ '$(metrics_py get "$T/m-full" smrd_history_persistent)' = 0 ] && [ '$(metrics_py get "$T/m-full" smrd_history_state state=pending)' = 1 ]"
+check "and said once in the log" [ "$(grep -c 'kept in memory (up to' "$T/smrd.log")" = 1 ]
+rm -f "$S/filler"
+WAIT_LOG=$T/smrd.log wait_until 20 "the pending events to be written once space is free" \
+	bash -c "ctl() { timeout 10 '$SMRCTL' --socket '$SOCK' \"\$@\"; }; ctl --json status | grep -q '\"state\": \"ok\"'"
+read -r st pend pers <<<"$(hstate)"
+say "  after freeing space: state $st, $pend pending; $(grep -o 'wrote [0-9]* event(s) kept in memory' "$T/smrd.log" | head -1)"
+check "written back: state ok, nothing pending" bash -c "[ '$st' = ok ] && [ '$pend' = 0 ]"
+all=$(ids)
+stop_smrd
+start
+check "after a restart every event is there ($(echo "$all" | wc -w))" [ "$(ids)" = "$all" ]
+stop_smrd
+umount "$S"
+
+step "a read-only state directory"
+mount -t tmpfs -o size=16m tmpfs "$S"
+start
+stalls 2
+stored_before=$(events)
+stop_smrd
+mount -o remount,ro "$S"
+start
+check "not called corrupt" bash -c "! grep -qi 'corrupt' '$T/smrd.log'"
+check "said to be read-only" grep -q 'read-only, new ones are kept in memory' "$T/smrd.log"
+check "the stored events are listed ($stored_before)" [ "$(events)" = "$stored_before" ]
+stalls 2
+read -r st pend pers <<<"$(hstate)"
+say "  read-only: state $st, $pend pending, $(events) listed"
+check "new events are listed beside the stored ones, state read-only" \
+	bash -c "[ '$st' = read-only ] && [ $(events) -gt $stored_before ] && [ '$pend' -gt 0 ]"
+mount -o remount,rw "$S"
+WAIT_LOG=$T/smrd.log wait_until 20 "the history to be writable again" \
+	bash -c "timeout 10 '$SMRCTL' --socket '$SOCK' --json status | grep -q '\"state\": \"ok\"'"
+all=$(ids)
+stop_smrd
+start
+check "after remount and restart every event is there ($(echo "$all" | wc -w))" [ "$(ids)" = "$all" ]
+
+step "events.db deleted while smrd runs"
+stalls 2
+rm -f "$S"/events.db "$S"/events.db-wal "$S"/events.db-shm
+sleep 1.5
+check "the file is recreated" test -s "$S/events.db"
+check "the deletion is logged" grep -q 'was deleted or replaced while in use' "$T/smrd.log"
+stalls 1
+all=$(ids)
+stop_smrd
+check "nothing was lost: the database holds every event listed before the stop" [ "$(stored)" = "$(echo "$all" | wc -w)" ]
+start
+check "and a restart lists them all ($(echo "$all" | wc -w))" [ "$(ids)" = "$all" ]
+
+step "the state directory vanishes"
+stop_smrd
+umount "$S"
+S=$T/vanishing/state
+ARGS=(--interval 0.5 --include "^$N\$" --exclude '^$' --slow-io 0.005 --detect.stall-threshold 0.01 --state-dir "$S")
+start
+stalls 1
+rm -rf "$T/vanishing"
+sleep 1.5
+check "events listed while the directory is gone" [ "$(events)" -gt 0 ]
+stalls 2
+listed=$(events)
+read -r st pend pers <<<"$(hstate)"
+say "  gone: state $st, $pend pending, $listed listed"
+check "the loss of the directory is seen and exported: not persistent" [ "$pers" = False ]
+mkdir -p "$S"
+WAIT_LOG=$T/smrd.log wait_until 20 "the history to be recreated in the new directory" \
+	bash -c "timeout 10 '$SMRCTL' --socket '$SOCK' --json status | grep -q '\"state\": \"ok\"'"
+all=$(ids)
+stop_smrd
+check "everything listed while it was gone is in the new database ($(stored) of $(echo "$all" | wc -w))" \
+	[ "$(stored)" = "$(echo "$all" | wc -w)" ]
+
+step "kill -9 in the middle of a stream of events"
+start
+timeout -k 5 40 fio --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+	--iodepth=4 --time_based --runtime=6 --output=/dev/null >/dev/null 2>&1 &
+FIO=$!
+at_exit 'kill "$FIO" 2>/dev/null'
+sleep 3
+listed=$(ids)
+kill -KILL "$SMRD_PID"
+wait_pid "$SMRD_PID" 10 "smrd to die of SIGKILL"
+SMRD_PID=""
+wait_pid "$FIO" 40 "fio"
+start
+check "no corrupt database after kill -9" bash -c "! grep -qi 'corrupt' '$T/smrd.log'"
+after=" $(ids) "
+missing=0
+for id in $listed; do [[ $after == *" $id "* ]] || missing=$((missing + 1)); done
+say "  $(echo "$listed" | wc -w) events listed before the kill, $missing of them missing after the restart"
+check "every event listed before kill -9 survives it" [ "$missing" = 0 ]
+stop_smrd
+finish

@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The tracer under faults: a disk detached while it is being traced and
+# written to; BPF and perf refused (an unprivileged user, tracefs hidden):
+# smrd falls back to diskstats and says why; the perf ring and the BPF
+# slow-I/O ring overflowing while smrd is stopped: the loss is counted,
+# nothing is fatal, and tracing is exact again afterwards.
+if [ -z "${SMRD_TEST_NS:-}" ]; then
+	SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+need fio
+need curl
+[ -e /sys/kernel/btf/vmlinux ] || unavailable bpf "no /sys/kernel/btf/vmlinux: the BPF tracer needs BTF"
+losetup -f >/dev/null 2>&1 || unavailable loop "no free loop device"
+
+# Loop devices on files in RAM: fast enough to fill a ring in a second.
+mkdir -p "$T/ram" && mount -t tmpfs -o size=1g tmpfs "$T/ram" && at_exit 'umount -l "$T/ram" 2>/dev/null'
+fast_loop() { truncate -s 256M "$T/ram/$1.img"; attach_loop "$T/ram/$1.img" --direct-io=on; }
+ds_writes() { awk -v d="$1" '$3 == d { print $8 }' /proc/diskstats; }
+traced() { curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$T/m" && metrics_py get "$T/m" smrd_disk_io_latency_seconds_count device="$1" op="$2"; }
+fio_on() {	# fio_on DEV SECONDS [args]
+	local dev=$1 secs=$2
+	shift 2
+	timeout -k 5 $((secs + 30)) fio --name=f --filename="$dev" --direct=1 --ioengine=libaio --bs=4k --time_based \
+		--runtime="$secs" --output=/dev/null "$@" >/dev/null 2>&1
+}
+
+step "a disk detached while traced and written to"
+A=$(fast_loop a)
+NA=${A#/dev/}
+start_smrd --interval 0.5 --include '^loop[0-9]+$' --exclude '^$' --trace-backend bpf
+sleep 1
+fio_on "$A" 4 --rw=randwrite --iodepth=8 &
+F=$!
+sleep 1.5
+losetup -d "$A"	# lazy: the device goes when fio lets go of it
+wait_pid "$F" 40 "fio on the detached disk"
+WAIT_LOG=$T/smrd.log wait_until 10 "$NA to leave the metrics" bash -c "curl -sf --max-time 5 http://127.0.0.1:$PORT/metrics | grep -qv 'device=\"$NA\"' && ! curl -sf --max-time 5 http://127.0.0.1:$PORT/metrics | grep -q 'device=\"$NA\"'"
+check "smrd survives the detach and drops the disk" alive
+B=$(fast_loop b)
+NB=${B#/dev/}
+sleep 1.5
+w0=$(ds_writes "$NB")
+fio_on "$B" 2 --rw=randwrite --iodepth=4 --rate_iops=2000
+sleep 1.5
+w1=$(ds_writes "$NB")
+got=$(traced "$NB" write)
+say "  a new disk afterwards ($NB, maybe the same minor): diskstats $((w1 - w0)) writes, traced ${got:-none}"
+check "tracing is exact on the next disk" python3 -c "import sys; sys.exit(not abs(${got:-0} - $((w1 - w0))) <= 1)"
+stop_smrd
+
+step "ring overflow: smrd stopped while the disk is busy"
+# perf: every I/O is two samples, a fast disk fills the ring; BPF: only
+# slow I/Os use its ring, so an emulated disk where every write takes 1.5 ms.
+use_emu
+emu_up E slowring ssd --ssd-us 1500 >/dev/null || exit 1
+NE=${E#/dev/}
+for backend in perf bpf; do
+	if [ "$backend" = perf ]; then D=$B ND=$NB; else D=$E ND=$NE; fi
+	start_smrd --interval 0.5 --include "^$ND\$" --exclude '^$' --trace-backend $backend --slow-io 0.001
+	sleep 1.5
+	kill -STOP "$SMRD_PID"
+	fio_on "$D" 3 --rw=randwrite --iodepth=32
+	kill -CONT "$SMRD_PID"
+	sleep 1.5
+	check "$backend: smrd runs on" alive
+	# afterwards: exact again, counted from a clean start (perf writes its
+	# LOST record only with the next sample, so the loss is read after this)
+	w0=$(ds_writes "$ND") c0=$(traced "$ND" write)
+	fio_on "$D" 2 --rw=randwrite --iodepth=4 --rate_iops=500
+	sleep 1.5
+	w1=$(ds_writes "$ND") c1=$(traced "$ND" write)
+	say "  $backend after the overflow: diskstats $((w1 - w0)) writes, traced $(python3 -c "print(int(${c1:-0} - ${c0:-0}))")"
+	check "$backend: every I/O traced again after the overflow" python3 -c "import sys; sys.exit(not abs(${c1:-0} - ${c0:-0} - $((w1 - w0))) <= 1)"
+	curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$T/m-$backend"
+	lost_ring=$(metrics_py get "$T/m-$backend" smrd_trace_lost_events_total reason=ring_overflow)
+	lost_slow=$(metrics_py get "$T/m-$backend" smrd_trace_lost_events_total reason=slow_dropped)
+	say "  $backend: lost while stopped: ring_overflow $lost_ring, slow_dropped $lost_slow"
+	if [ "$backend" = perf ]; then
+		check "perf: the ring overflow is counted" python3 -c "import sys; sys.exit(not ${lost_ring:-0} > 0)"
+	else
+		check "bpf: slow-I/O records dropped by the full ring are counted" python3 -c "import sys; sys.exit(not ${lost_slow:-0} > 0)"
+	fi
+	stop_smrd
+done
+
+U=smrdnocap$$
+useradd --system --no-create-home --user-group --shell /usr/sbin/nologin "$U" || { fail "useradd"; finish; }
+at_exit 'userdel "$U" 2>/dev/null; groupdel "$U" 2>/dev/null'
+mkdir -p "$T/nocap" && chown "$U:$U" "$T/nocap" && chmod 755 "$T"
+
+step "capabilities dropped once the tracer is attached; disks added later are still traced"
+# The unit's user: CAP_BPF and CAP_PERFMON only. The disk is attached after
+# smrd dropped them: its filter is a map update on a descriptor smrd holds.
+chmod 666 "$B"
+setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all,+bpf,+perfmon --ambient-caps=-all,+bpf,+perfmon \
+	--bounding-set=-all,+bpf,+perfmon "$SMRD" --config /dev/null --include '^loop[0-9]+$' --exclude '^$' \
+	--state-dir "$T/nocap" --listen 127.0.0.1:0 --socket "$T/nocap/c.sock" --interval 0.5 >"$T/caps.log" 2>&1 &
+CP=$!
+at_exit 'kill "$CP" 2>/dev/null'
+WAIT_LOG=$T/caps.log wait_until 20 "the capability-limited smrd to serve" grep -q '(port [0-9]*)' "$T/caps.log"
+CPORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/caps.log" | head -1)
+eff=$(awk '/^CapEff/ { print $2 }' "/proc/$CP/status") prm=$(awk '/^CapPrm/ { print $2 }' "/proc/$CP/status")
+say "  $(grep -E 'per-I/O latency from|dropped CAP' "$T/caps.log" | tr '\n' ' ')"
+check "BPF loaded, then CapEff $eff and CapPrm $prm are empty" \
+	bash -c "grep -q 'per-I/O latency from the bpf tracer' '$T/caps.log' && [ '$eff' = 0000000000000000 ] && [ '$prm' = 0000000000000000 ]"
+C=$(fast_loop c)
+NC=${C#/dev/}
+sleep 1.5
+w0=$(ds_writes "$NC")
+fio_on "$C" 2 --rw=randwrite --iodepth=4 --rate_iops=1000
+sleep 1.5
+w1=$(ds_writes "$NC")
+got=$(curl -sf --max-time 5 "http://127.0.0.1:$CPORT/metrics" | python3 "$SRCDIR/tests/e2e/metrics.py" get /dev/stdin \
+	smrd_disk_io_latency_seconds_count device="$NC" op=write)
+say "  $NC attached after the drop: diskstats $((w1 - w0)) writes, traced ${got:-none}"
+check "a disk attached after the drop is traced exactly" python3 -c "import sys; sys.exit(not abs(${got:-0} - $((w1 - w0))) <= 1)"
+stop_pid "$CP" 20 "the capability-limited smrd" "$T/caps.log"
+
+step "BPF and perf refused"
+timeout 5 setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all --bounding-set=-all \
+	"$SMRD" --config /dev/null --include "^$NB\$" --exclude '^$' --state-dir "$T/nocap" --listen 127.0.0.1:0 \
+	--socket "$T/nocap/s.sock" --interval 0.5 >"$T/nocap.log" 2>&1
+grep -E 'tracing|tracer' "$T/nocap.log" | sed 's/^/    /'
+check "as a user without capabilities: no tracer, diskstats averages, and the reasons" \
+	bash -c "grep -q 'latency from diskstats averages only: bpf: .*perf: ' '$T/nocap.log' && grep -q 'serving metrics' '$T/nocap.log'"
+# tracefs not mounted (this test has a mount namespace of its own) and no
+# right to mount it: a user with CAP_PERFMON but neither CAP_BPF nor
+# CAP_SYS_ADMIN gets neither tracer.
+for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do [ -d "$d" ] && mount -t tmpfs tmpfs "$d" 2>/dev/null; done
+timeout 5 setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all,+perfmon --ambient-caps=-all,+perfmon \
+	--bounding-set=-all,+perfmon "$SMRD" --config /dev/null --include "^$NB\$" --exclude '^$' --state-dir "$T/nocap" \
+	--listen 127.0.0.1:0 --socket "$T/nocap/s2.sock" --trace-backend perf --interval 0.5 >"$T/notracefs.log" 2>&1
+grep -E 'tracing|tracer' "$T/notracefs.log" | sed 's/^/    /'
+check "perf without tracefs: refused with the reason, diskstats averages" \
+	bash -c "grep -q 'diskstats averages only: perf: tracefs is not available' '$T/notracefs.log' && grep -q 'serving metrics' '$T/notracefs.log'"
+start_smrd --interval 0.5 --include "^$NB\$" --exclude '^$' --trace-backend none
+w0=$(ds_writes "$NB")
+fio_on "$B" 1 --rw=randwrite --iodepth=4 --rate_iops=500
+sleep 1.5
+check "and diskstats still counts every write" \
+	bash -c "[ \$(curl -sf --max-time 5 http://127.0.0.1:$PORT/metrics | python3 '$SRCDIR/tests/e2e/metrics.py' get /dev/stdin smrd_disk_writes_completed_total device=$NB) = $(ds_writes "$NB") ]"
+stop_smrd
+finish
