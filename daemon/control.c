@@ -256,7 +256,8 @@ static Conn *victim(Control *ctl, uid_t uid, unsigned *ret_count)
 		if (uid != (uid_t)-1 && c->peer.uid != uid)
 			continue;
 		n++;
-		if (!writing(c) && (!waiting || c->since <= waiting->since))
+		/* a newcomer gets a moment to send its request before it counts as idle */
+		if (!writing(c) && now - c->since >= CONTROL_GRACE_USEC && (!waiting || c->since <= waiting->since))
 			waiting = c;
 		if (writing(c) && now - c->since >= CONTROL_STALLED_USEC && (!stalled || c->since <= stalled->since))
 			stalled = c;
@@ -320,6 +321,12 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			continue;
 		}
 		arm(c, now_usec(ctl), CONTROL_REQUEST_USEC);
+		/* smrctl sends as soon as it connects: answer what is there now,
+		 * before a burst of newer connections could push this one out */
+		if (conn_read(c) < 0 || conn_flush(c) < 0 || (c->closing && !writing(c)))
+			conn_free(c);
+		else
+			want(c);
 	}
 }
 

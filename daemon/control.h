@@ -25,6 +25,7 @@ typedef int (*ControlHandler)(void *userdata, const char *command, json_object *
 #define CONTROL_REQUEST_USEC (10 * UINT64_C(1000000))	/* for a whole request */
 #define CONTROL_OUTPUT_USEC (10 * UINT64_C(1000000))	/* for a whole reply to be read */
 #define CONTROL_STALLED_USEC (1 * UINT64_C(1000000))	/* a reply unread this long may give way */
+#define CONTROL_GRACE_USEC (500 * UINT64_C(1000))	/* a new connection's time to send before it may */
 #define CONTROL_MAX_OUTPUT (32u << 20)	/* bytes of replies held for all clients */
 
 typedef struct ControlStats {

@@ -256,7 +256,7 @@ static void add_self(MetricSet *set, Context *ctx)
 	metric_add(metricset_family(set, "smrd_diskstats_malformed_lines_total", METRIC_COUNTER,
 				    "Lines of /proc/diskstats that could not be parsed, or repeated a device, and were ignored."),
 		   NULL, NULL, (double)ctx->diskstats_bad_lines);
-	metric_add(metricset_family(set, "smrd_diskstats_counter_resets_total", METRIC_COUNTER,
+	metric_add(metricset_family(set, "smrd_diskstats_resets_total", METRIC_COUNTER,
 				    "Kernel counters that went backwards other than by a 32-bit wrap (a device that restarted "
 				    "its counters); the exported totals never decrease."),
 		   NULL, NULL, (double)ctx->diskstats_resets);

@@ -117,22 +117,30 @@ static double counted(Walk *w)
 	return f < 1 ? 1 : f;
 }
 
+/* An atom and its repetition. Repetition of a repetition ("a**", "a+*",
+ * "a{2}{3}") is undefined in POSIX and pathological in glibc (seconds in
+ * regexec for "}********"): refused. */
 static double piece(Walk *w)
 {
 	double v = atom(w);
+	bool repeated = false;
 	for (;;) {
 		char c = *w->p;
+		double f = 0;
 		if (c == '*' || c == '+' || c == '?') {
 			w->p++;
-			v = cap(v * 2);
+			f = 2;
 		} else if (c == '{' && isdigit((unsigned char)w->p[1])) {
-			double f = counted(w);
-			if (f == 0)
-				return v;
-			v = cap(v * f);
-		} else {
-			return v;
+			f = counted(w);
 		}
+		if (f == 0)
+			return v;
+		if (repeated) {
+			w->why = "a repetition is repeated (*, +, ? or {n} twice in a row)";
+			return TOO_BIG;
+		}
+		repeated = true;
+		v = cap(v * f);
 	}
 }
 

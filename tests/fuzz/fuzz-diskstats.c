@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* /proc/diskstats: any text parses into sane lines, and fed sample after
+ * sample (the input split at form feeds) the totals never decrease. */
+#include "diskstats.h"
+#include "fuzz.h"
+
+typedef struct Run {
+	DiskstatAccum acc;
+	uint64_t prev[_DS_FIELD_MAX];
+	unsigned lines;
+} Run;
+
+static void on_line(const DiskstatLine *l, void *userdata)
+{
+	Run *r = userdata;
+	FUZZ_ASSERT(l->n_fields >= 11 && l->n_fields <= _DS_FIELD_MAX && l->n_fields != 16);
+	FUZZ_ASSERT(l->name[0] && strlen(l->name) < DISKSTATS_NAME_MAX);
+	r->lines++;
+	diskstats_accumulate(&r->acc, l);
+	for (int f = 0; f < _DS_FIELD_MAX; f++)
+		if (f != DS_IN_FLIGHT && r->acc.n_fields == l->n_fields) {
+			FUZZ_ASSERT(r->acc.total[f] >= r->prev[f] || r->prev[f] == 0 || f >= (int)l->n_fields);
+			r->prev[f] = r->acc.total[f];
+		}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = fuzz_text(data, size);
+	Run r = {0};
+	for (char *s = text, *next; s; s = next) {	/* a form feed starts the next sample */
+		next = strchr(s, '\f');
+		if (next)
+			*next++ = 0;
+		unsigned bad = diskstats_parse(s, on_line, &r);
+		FUZZ_ASSERT(bad <= size + 1);
+	}
+	free(text);
+	return 0;
+}

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Runs one libFuzzer harness for FUZZ_SECONDS on a scratch corpus grown from
+# the seeds (the repository's seeds are never written): a crash, a leak, a
+# broken invariant, an input slower than 5 s or a parser that takes 512 MB
+# fails the test and leaves the input that did it in FUZZ_ARTIFACTS (default
+# a temporary directory, printed).
+#   run-one.sh HARNESS SEED-DIR
+set -u
+exe=$1 seeds=$2 secs=${FUZZ_SECONDS:-6}
+work=$(mktemp -d /tmp/smrd-fuzz.XXXXXX)
+art=${FUZZ_ARTIFACTS:-$work/artifacts}
+mkdir -p "$work/corpus" "$art"
+trap 'rm -rf "$work/corpus"; rmdir "$art" 2>/dev/null; rmdir "$work" 2>/dev/null' EXIT
+# ASan's quarantine (256 MB by default) would count against the RSS limit
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=16:malloc_context_size=10 \
+	timeout -k 10 $((secs + 60)) "$exe" -max_total_time="$secs" -rss_limit_mb=512 -timeout=5 -max_len=65536 \
+	-artifact_prefix="$art/" -print_final_stats=1 "$work/corpus" "$seeds" >"$work/log" 2>&1
+rc=$?
+grep -E '^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|cov:' "$work/log" | tail -3
+if [ "$rc" -ne 0 ]; then
+	tail -40 "$work/log"
+	echo "FAIL: $(basename "$exe") exited $rc; the input is in $art:"
+	ls -l "$art"
+	trap - EXIT
+	exit 1
+fi
+echo "ok: $(basename "$exe"): $(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log") inputs in ${secs} s, corpus $(ls "$work/corpus" | wc -l) files"
