@@ -49,7 +49,7 @@ typedef struct Opts {
 	const char *confirm;		/* --yes-destroy */
 	unsigned iodepth;
 	uint64_t bs, budget;
-	double time_limit, rest, read_seconds, confirm_s;
+	double time_limit, rest, read_seconds, confirm_s, hold;
 	uint64_t sizes[MAX_SIZES];
 	unsigned n_sizes;
 	const char *report_prefix, *sysfs_root, *udev_root, *mountinfo, *swaps, *proc_root;
@@ -87,10 +87,10 @@ static int parse_size(const char *s, uint64_t *ret)
 
 typedef struct WriteStop {
 	uint64_t budget;
-	double confirm, last_check;
+	double confirm, hold, last_check;
 } WriteStop;
 
-/* Stop once a cliff has been seen and held for 10 s, or at the budget. */
+/* Stop once a cliff has been seen and held for --hold seconds, or at the budget. */
 static bool write_stop(Phase *p, double elapsed, void *userdata)
 {
 	WriteStop *w = userdata;
@@ -103,7 +103,7 @@ static bool write_stop(Phase *p, double elapsed, void *userdata)
 	w->last_check = elapsed;
 	CliffResult c;
 	cliff_find(p->rec, p->n, elapsed, w->confirm, &c);
-	if (c.found && elapsed - c.cliff_t >= 10) {
+	if (c.found && elapsed - c.cliff_t >= w->hold) {
 		p->stopped = "cliff seen";
 		return true;
 	}
@@ -129,6 +129,8 @@ static void usage(FILE *f)
 		"  --bs SIZE              write size (4k)\n"
 		"  --write-budget SIZE    stop writing after this much (0.2%% of capacity, 4-64 GiB)\n"
 		"  --time-limit SECONDS   stop writing after this long (600)\n"
+		"  --hold SECONDS         how long the slow phase must last after the cliff before\n"
+		"                         the writes stop (10)\n"
 		"  --rest SECONDS         idle time between writes and reads (30)\n"
 		"  --read-seconds SECONDS reads per transfer size (10)\n"
 		"  --sizes LIST           read transfer sizes (4k,64k,1m)\n"
@@ -176,10 +178,10 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 		{"discard", no_argument, NULL, 'T'}, {"force-nonzero", no_argument, NULL, 'Z'},
 		{"sysfs-root", required_argument, NULL, 1}, {"udev-root", required_argument, NULL, 2},
 		{"mountinfo", required_argument, NULL, 3}, {"socket", required_argument, NULL, 4},
-		{"proc-root", required_argument, NULL, 5},
+		{"proc-root", required_argument, NULL, 5}, {"hold", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'}, {},
 	};
-	*o = (Opts){.iodepth = 1, .bs = 4096, .time_limit = 600, .rest = 30, .read_seconds = 10, .confirm_s = 3,
+	*o = (Opts){.iodepth = 1, .bs = 4096, .time_limit = 600, .rest = 30, .read_seconds = 10, .confirm_s = 3, .hold = 10,
 		    .report = true, .sysfs_root = "/sys", .udev_root = "/run/udev", .mountinfo = "/proc/self/mountinfo",
 		    .swaps = "/proc/swaps", .proc_root = "/proc", .sizes = {4096, 65536, 1048576}, .n_sizes = 3};
 	int c;
@@ -224,6 +226,10 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 			break;
 		case 'R':
 			if (parse_seconds(optarg, 1, &o->read_seconds) < 0)
+				return -EINVAL;
+			break;
+		case 'H':
+			if (parse_seconds(optarg, 1, &o->hold) < 0)
 				return -EINVAL;
 			break;
 		case 'S':
@@ -369,7 +375,7 @@ static int write_phase(Run *r, Engine *e, json_object *phases)
 	fprintf(r->out, "writing random %s blocks at queue depth %u until the write cliff, %s or %.0f s\n",
 		fmt_bytes(b1, sizeof b1, (double)r->o.bs), r->o.iodepth, fmt_bytes(b2, sizeof b2, (double)budget),
 		r->o.time_limit);
-	WriteStop ws = {.budget = budget, .confirm = r->o.confirm_s};
+	WriteStop ws = {.budget = budget, .confirm = r->o.confirm_s, .hold = r->o.hold};
 	r->wp = (Phase){.name = "write", .write = true, .io_bytes = r->o.bs};
 	int k = engine_run(e, &r->wp, r->id.size, r->o.time_limit, write_stop, &ws, &interrupted,
 			   !r->o.json && isatty(STDERR_FILENO));

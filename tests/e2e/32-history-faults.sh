@@ -22,7 +22,7 @@ ARGS=(--interval 0.5 --include "^$N\$" --exclude '^$' --slow-io 0.005 --detect.s
 stalls() {	# stalls SECONDS: random reads, each one a stall event
 	timeout -k 5 $(($1 + 30)) fio --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
 		--iodepth=2 --time_based --runtime="$1" --output=/dev/null >/dev/null 2>&1 || fail "fio"
-	sleep 1.5	# the last completions reach the detector
+	sleep 1	# the last completions reach the detector
 }
 events() { ctl --json events --limit 10000 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))'; }
 ids() { ctl --json events --limit 10000 | python3 -c 'import json,sys; print(" ".join(str(e["id"]) for e in json.load(sys.stdin)["events"]))'; }
@@ -36,10 +36,10 @@ step "a full state directory"
 mount -t tmpfs -o size=4m tmpfs "$S" || { fail "tmpfs"; finish; }
 at_exit 'umount -l "$S" 2>/dev/null'
 start
-stalls 2
+stalls 1
 before=$(events)
 dd if=/dev/zero of="$S/filler" bs=64k status=none 2>/dev/null	# until the disk is full
-stalls 3
+stalls 2
 during=$(events)
 read -r st pend pers <<<"$(hstate)"
 scrape >"$T/m-full"
@@ -64,7 +64,7 @@ umount "$S"
 step "a read-only state directory"
 mount -t tmpfs -o size=16m tmpfs "$S"
 start
-stalls 2
+stalls 1
 stored_before=$(events)
 stop_smrd
 mount -o remount,ro "$S"
@@ -72,7 +72,7 @@ start
 check "not called corrupt" bash -c "! grep -qi 'corrupt' '$T/smrd.log'"
 check "said to be read-only" grep -q 'read-only, new ones are kept in memory' "$T/smrd.log"
 check "the stored events are listed ($stored_before)" [ "$(events)" = "$stored_before" ]
-stalls 2
+stalls 1
 read -r st pend pers <<<"$(hstate)"
 say "  read-only: state $st, $pend pending, $(events) listed"
 check "new events are listed beside the stored ones, state read-only" \
@@ -86,7 +86,7 @@ start
 check "after remount and restart every event is there ($(echo "$all" | wc -w))" [ "$(ids)" = "$all" ]
 
 step "events.db deleted while smrd runs"
-stalls 2
+stalls 1
 rm -f "$S"/events.db "$S"/events.db-wal "$S"/events.db-shm
 sleep 1.5
 check "the file is recreated" test -s "$S/events.db"
@@ -108,7 +108,7 @@ stalls 1
 rm -rf "$T/vanishing"
 sleep 1.5
 check "events listed while the directory is gone" [ "$(events)" -gt 0 ]
-stalls 2
+stalls 1
 listed=$(events)
 read -r st pend pers <<<"$(hstate)"
 say "  gone: state $st, $pend pending, $listed listed"

@@ -11,7 +11,7 @@ need wrk
 need curl
 
 DISKS=${LOAD_DISKS:-1000}
-SECS=${LOAD_SECS:-15}
+SECS=${LOAD_SECS:-10}
 step "a tree of $DISKS disks"
 t0=$(now_ms)
 python3 "$SRCDIR/bench/make-fleet.py" "$T/fleet" "$DISKS" || { fail "make-fleet.py"; finish; }

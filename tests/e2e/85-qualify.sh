@@ -26,7 +26,7 @@ step "1. dm-smr, three cache sizes"
 for mib in 8 16 32; do
 	emu_up D smr$mib dm-smr --cache-mib $mib --seed $((40 + mib)) >/dev/null || exit 1
 	N=${D#/dev/}
-	timeout -k 5 150 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --discard --time-limit 60 --rest 1 \
+	timeout -k 5 150 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --discard --time-limit 60 --hold 4 --rest 1 \
 		--read-seconds 2 --report "$T/smr$mib" >"$T/smr$mib.out" 2>&1
 	rc=$?
 	sed -n 's/^verdict: /  /p' "$T/smr$mib.out"
@@ -58,7 +58,7 @@ emu_up C cmr cmr --seed 51 >/dev/null || exit 1
 emu_up S ssd ssd --ssd-us 100 >/dev/null || exit 1
 for d in "$C" "$S"; do
 	N=${d#/dev/}
-	timeout -k 5 90 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 12 --rest 0 --read-seconds 2 \
+	timeout -k 5 90 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 8 --rest 0 --read-seconds 2 \
 		--report "$T/$N" >"$T/$N.out" 2>&1 || fail "qualify $N exited $?"
 	say "  $N: $(sed -n 's/^verdict: //p' "$T/$N.out")"
 	check "$N is not reported as DM-SMR" [ "$(jget "$T/$N.json" 'd["verdict"]["smr_like"]')" = False ]

@@ -45,8 +45,10 @@ ok() { say "ok: $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
 finish() { [ "$FAILS" -eq 0 ] && { say "all checks passed"; exit 0; }; say "$FAILS check(s) failed"; exit 1; }
 skip() { say "SKIPPED: $*"; exit 77; }
-# step TEXT: says what the script does next; deadline reports name it.
-step() { DOING=$*; say "--- $*"; }
+# step TEXT: says what the script does next (and when: seconds since the
+# start); deadline reports name it.
+TEST_START_MS=$(date +%s%3N)
+step() { DOING=$*; say "--- $* (+$((($(date +%s%3N) - TEST_START_MS) / 1000)) s)"; }
 
 # now_ms: monotonic-enough wall clock in milliseconds, for measured delays.
 now_ms() { date +%s%3N; }
