@@ -229,3 +229,32 @@ const char *read_error_string(int r)
 		return strerror(r < 0 ? -r : r);
 	}
 }
+
+uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+double now_seconds(clockid_t clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *device_name(const char *dev)
+{
+	return dev && startswith(dev, "/dev/") ? dev + 5 : dev;
+}
+
+int set_errorf(char **ret_error, int r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (ret_error && vasprintf(ret_error, fmt, ap) < 0)
+		*ret_error = NULL;
+	va_end(ap);
+	return r;
+}

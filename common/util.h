@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -68,3 +69,11 @@ void buf_reserve(Buf *b, size_t n);
 void buf_free(Buf *b);
 /* Returns a malloc'd copy of s with characters outside printable ASCII replaced. */
 char *str_sanitize(const char *s);
+/* The clock's time in microseconds, or in seconds. */
+uint64_t now_usec(clockid_t clock);
+double now_seconds(clockid_t clock);
+/* "sda" from "/dev/sda" (or "sda"). */
+const char *device_name(const char *dev);
+/* Formats an error message into *ret_error (when ret_error is not NULL;
+ * NULL on OOM) and returns r, for `return set_errorf(ret_error, -EINVAL, ...)`. */
+int set_errorf(char **ret_error, int r, const char *fmt, ...) _printf_(3, 4);

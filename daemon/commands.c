@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The command table of the control protocol. Read commands are open to anyone
- * who can connect (the socket's mode decides who can); commands that change
- * state will check the peer's uid here.
+ * The command table of the control protocol: what each command answers,
+ * built from the daemon context, which it only reads (but for reload,
+ * probe and forget, which need root).
  */
 #include "commands.h"
 
@@ -12,6 +12,7 @@
 #include "http.h"
 #include "modellist.h"
 #include "discovery.h"
+#include "sampler.h"
 #include "verdict-json.h"
 #include "log.h"
 #include "monitor.h"
@@ -45,20 +46,17 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	(void)args, (void)err, (void)msg;
 	char buf[300];
 	json_object *o = json_object_new_object(), *by_class = json_object_new_object();
-	unsigned counts[_DISK_CLASS_MAX] = {0}, suspects = 0;
-	struct timespec ts;
+	unsigned counts[_DISK_CLASS_MAX] = {0}, suspects, storms;
 
-	unsigned storms = 0;
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
 		const Disk *d = registry_at(ctx->disks, i);
 		counts[monitor_smr_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class]++;
-		suspects += monitor_smr_confidence(ctx, d) >= SMR_CONF_TRIM_HINT;
-		storms += d->det_ready && d->det.storm;
 	}
+	monitor_count(ctx->monitor, &suspects, &storms);
 	for (int c = 0; c < _DISK_CLASS_MAX; c++)
 		json_object_object_add(by_class, disk_class_to_string(c), json_object_new_int((int)counts[c]));
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	double now = now_seconds(CLOCK_REALTIME);
+	const SamplerStats *ss = sampler_stats(ctx->sampler);
 
 	json_object_object_add(o, "version", json_object_new_string(SMRD_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
@@ -66,19 +64,19 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object_object_add(o, "interval_seconds", json_object_new_double(ctx->config.interval));
 	json_object_object_add(o, "listen", json_object_new_string(bound_listen(ctx, buf, sizeof buf)));
 	json_object_object_add(o, "config", json_object_new_string(ctx->config_path));
-	json_object_object_add(o, "model_list", json_object_new_string(ctx->models_origin ? ctx->models_origin : ""));
-	json_object_object_add(o, "model_list_entries", json_object_new_int((int)modellist_size(ctx->models)));
+	json_object_object_add(o, "model_list", json_object_new_string(ctx->models.origin ? ctx->models.origin : ""));
+	json_object_object_add(o, "model_list_entries", json_object_new_int((int)modellist_size(ctx->models.list)));
 	json_object_object_add(o, "latency_source", json_object_new_string(
-		streq(tracer_backend(ctx), "none") ? "diskstats" : "tracepoints"));
-	json_object_object_add(o, "trace_backend", json_object_new_string(tracer_backend(ctx)));
-	json_object_object_add(o, "trace_refused", json_object_new_string(tracer_refused(ctx)));
+		streq(tracer_backend(ctx->tracer), "none") ? "diskstats" : "tracepoints"));
+	json_object_object_add(o, "trace_backend", json_object_new_string(tracer_backend(ctx->tracer)));
+	json_object_object_add(o, "trace_refused", json_object_new_string(tracer_refused(ctx->tracer)));
 	json_object_object_add(o, "disks_watched", json_object_new_int((int)registry_size(ctx->disks)));
 	json_object_object_add(o, "smr_suspects", json_object_new_int((int)suspects));
 	json_object_object_add(o, "disks_by_class", by_class);
-	json_object_object_add(o, "samples", json_object_new_int64((int64_t)ctx->samples));
-	json_object_object_add(o, "diskstats_malformed_lines", json_object_new_int64((int64_t)ctx->diskstats_bad_lines));
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)ss->samples));
+	json_object_object_add(o, "diskstats_malformed_lines", json_object_new_int64((int64_t)ss->bad_lines));
 	json_object_object_add(o, "storms_active", json_object_new_int((int)storms));
-	History *h = monitor_history(ctx);
+	History *h = monitor_history(ctx->monitor);
 	json_object *hist = json_object_new_object();
 	json_object_object_add(hist, "path", json_object_new_string(history_path(h)));
 	json_object_object_add(hist, "persistent", json_object_new_boolean(history_persistent(h)));
@@ -99,8 +97,8 @@ static json_object *disk_summary(const Context *ctx, const Disk *d)
 	Verdict v;
 	DetectScore sc;
 	disk_rates(d, &r);
-	monitor_verdict(ctx, d, &v);
-	monitor_score(ctx, d, &sc);
+	monitor_verdict(ctx->monitor, d, &v);
+	monitor_score(ctx->monitor, d, &sc);
 	json_object_object_add(o, "device", json_object_new_string(d->name));
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
@@ -152,7 +150,7 @@ static json_object *window_json(const OpLatency *ol, double seconds)
 static json_object *latency_json(const Context *ctx, const Disk *d)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "backend", json_object_new_string(tracer_backend(ctx)));
+	json_object_object_add(o, "backend", json_object_new_string(tracer_backend(ctx->tracer)));
 	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
 		const OpLatency *ol = d->lat->op[op];
 		if (!ol)
@@ -184,7 +182,7 @@ static json_object *latency_json(const Context *ctx, const Disk *d)
 	}
 	json_object *recent = json_object_new_array();
 	for (unsigned i = 0, n = 0; n < 10; i++) {
-		const SlowRecord *r = tracer_slow_at(ctx, i);
+		const SlowRecord *r = tracer_slow_at(ctx->tracer, i);
 		if (!r)
 			break;
 		if (!streq(r->device, d->name))
@@ -271,13 +269,10 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	json_object *bands = json_object_new_object(), *score = json_object_new_object(), *idle = json_object_new_object();
 	const DiskDetect *t = &d->det;
 	DetectScore sc;
-	struct timespec m, w;
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	clock_gettime(CLOCK_REALTIME, &w);
 	/* detector times are monotonic seconds; show them as wall-clock */
-	double off = ((double)w.tv_sec + (double)w.tv_nsec / 1e9) - ((double)m.tv_sec + (double)m.tv_nsec / 1e9);
+	double off = now_seconds(CLOCK_REALTIME) - now_seconds(CLOCK_MONOTONIC);
 
-	monitor_score(ctx, d, &sc);
+	monitor_score(ctx->monitor, d, &sc);
 	json_object_object_add(storm, "active", json_object_new_boolean(d->det_ready && t->storm));
 	json_object_object_add(storm, "since", d->det_ready && t->storm ? json_object_new_double(t->storm_start + off) : NULL);
 	json_object_object_add(storm, "total", json_object_new_int64((int64_t)t->storms));
@@ -308,7 +303,7 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	json_object_object_add(o, "behaviour", json_object_new_boolean(t->behaviour));
 	json_object *recent = json_object_new_array();
 	HistoryFilter f = {.device = d->name, .limit = 10};
-	history_query(monitor_history(ctx), &f, add_event, recent);
+	history_query(monitor_history(ctx->monitor), &f, add_event, recent);
 	json_object_object_add(o, "recent_events", recent);
 	return o;
 }
@@ -321,9 +316,7 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 	if (args && json_object_object_get_ex(args, "device", &x)) {
 		if (!json_object_is_type(x, json_type_string))
 			goto bad;
-		f.device = json_object_get_string(x);
-		if (strncmp(f.device, "/dev/", 5) == 0)
-			f.device += 5;
+		f.device = device_name(json_object_get_string(x));
 	}
 	if (args && json_object_object_get_ex(args, "since", &x)) {
 		double s = json_object_get_double(x);
@@ -345,7 +338,7 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 		f.limit = (unsigned)l;
 	}
 	json_object *a = json_object_new_array();
-	int r = history_query(monitor_history(ctx), &f, add_event, a);
+	int r = history_query(monitor_history(ctx->monitor), &f, add_event, a);
 	if (r < 0) {
 		json_object_put(a);
 		*err = PROTO_ERR_INTERNAL;
@@ -354,7 +347,7 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 	}
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "events", a);
-	json_object_object_add(o, "persistent", json_object_new_boolean(history_persistent(monitor_history(ctx))));
+	json_object_object_add(o, "persistent", json_object_new_boolean(history_persistent(monitor_history(ctx->monitor))));
 	*ret = o;
 	return 0;
 bad:
@@ -364,50 +357,32 @@ bad:
 	return -EINVAL;
 }
 
-static int require_root(const struct ucred *peer, const char *cmd, ProtoError *err, char **msg)
-{
-	if (peer && peer->uid == 0)
-		return 0;
-	*err = PROTO_ERR_PERMISSION;
-	if (asprintf(msg, "%s changes smrd's state and needs root (uid 0); you are uid %d", cmd,
-		     peer ? (int)peer->uid : -1) < 0)
-		*msg = NULL;
-	return -EPERM;
-}
-
 static Disk *arg_disk(Context *ctx, json_object *args, const char *cmd, ProtoError *err, char **msg)
 {
 	json_object *dev;
 	if (!args || !json_object_object_get_ex(args, "device", &dev) || !json_object_is_type(dev, json_type_string)) {
 		*err = PROTO_ERR_BAD_ARGUMENT;
-		if (asprintf(msg, "%s needs a string \"device\" argument", cmd) < 0)
-			*msg = NULL;
+		set_errorf(msg, 0, "%s needs a string \"device\" argument", cmd);
 		return NULL;
 	}
-	const char *name = json_object_get_string(dev);
-	if (strncmp(name, "/dev/", 5) == 0)
-		name += 5;
-	Disk *d = registry_get(ctx->disks, name);
+	Disk *d = registry_get(ctx->disks, device_name(json_object_get_string(dev)));
 	if (!d) {
 		_cleanup_free_ char *safe = str_sanitize(json_object_get_string(dev));
 		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		if (asprintf(msg, "%.64s is not a watched disk", safe ? safe : "?") < 0)
-			*msg = NULL;
+		set_errorf(msg, 0, "%.64s is not a watched disk", safe ? safe : "?");
 	}
 	return d;
 }
 
-static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
-		      const struct ucred *peer)
+static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	(void)args;
-	int r = require_root(peer, "reload", err, msg);
-	if (r < 0)
-		return r;
-	service_reloading(ctx);
+	unsigned suspects, storms;
+	service_reloading(ctx->service);
 	_cleanup_free_ char *why = NULL;
-	r = context_reload(ctx, &why);
-	service_reloaded(ctx);
+	int r = context_reload(ctx, &why);
+	monitor_count(ctx->monitor, &suspects, &storms);
+	service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms);
 	if (r < 0) {
 		*err = PROTO_ERR_BAD_ARGUMENT;
 		*msg = TAKE_PTR(why);
@@ -421,23 +396,18 @@ static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoE
 }
 
 /* Re-reads a disk's sysfs, VPD pages and udev data, and classifies it again. */
-static int cmd_probe(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
-		     const struct ucred *peer)
+static int cmd_probe(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
-	int r = require_root(peer, "probe", err, msg);
-	if (r < 0)
-		return r;
 	Disk *d = arg_disk(ctx, args, "probe", err, msg);
 	if (!d)
 		return -EINVAL;
 	char name[sizeof d->name];
 	snprintf(name, sizeof name, "%s", d->name);
-	discovery_probe(ctx, name);
+	discovery_probe(ctx->discovery, name);
 	d = registry_get(ctx->disks, name);
 	if (!d) {
 		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		if (asprintf(msg, "%s went away while it was probed", name) < 0)
-			*msg = NULL;
+		set_errorf(msg, 0, "%s went away while it was probed", name);
 		return -ENOENT;
 	}
 	*ret = disk_summary(ctx, d);
@@ -445,22 +415,17 @@ static int cmd_probe(Context *ctx, json_object *args, json_object **ret, ProtoEr
 }
 
 /* After a disk is replaced or discarded: its past no longer says anything. */
-static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
-		      const struct ucred *peer)
+static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
-	int r = require_root(peer, "forget", err, msg);
-	if (r < 0)
-		return r;
 	Disk *d = arg_disk(ctx, args, "forget", err, msg);
 	if (!d)
 		return -EINVAL;
-	int n = history_forget(monitor_history(ctx), d->name, d->sys.wwn[0] ? d->sys.wwn : d->sys.serial);
+	int n = monitor_forget(ctx->monitor, d);
 	if (n < 0) {
 		*err = PROTO_ERR_INTERNAL;
-		*msg = strdup("the event history could not be changed (see smrd's log)");
+		set_errorf(msg, 0, "the event history could not be changed: %s", history_last_error(monitor_history(ctx->monitor)));
 		return n;
 	}
-	detect_init(&d->det);	/* det_ready stays: nothing to restore */
 	log_notice("%s: forgotten on request (%d event(s) deleted)", d->name, n);
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "device", json_object_new_string(d->name));
@@ -470,26 +435,12 @@ static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoE
 
 static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
-	json_object *dev;
-	if (!json_object_object_get_ex(args, "device", &dev) || !json_object_is_type(dev, json_type_string)) {
-		*err = PROTO_ERR_BAD_ARGUMENT;
-		*msg = strdup("show needs a string \"device\" argument");
-		return -EINVAL;
-	}
-	const char *name = json_object_get_string(dev);
-	if (strncmp(name, "/dev/", 5) == 0)
-		name += 5;
-	const Disk *d = registry_get(ctx->disks, name);
-	if (!d) {
-		_cleanup_free_ char *safe = str_sanitize(json_object_get_string(dev));
-		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		if (asprintf(msg, "%.64s is not a watched disk", safe ? safe : "?") < 0)
-			*msg = NULL;
+	const Disk *d = arg_disk(ctx, args, "show", err, msg);
+	if (!d)
 		return -ENOENT;
-	}
 	json_object *o = disk_summary(ctx, d);
 	Verdict v;
-	monitor_verdict(ctx, d, &v);
+	monitor_verdict(ctx->monitor, d, &v);
 	const DiskFacts *f = &d->sys.facts;
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
@@ -508,33 +459,39 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	return 0;
 }
 
-typedef int (*MutatingFn)(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg,
-			  const struct ucred *peer);
-
+/* Read commands are open to anyone who can connect (the socket's mode
+ * decides who can); those that change smrd's state need root, checked
+ * once, here, from SO_PEERCRED. */
 static const struct {
 	const char *name;
 	CommandFn fn;
-	MutatingFn mutating;	/* root only: gets the peer's credentials */
+	bool needs_root;
 } commands[] = {
-	{"status", cmd_status, NULL},
-	{"disks", cmd_disks, NULL},
-	{"show", cmd_show, NULL},
-	{"events", cmd_events, NULL},
-	{"reload", NULL, cmd_reload},
-	{"probe", NULL, cmd_probe},
-	{"forget", NULL, cmd_forget},
+	{"status", cmd_status, false},
+	{"disks", cmd_disks, false},
+	{"show", cmd_show, false},
+	{"events", cmd_events, false},
+	{"reload", cmd_reload, true},
+	{"probe", cmd_probe, true},
+	{"forget", cmd_forget, true},
 };
 
 int commands_dispatch(void *userdata, const char *command, json_object *args, const struct ucred *peer,
 		      json_object **ret_result, ProtoError *ret_err, char **ret_message)
 {
-	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		if (streq(commands[i].name, command))
-			return commands[i].fn ? commands[i].fn(userdata, args, ret_result, ret_err, ret_message)
-					      : commands[i].mutating(userdata, args, ret_result, ret_err, ret_message, peer);
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+		if (!streq(commands[i].name, command))
+			continue;
+		if (commands[i].needs_root && (!peer || peer->uid != 0)) {
+			*ret_err = PROTO_ERR_PERMISSION;
+			set_errorf(ret_message, 0, "%s changes smrd's state and needs root (uid 0); you are uid %d", command,
+				   peer ? (int)peer->uid : -1);
+			return -EPERM;
+		}
+		return commands[i].fn(userdata, args, ret_result, ret_err, ret_message);
+	}
 	*ret_err = PROTO_ERR_UNKNOWN_COMMAND;
 	_cleanup_free_ char *safe = str_sanitize(command);
-	if (asprintf(ret_message, "unknown command '%.64s'", safe ? safe : "?") < 0)
-		*ret_message = NULL;
+	set_errorf(ret_message, 0, "unknown command '%.64s'", safe ? safe : "?");
 	return -EOPNOTSUPP;
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Start-up and shutdown in one place, in mirror order, so that every module
- * is set up once and torn down once. Reload builds a complete new config
- * first and applies it only if all of it is valid.
+ * is set up once and torn down once; the wiring between modules in one
+ * place (a module reports through the callbacks it was given, never by
+ * calling another by name); and the sampling tick, whose order is the
+ * daemon's data flow. Reload builds a complete new config first and
+ * applies it only if all of it is valid.
  */
 #include "context.h"
 
 #include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "commands.h"
 #include "control.h"
@@ -18,21 +20,13 @@
 #include "http.h"
 #include "log.h"
 #include "monitor.h"
-#include "regex-bound.h"
 #include "sampler.h"
 #include "service.h"
 #include "tracer.h"
 
 extern const char smrd_builtin_models[];
 
-static int open_root(const char *path, int *ret)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	*ret = fd;
-	return 0;
-}
+#define RESCAN_INTERVAL_USEC (60 * UINT64_C(1000000))
 
 int context_load_config(Context *ctx, Config *ret, char **ret_error)
 {
@@ -42,8 +36,8 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error)
 		return r;
 	bool is_default = streq(ctx->config_path, SMRD_CONFIG_PATH);
 	r = config_load(&c, ctx->config_path, is_default, ret_error);
-	for (size_t i = 0; r >= 0 && i < ctx->n_cli; i++)
-		r = config_set(&c, ctx->cli[i].key, ctx->cli[i].value, ret_error);
+	for (size_t i = 0; r >= 0 && i < ctx->cli.n; i++)
+		r = config_set(&c, ctx->cli.items[i].key, ctx->cli.items[i].value, ret_error);
 	if (r < 0) {
 		config_done(&c);
 		return r;
@@ -52,33 +46,9 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error)
 	return 0;
 }
 
-static int compile_filter(const char *pattern, regex_t *re, bool *have)
-{
-	if (*have)
-		regfree(re);
-	*have = false;
-	if (!pattern[0])
-		return 0;
-	_cleanup_free_ char *posix = config_regex_to_posix(pattern);
-	if (!posix)
-		return -ENOMEM;
-	const char *why;
-	if (regex_compile_bounded(re, posix, REG_EXTENDED | REG_NOSUB, &why) < 0)
-		return -EINVAL;
-	*have = true;
-	return 0;
-}
+/* ------------------------------------------------------------ settings */
 
-bool context_wants_device(const Context *ctx, const char *name)
-{
-	if (ctx->have_include && regexec(&ctx->include_re, name, 0, NULL, 0) != 0)
-		return false;
-	if (ctx->have_exclude && regexec(&ctx->exclude_re, name, 0, NULL, 0) == 0)
-		return false;
-	return true;
-}
-
-static int load_models(Context *ctx, const Config *c, char **ret_error)
+static int load_models(const Config *c, Models *ret, char **ret_error)
 {
 	_cleanup_free_ char *err = NULL;
 	ModelList *ml = NULL;
@@ -98,19 +68,23 @@ static int load_models(Context *ctx, const Config *c, char **ret_error)
 		}
 	}
 	if (r < 0) {
-		if (ret_error && asprintf(ret_error, "model list %s: %s", c->model_list, err ? err : strerror(-r)) < 0)
-			*ret_error = NULL;
+		set_errorf(ret_error, r, "model list %s: %s", c->model_list, err ? err : strerror(-r));
 		return log_error_errno(r, "Failed to load model list %s: %s", c->model_list, err ? err : strerror(-r));
 	}
-	modellist_free(ctx->models);
-	ctx->models = ml;
-	free(ctx->models_origin);
-	ctx->models_origin = strdup(origin);
+	ret->list = ml;
+	ret->origin = strdup(origin);
 	log_debug("model list %s: %u entries", origin, modellist_size(ml));
-	return 0;
+	return ret->origin ? 0 : -ENOMEM;
 }
 
-static int apply_log_level(const char *level)
+static void models_done(Models *m)
+{
+	m->list = modellist_free(m->list);
+	free(m->origin);
+	m->origin = NULL;
+}
+
+static void apply_log_level(const char *level)
 {
 	static const struct { const char *name; int level; } map[] = {
 		{"error", LOG_ERR}, {"warning", LOG_WARNING}, {"notice", LOG_NOTICE},
@@ -119,22 +93,36 @@ static int apply_log_level(const char *level)
 	for (size_t i = 0; i < ELEMENTSOF(map); i++)
 		if (streq(map[i].name, level))
 			log_set_max_level(map[i].level);
+}
+
+static int open_root(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static int open_roots(const Config *c, DiskSources *src)
+{
+	*src = (DiskSources){.sysfs_fd = open_root(c->sysfs_root), .procfs_fd = open_root(c->procfs_root),
+			     .udev_fd = open_root(c->udev_root), .live = streq(c->sysfs_root, "/sys")};
+	if (src->sysfs_fd < 0)
+		return log_error_errno(src->sysfs_fd, "Failed to open sysfs root %s: %m", c->sysfs_root);
+	if (src->procfs_fd < 0)
+		return log_error_errno(src->procfs_fd, "Failed to open procfs root %s: %m", c->procfs_root);
+	/* No udev database is normal in containers: udev properties are then unknown. */
+	if (src->udev_fd < 0)
+		log_debug("no udev database at %s", c->udev_root);
 	return 0;
 }
 
-static int open_roots(Context *ctx)
+static void close_roots(DiskSources *src)
 {
-	int r = open_root(ctx->config.sysfs_root, &ctx->sysfs_fd);
-	if (r < 0)
-		return log_error_errno(r, "Failed to open sysfs root %s: %m", ctx->config.sysfs_root);
-	r = open_root(ctx->config.procfs_root, &ctx->procfs_fd);
-	if (r < 0)
-		return log_error_errno(r, "Failed to open procfs root %s: %m", ctx->config.procfs_root);
-	/* No udev database is normal in containers: udev properties are then unknown. */
-	if (open_root(ctx->config.udev_root, &ctx->udev_fd) < 0)
-		log_debug("no udev database at %s", ctx->config.udev_root);
-	ctx->real_sysfs = streq(ctx->config.sysfs_root, "/sys");
-	return 0;
+	int *fds[] = {&src->sysfs_fd, &src->procfs_fd, &src->udev_fd};
+	for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
 }
 
 static int make_state_dir(const char *path)
@@ -163,15 +151,44 @@ double context_slow_threshold(const Context *ctx)
 	return t;
 }
 
+/* -------------------------------------------------------------- wiring */
+
+static void on_disk_removed(Disk *d, void *userdata)
+{
+	Context *ctx = userdata;
+	if (ctx->monitor)
+		monitor_disk_gone(ctx->monitor, d);
+}
+
+static void on_disks_changed(void *userdata)
+{
+	Context *ctx = userdata;
+	tracer_sync(ctx->tracer);
+}
+
+static void on_slow_io(Disk *d, const SlowRecord *r, void *userdata)
+{
+	Context *ctx = userdata;
+	if (ctx->monitor)
+		monitor_slow_io(ctx->monitor, d, r);
+}
+
+static void on_missing(const char *name, void *userdata)
+{
+	Context *ctx = userdata;
+	discovery_check(ctx->discovery, name);
+}
+
 /* The page is rendered at most once per sample: what it shows changes at
  * the sample, and any number of scrapers in between are sent the same
  * bytes, so a flood of scrapes costs copies, not renders. */
 static int render_metrics(void *userdata, HttpBody **ret)
 {
 	Context *ctx = userdata;
-	uint64_t now;
+	PageCache *pc = &ctx->page;
+	uint64_t now, samples = sampler_stats(ctx->sampler)->samples;
 	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
-	if (!ctx->page || ctx->page_samples != ctx->samples || now - ctx->page_usec >= (uint64_t)(ctx->config.interval * 1e6)) {
+	if (!pc->body || pc->samples != samples || now - pc->usec >= (uint64_t)(ctx->config.interval * 1e6)) {
 		Buf b = {0};
 		int r = exporter_render(ctx, &b);
 		if (r < 0) {
@@ -181,37 +198,87 @@ static int render_metrics(void *userdata, HttpBody **ret)
 		HttpBody *body = http_body_new(&b);
 		if (!body)
 			return -ENOMEM;
-		http_body_unref(ctx->page);
-		ctx->page = body;
-		ctx->page_samples = ctx->samples;
-		ctx->page_usec = now;
+		http_body_unref(pc->body);
+		*pc = (PageCache){.body = body, .samples = samples, .usec = now, .renders = pc->renders + 1};
 	}
-	*ret = http_body_ref(ctx->page);
+	*ret = http_body_ref(pc->body);
 	return 0;
 }
 
-static int start_services(Context *ctx)
+/* ---------------------------------------------------------------- tick */
+
+void context_tick(Context *ctx, uint64_t now)
 {
-	int r = make_state_dir(ctx->config.state_dir);
+	/* The live /sys tells us of changes (uevents): scan it rarely, as a
+	 * safety net; a captured tree tells nobody: scan it every time. */
+	if (!ctx->src.live || now - ctx->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
+		discovery_scan(ctx->discovery);
+		ctx->last_rescan_usec = now;
+	}
+	sampler_sample(ctx->sampler, now, on_missing, ctx);
+	tracer_sync(ctx->tracer);
+	tracer_collect(ctx->tracer, now, now_usec(CLOCK_REALTIME));
+	if (ctx->monitor)
+		monitor_tick(ctx->monitor, now);
+	if (service_wants_status(ctx->service)) {
+		unsigned suspects, storms;
+		monitor_count(ctx->monitor, &suspects, &storms);
+		service_sampled(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms);
+	}
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Context *ctx = userdata;
+	uint64_t step = (uint64_t)(ctx->config.interval * 1e6), now;
+	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
+	context_tick(ctx, now);
+	/* From the previous deadline, so that samples do not drift. */
+	uint64_t next = usec + step;
+	if (next <= now)
+		next = now + step;	/* we were late by more than a whole interval */
+	sd_event_source_set_time(s, next);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int start_tick(Context *ctx)
+{
+	uint64_t now;
+	int r = sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
 	if (r < 0)
-		return log_error_errno(r, "Failed to create state directory %s: %m", ctx->config.state_dir);
-	r = monitor_start(ctx);
+		return r;
+	ctx->last_rescan_usec = now;
+	r = sd_event_add_time(ctx->event, &ctx->tick, CLOCK_MONOTONIC, now + (uint64_t)(ctx->config.interval * 1e6), 1000,
+			      on_tick, ctx);
 	if (r < 0)
-		return log_error_errno(r, "Failed to set up the detector: %m");
-	r = sampler_start(ctx);
-	if (r < 0)
-		return log_error_errno(r, "Failed to start the sampling timer: %m");
-	r = tracer_start(ctx);
+		return r;
+	/* Sampling comes first: a flood of scrapes or clients must not delay it. */
+	return sd_event_source_set_priority(ctx->tick, SD_EVENT_PRIORITY_IMPORTANT);
+}
+
+/* ---------------------------------------------------------- lifecycle */
+
+static int start_tracer(Context *ctx)
+{
+	static const TraceBackendOps *const backends[] = {&trace_bpf_ops, &trace_perf_ops, NULL};
+	TracerCallbacks cb = {.slow_io = on_slow_io, .userdata = ctx};
+	int r = tracer_new(ctx->event, backends, ctx->config.trace_backend, ctx->src.live, context_slow_threshold(ctx),
+			   ctx->disks, &cb, &ctx->tracer);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up tracing: %m");
 	r = service_drop_tracing_caps();
 	if (r < 0)
 		log_warning_errno(r, "Failed to drop CAP_BPF and CAP_PERFMON, keeping them: %m");
 	else if (r > 0)
-		log_info("dropped CAP_BPF and CAP_PERFMON: %s", streq(tracer_backend(ctx), "none") ? "no tracer uses them"
-				 : "the tracer is attached and needs them no more");
+		log_info("dropped CAP_BPF and CAP_PERFMON: %s", streq(tracer_backend(ctx->tracer), "none")
+				 ? "no tracer uses them" : "the tracer is attached and needs them no more");
+	return 0;
+}
+
+static int start_servers(Context *ctx)
+{
 	int control_fd, http_fd;
-	r = service_listen_fds(&control_fd, &http_fd);
+	int r = service_listen_fds(&control_fd, &http_fd);
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *web_err = NULL;
@@ -225,31 +292,42 @@ static int start_services(Context *ctx)
 			&ctx->control);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create control socket %s: %m", ctx->config.socket_path);
-	r = service_watchdog(ctx);
-	if (r < 0)
-		return log_error_errno(r, "Failed to set up the watchdog: %m");
 	log_info("serving metrics on %s (port %u), control socket %s, sampling every %gs",
 		 http_fd >= 0 ? "the passed socket" : ctx->config.listen, http_port(ctx->http),
 		 control_fd >= 0 ? "passed by the service manager" : ctx->config.socket_path, ctx->config.interval);
 	return 0;
 }
 
+static int start_services(Context *ctx)
+{
+	int r = make_state_dir(ctx->config.state_dir);
+	if (r < 0)
+		return log_error_errno(r, "Failed to create state directory %s: %m", ctx->config.state_dir);
+	r = monitor_new(ctx->event, &ctx->config, ctx->disks, ctx->src.live, &ctx->monitor);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the detector: %m");
+	r = start_tick(ctx);
+	if (r < 0)
+		return log_error_errno(r, "Failed to start the sampling timer: %m");
+	if ((r = start_tracer(ctx)) < 0 || (r = start_servers(ctx)) < 0)
+		return r;
+	r = service_new(ctx->event, &ctx->service);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the watchdog: %m");
+	return 0;
+}
+
 int context_init(Context *ctx)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ctx->start_realtime_usec = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-	ctx->sysfs_fd = ctx->procfs_fd = ctx->udev_fd = -1;
+	ctx->start_realtime_usec = now_usec(CLOCK_REALTIME);
 	apply_log_level(ctx->config.log_level);
-
-	int r = open_roots(ctx);
+	const char *why = NULL;
+	int r = open_roots(&ctx->config, &ctx->src);
 	if (r < 0)
 		return r;
-	if (compile_filter(ctx->config.include, &ctx->include_re, &ctx->have_include) < 0 ||
-	    compile_filter(ctx->config.exclude, &ctx->exclude_re, &ctx->have_exclude) < 0)
-		return log_error_errno(-EINVAL, "Invalid --include/--exclude pattern");
-	r = load_models(ctx, &ctx->config, NULL);
-	if (r < 0)
+	if (filter_new(ctx->config.include, ctx->config.exclude, &ctx->filter, &why) < 0)
+		return log_error_errno(-EINVAL, "Invalid --include/--exclude pattern: %s", why ? why : "?");
+	if ((r = load_models(&ctx->config, &ctx->models, NULL)) < 0)
 		return r;
 	r = sd_event_default(&ctx->event);
 	if (r < 0)
@@ -257,43 +335,38 @@ int context_init(Context *ctx)
 	ctx->disks = registry_new();
 	if (!ctx->disks)
 		return log_error_errno(-ENOMEM, "Out of memory");
-	r = discovery_new(ctx, &ctx->discovery);
+	DiscoveryCallbacks cb = {.removed = on_disk_removed, .changed = on_disks_changed, .userdata = ctx};
+	r = discovery_new(ctx->event, &ctx->src, ctx->disks, &cb, ctx->src.live && !ctx->oneshot, &ctx->discovery);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up disk discovery: %m");
-	discovery_scan(ctx);
-	if (ctx->oneshot)
-		return 0;
-	return start_services(ctx);
+	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);
+	discovery_scan(ctx->discovery);
+	r = sampler_new(ctx->src.procfs_fd, ctx->disks, &ctx->sampler);
+	if (r < 0)
+		return log_error_errno(r, "Out of memory");
+	return ctx->oneshot ? 0 : start_services(ctx);
 }
 
 void context_done(Context *ctx)
 {
+	ctx->service = service_free(ctx->service);
 	ctx->control = control_free(ctx->control);
 	ctx->http = http_free(ctx->http);
-	ctx->page = http_body_unref(ctx->page);
-	sampler_stop(ctx);
-	ctx->watchdog_timer = sd_event_source_disable_unref(ctx->watchdog_timer);
-	tracer_stop(ctx);
-	monitor_stop(ctx);
+	ctx->page.body = http_body_unref(ctx->page.body);
+	ctx->tracer = tracer_free(ctx->tracer);
+	ctx->tick = sd_event_source_disable_unref(ctx->tick);
+	ctx->monitor = monitor_free(ctx->monitor);
+	ctx->sampler = sampler_free(ctx->sampler);
 	ctx->discovery = discovery_free(ctx->discovery);
 	ctx->disks = registry_free(ctx->disks);
 	ctx->event = sd_event_unref(ctx->event);
-	ctx->models = modellist_free(ctx->models);
-	free(ctx->models_origin);
-	ctx->models_origin = NULL;
-	if (ctx->have_include)
-		regfree(&ctx->include_re);
-	if (ctx->have_exclude)
-		regfree(&ctx->exclude_re);
-	ctx->have_include = ctx->have_exclude = false;
-	int *fds[] = {&ctx->sysfs_fd, &ctx->procfs_fd, &ctx->udev_fd};
-	for (size_t i = 0; i < ELEMENTSOF(fds); i++)
-		if (*fds[i] >= 0) {
-			close(*fds[i]);
-			*fds[i] = -1;
-		}
+	models_done(&ctx->models);
+	ctx->filter = filter_free(ctx->filter);
+	close_roots(&ctx->src);
 	config_done(&ctx->config);
 }
+
+/* -------------------------------------------------------------- reload */
 
 static void warn_restart_only(const Config *old, const Config *new)
 {
@@ -321,60 +394,68 @@ static void swap_str(char **a, char **b)
 static int reload_failed(Context *ctx, int r, const char *why, char **ret_error)
 {
 	log_error("Failed to reload %s, keeping the old configuration: %s", ctx->config_path, why);
-	if (ret_error && asprintf(ret_error, "%s: %s; the old configuration stays", ctx->config_path, why) < 0)
-		*ret_error = NULL;
+	set_errorf(ret_error, 0, "%s: %s; the old configuration stays", ctx->config_path, why);
 	return r < 0 ? r : -EINVAL;
+}
+
+/* Keeps the values that only a restart can change, so status tells the truth. */
+static int apply_config(Context *ctx, Config *n)
+{
+	Config applied;
+	int r = config_copy(&ctx->config, &applied);
+	if (r < 0)
+		return r;
+	applied.interval = n->interval;
+	applied.slow_io = n->slow_io;
+	applied.detect = n->detect;
+	applied.history_days = n->history_days;
+	applied.history_max_events = n->history_max_events;
+	applied.probe = n->probe;
+	applied.probe_interval = n->probe_interval;
+	swap_str(&applied.include, &n->include);
+	swap_str(&applied.exclude, &n->exclude);
+	swap_str(&applied.model_list, &n->model_list);
+	swap_str(&applied.log_level, &n->log_level);
+	swap_str(&applied.web_config, &n->web_config);
+	config_done(&ctx->config);
+	ctx->config = applied;	/* in place: the monitor reads it through its pointer */
+	return 0;
 }
 
 int context_reload(Context *ctx, char **ret_error)
 {
 	_cleanup_free_ char *err = NULL;
+	const char *why = NULL;
 	Config n;
 	int r = context_load_config(ctx, &n, &err);
 	if (r < 0)
 		return reload_failed(ctx, r, err ? err : strerror(-r), ret_error);
-	regex_t inc, exc;
-	bool hi = false, he = false;
-	if (compile_filter(n.include, &inc, &hi) < 0 || compile_filter(n.exclude, &exc, &he) < 0 ||
-	    load_models(ctx, &n, &err) < 0 ||
+	DeviceFilter *filter = NULL;
+	Models models = {0};
+	if (filter_new(n.include, n.exclude, &filter, &why) < 0 || load_models(&n, &models, &err) < 0 ||
 	    (ctx->http && http_reload(ctx->http, n.web_config, &err) < 0)) {
-		if (hi)
-			regfree(&inc);
-		if (he)
-			regfree(&exc);
+		filter_free(filter);
+		models_done(&models);
 		config_done(&n);
-		return reload_failed(ctx, -EINVAL, err ? err : "invalid --include or --exclude pattern", ret_error);
+		return reload_failed(ctx, -EINVAL, err ? err : why ? why : "invalid --include or --exclude pattern",
+				     ret_error);
 	}
 	warn_restart_only(&ctx->config, &n);
-	/* Keep the values that only a restart can change, so status tells the truth. */
-	Config applied;
-	r = config_copy(&ctx->config, &applied);
-	if (r < 0)
-		return log_error_errno(r, "Out of memory");
-	applied.interval = n.interval;
-	applied.slow_io = n.slow_io;
-	applied.detect = n.detect;
-	applied.history_days = n.history_days;
-	applied.history_max_events = n.history_max_events;
-	applied.probe = n.probe;
-	applied.probe_interval = n.probe_interval;
-	swap_str(&applied.include, &n.include);
-	swap_str(&applied.exclude, &n.exclude);
-	swap_str(&applied.model_list, &n.model_list);
-	swap_str(&applied.log_level, &n.log_level);
-	swap_str(&applied.web_config, &n.web_config);
+	r = apply_config(ctx, &n);
 	config_done(&n);
-	config_done(&ctx->config);
-	ctx->config = applied;
-	if (ctx->have_include)
-		regfree(&ctx->include_re);
-	if (ctx->have_exclude)
-		regfree(&ctx->exclude_re);
-	ctx->include_re = inc, ctx->have_include = hi;
-	ctx->exclude_re = exc, ctx->have_exclude = he;
+	if (r < 0) {
+		filter_free(filter);
+		models_done(&models);
+		return reload_failed(ctx, r, "out of memory", ret_error);
+	}
+	filter_free(ctx->filter);
+	ctx->filter = filter;
+	models_done(&ctx->models);
+	ctx->models = models;
 	apply_log_level(ctx->config.log_level);
-	tracer_set_slow(ctx, context_slow_threshold(ctx));
-	discovery_reclassify(ctx);
+	tracer_set_slow(ctx->tracer, context_slow_threshold(ctx));
+	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);
+	discovery_reclassify(ctx->discovery);
 	log_info("reloaded %s", ctx->config_path);
 	return 0;
 }

@@ -1,63 +1,75 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The one daemon context: it owns the event loop, the configuration and every
- * module, and is handed to each callback as userdata.
+ * The one daemon context: it owns the event loop, the configuration and
+ * every module's handle, wires the modules' callbacks to each other, and
+ * runs the sampling tick. Only main.c and the read-only views (exporter.c,
+ * commands.c) see it; every other module gets its own handle and what it
+ * needs.
  */
 #pragma once
 
-#include <regex.h>
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
 #include "disk.h"
+#include "filter.h"
 #include "modellist.h"
+#include "sysfs.h"
 
 typedef struct Discovery Discovery;
+typedef struct Sampler Sampler;
 typedef struct Http Http;
+typedef struct HttpBody HttpBody;
 typedef struct Control Control;
 typedef struct Tracer Tracer;
 typedef struct Monitor Monitor;
+typedef struct Service Service;
 
 typedef struct CliSetting {
 	char *key, *value;
 } CliSetting;
 
+typedef struct CliSettings {
+	CliSetting *items;		/* flags, re-applied over the file on reload */
+	size_t n;
+} CliSettings;
+
+typedef struct Models {
+	ModelList *list;
+	char *origin;			/* its path, or "builtin" */
+} Models;
+
+typedef struct PageCache {
+	HttpBody *body;			/* the metrics page of this sample */
+	uint64_t samples, usec;		/* which sample, and when it was rendered */
+	uint64_t renders;
+} PageCache;
+
 typedef struct Context {
 	sd_event *event;
 	Config config;			/* effective: defaults < file < flags */
 	char *config_path;
-	CliSetting *cli;		/* flags, re-applied over the file on reload */
-	size_t n_cli;
+	CliSettings cli;
 	bool oneshot;
+	uint64_t start_realtime_usec;
 
-	int sysfs_fd, procfs_fd, udev_fd;
-	bool real_sysfs;		/* sysfs root is /sys: libudev can be used */
-	regex_t include_re, exclude_re;
-	bool have_include, have_exclude;
-	ModelList *models;
-	char *models_origin;
-
+	DiskSources src;		/* the roots everything is read from */
+	DeviceFilter *filter;		/* --include / --exclude */
+	Models models;
 	DiskRegistry *disks;
+
 	Discovery *discovery;
-	sd_event_source *sample_timer;
-	Http *http;
-	Control *control;
+	Sampler *sampler;
 	Tracer *tracer;
 	Monitor *monitor;
-	struct Probe *probe_drain;	/* probes of vanished disks, still in flight */
-
-	uint64_t start_realtime_usec;
-	uint64_t last_sample_usec;	/* CLOCK_MONOTONIC of the last diskstats sample */
+	sd_event_source *tick;		/* the sampling timer */
 	uint64_t last_rescan_usec;
-	uint64_t samples, diskstats_bad_lines, diskstats_read_errors, diskstats_resets, scrapes;
-	struct HttpBody *page;		/* the metrics page of this sample */
-	uint64_t page_samples, page_usec;
-	uint64_t probe_errors;
-	bool notified_ready;
-	sd_event_source *watchdog_timer;
-	uint64_t watchdog_period_usec;
-	char last_status[160];
+
+	Http *http;
+	PageCache page;
+	Control *control;
+	Service *service;
 } Context;
 
 /* Builds the effective config from defaults, the file and the flags. */
@@ -65,10 +77,11 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error);
 /* Initialises every module in order; context_done undoes it in reverse. */
 int context_init(Context *ctx);
 void context_done(Context *ctx);
+/* One sample, every step in order: rescan, diskstats, tracer, detector,
+ * service status. The timer calls it; --oneshot calls it once. */
+void context_tick(Context *ctx, uint64_t now_mono_usec);
 /* Re-reads the config file (and the web configuration); on error the old
  * configuration stays and *ret_error (if given) says why. */
 int context_reload(Context *ctx, char **ret_error);
 /* The tracer's slow threshold: slow-io, or lower if a stall threshold is. */
 double context_slow_threshold(const Context *ctx);
-/* True when a device name passes --include/--exclude. */
-bool context_wants_device(const Context *ctx, const char *name);

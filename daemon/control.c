@@ -51,7 +51,7 @@ struct Conn {
 	uint64_t since;		/* when the current wait began (accept or last reply) */
 };
 
-static uint64_t now_usec(Control *ctl)
+static uint64_t loop_now(Control *ctl)
 {
 	uint64_t now;
 	sd_event_now(ctl->event, CLOCK_MONOTONIC, &now);
@@ -129,7 +129,7 @@ static void conn_queue(Conn *c, char *line)
 		return;
 	}
 	ctl->out_total += len;
-	arm(c, now_usec(ctl), CONTROL_OUTPUT_USEC);
+	arm(c, loop_now(ctl), CONTROL_OUTPUT_USEC);
 }
 
 static void conn_handle_line(Conn *c, const char *line, size_t len)
@@ -199,7 +199,7 @@ static int conn_flush(Conn *c)
 		return -ECONNRESET;
 	/* The reply is out: the next request (pipelined, or yet to come) gets a
 	 * fresh deadline. */
-	arm(c, now_usec(c->ctl), CONTROL_REQUEST_USEC);
+	arm(c, loop_now(c->ctl), CONTROL_REQUEST_USEC);
 	conn_next_request(c);
 	return writing(c) ? conn_flush(c) : 0;
 }
@@ -250,7 +250,7 @@ static void refuse_busy(int fd)
 static Conn *victim(Control *ctl, uid_t uid, unsigned *ret_count)
 {
 	Conn *waiting = NULL, *stalled = NULL;
-	uint64_t now = now_usec(ctl);
+	uint64_t now = loop_now(ctl);
 	unsigned n = 0;
 	for (Conn *c = ctl->conns; c; c = c->next) {
 		if (uid != (uid_t)-1 && c->peer.uid != uid)
@@ -320,7 +320,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			conn_free(c);
 			continue;
 		}
-		arm(c, now_usec(ctl), CONTROL_REQUEST_USEC);
+		arm(c, loop_now(ctl), CONTROL_REQUEST_USEC);
 		/* smrctl sends as soon as it connects: answer what is there now,
 		 * before a burst of newer connections could push this one out */
 		if (conn_read(c) < 0 || conn_flush(c) < 0 || (c->closing && !writing(c)))

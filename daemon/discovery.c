@@ -12,14 +12,18 @@
 #include <time.h>
 
 #include "log.h"
-#include "monitor.h"
-#include "tracer.h"
 
 struct Discovery {
-	Context *ctx;
+	sd_event *event;
+	DiskSources src;
+	DiskRegistry *disks;
+	DiscoveryCallbacks cb;
+	const DeviceFilter *filter;
+	const ModelList *models;
 	struct udev *udev;
 	struct udev_monitor *monitor;
 	sd_event_source *source;
+	uint64_t probe_errors;
 };
 
 static void udev_enumerate_unrefp(struct udev_enumerate **e)
@@ -34,13 +38,6 @@ static void udev_device_unrefp(struct udev_device **d)
 		udev_device_unref(*d);
 }
 
-static uint64_t now_realtime_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void log_verdict(const Disk *d, const char *what)
 {
 	log_info("%s %s (%u:%u, %s, \"%s\"): %s, SMR confidence %.2f: %s", what, d->name, d->sys.major,
@@ -48,122 +45,127 @@ static void log_verdict(const Disk *d, const char *what)
 		 disk_class_to_string(d->verdict.class), d->verdict.smr_confidence, d->verdict.basis);
 }
 
-static void drop(Context *ctx, const char *name, const char *why)
+static void drop(Discovery *disc, const char *name, const char *why)
 {
 	char copy[32];	/* name may point into the disk being freed */
 	snprintf(copy, sizeof copy, "%s", name);
-	Disk *d = registry_get(ctx->disks, copy);
-	if (d)
-		monitor_disk_gone(ctx, d);
-	if (registry_remove(ctx->disks, copy)) {
-		log_info("no longer watching %s: %s", copy, why);
-		tracer_sync(ctx);
-	}
+	Disk *d = registry_get(disc->disks, copy);
+	if (!d)
+		return;
+	if (disc->cb.removed)
+		disc->cb.removed(d, disc->cb.userdata);
+	registry_remove(disc->disks, copy);
+	log_info("no longer watching %s: %s", copy, why);
+	if (disc->cb.changed)
+		disc->cb.changed(disc->cb.userdata);
 }
 
-void discovery_probe(Context *ctx, const char *name)
+void discovery_probe(Discovery *disc, const char *name)
 {
 	SysfsDisk sys;
 
 	if (!sysfs_valid_name(name))
 		return;
-	if (!context_wants_device(ctx, name)) {
-		drop(ctx, name, "excluded by --include/--exclude");
+	if (!filter_wants(disc->filter, name)) {
+		drop(disc, name, "excluded by --include/--exclude");
 		return;
 	}
-	int r = sysfs_probe_disk(ctx->sysfs_fd, ctx->udev_fd, name, &sys);
+	int r = sysfs_probe_disk(disc->src.sysfs_fd, disc->src.udev_fd, name, &sys);
 	if (r == -ENOENT) {
-		drop(ctx, name, "device removed");
+		drop(disc, name, "device removed");
 		return;
 	}
 	if (r == -ENOTBLK)
 		return;		/* partitions are never watched */
 	if (r < 0) {
-		ctx->probe_errors++;
+		disc->probe_errors++;
 		log_warning("Failed to read sysfs attributes of %s, ignoring: %s", name, read_error_string(r));
 		return;
 	}
 	if (sys.facts.size_status < 0) {
-		Disk *known = registry_get(ctx->disks, name);
+		Disk *known = registry_get(disc->disks, name);
 		if (!known || known->sys.facts.size_status != sys.facts.size_status) {
-			ctx->probe_errors++;
+			disc->probe_errors++;
 			log_warning("Failed to read block/%s/size: %s; watching it with class unknown", name,
 				    read_error_string(sys.facts.size_status));
 		}
 	} else if (sys.size_sectors == 0) {
-		drop(ctx, name, "size is 0 (no medium or detached)");
+		drop(disc, name, "size is 0 (no medium or detached)");
 		return;
 	}
 
-	Disk *d = registry_get(ctx->disks, name);
+	Disk *d = registry_get(disc->disks, name);
 	if (d && (d->sys.major != sys.major || d->sys.minor != sys.minor)) {
-		drop(ctx, name, "replaced by another device of the same name");
+		drop(disc, name, "replaced by another device of the same name");
 		d = NULL;
 	}
 	if (d) {
 		DiskClass old = d->verdict.class;
 		d->sys = sys;
-		classify_disk(&d->sys.facts, ctx->models, &d->verdict);
+		classify_disk(&d->sys.facts, disc->models, &d->verdict);
 		if (old != d->verdict.class)
 			log_verdict(d, "reclassified");
 		return;
 	}
-	Disk n = {.sys = sys, .added_usec = now_realtime_usec()};
+	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME)};
 	snprintf(n.name, sizeof n.name, "%s", name);
-	classify_disk(&n.sys.facts, ctx->models, &n.verdict);
-	r = registry_add(ctx->disks, &n, &d);
+	classify_disk(&n.sys.facts, disc->models, &n.verdict);
+	r = registry_add(disc->disks, &n, &d);
 	if (r < 0) {
 		log_warning_errno(r, "Cannot watch %s, ignoring: %m", name);
 		return;
 	}
 	log_verdict(d, "watching");
-	tracer_sync(ctx);
+	if (disc->cb.added)
+		disc->cb.added(d, disc->cb.userdata);
+	if (disc->cb.changed)
+		disc->cb.changed(disc->cb.userdata);
 }
 
-static void sweep(Context *ctx)
+static void sweep(Discovery *disc)
 {
-	for (size_t i = registry_size(ctx->disks); i-- > 0;) {
-		Disk *d = registry_at(ctx->disks, i);
+	for (size_t i = registry_size(disc->disks); i-- > 0;) {
+		Disk *d = registry_at(disc->disks, i);
 		if (!d->seen) {
 			char name[sizeof d->name];
 			snprintf(name, sizeof name, "%s", d->name);
-			discovery_probe(ctx, name);	/* drops it with the reason */
+			discovery_probe(disc, name);	/* drops it with the reason */
 		}
 	}
 }
 
-static void mark_all(Context *ctx, bool v)
+static void mark_all(Discovery *disc, bool v)
 {
-	for (size_t i = 0; i < registry_size(ctx->disks); i++)
-		registry_at(ctx->disks, i)->seen = v;
+	for (size_t i = 0; i < registry_size(disc->disks); i++)
+		registry_at(disc->disks, i)->seen = v;
 }
 
-void discovery_check(Context *ctx, const char *name)
+void discovery_check(Discovery *disc, const char *name)
 {
 	uint64_t size;
-	const Disk *d = registry_get(ctx->disks, name);
+	const Disk *d = registry_get(disc->disks, name);
 	if (!d) {
-		discovery_probe(ctx, name);	/* adds it, if it is a disk to watch */
+		discovery_probe(disc, name);	/* adds it, if it is a disk to watch */
 		return;
 	}
-	int r = sysfs_read_size(ctx->sysfs_fd, name, &size);
+	int r = sysfs_read_size(disc->src.sysfs_fd, name, &size);
 	char dir[64];
 	snprintf(dir, sizeof dir, "block/%s", name);
-	if (r < 0 && r == d->sys.facts.size_status && faccessat(ctx->sysfs_fd, dir, F_OK, 0) == 0)
+	if (r < 0 && r == d->sys.facts.size_status && faccessat(disc->src.sysfs_fd, dir, F_OK, 0) == 0)
 		return;			/* the same failure as before: already said */
 	if (r < 0 || size == 0 || d->sys.facts.size_status < 0)
-		discovery_probe(ctx, name);	/* updates, or drops with the reason */
+		discovery_probe(disc, name);	/* updates, or drops with the reason */
 }
 
-static void seen(Context *ctx, const char *name)
+static void seen(Discovery *disc, const char *name)
 {
-	discovery_check(ctx, name);
-	Disk *d = registry_get(ctx->disks, name);
+	discovery_check(disc, name);
+	Disk *d = registry_get(disc->disks, name);
 	if (d)
 		d->seen = true;
 }
 
-static int scan_udev(Context *ctx, struct udev *udev)
+static int scan_udev(Discovery *disc, struct udev *udev)
 {
 	_cleanup_(udev_enumerate_unrefp) struct udev_enumerate *e = udev_enumerate_new(udev);
 	if (!e)
@@ -181,14 +183,14 @@ static int scan_udev(Context *ctx, struct udev *udev)
 			udev_device_new_from_syspath(udev, udev_list_entry_get_name(it));
 		const char *name = dev ? udev_device_get_sysname(dev) : NULL;
 		if (name)
-			seen(ctx, name);
+			seen(disc, name);
 	}
 	return 0;
 }
 
-static int scan_dir(Context *ctx)
+static int scan_dir(Discovery *disc)
 {
-	int fd = openat(ctx->sysfs_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(disc->src.sysfs_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	DIR *dir = fdopendir(fd);
@@ -198,35 +200,43 @@ static int scan_dir(Context *ctx)
 	}
 	for (struct dirent *de; (de = readdir(dir));)
 		if (de->d_name[0] != '.')
-			seen(ctx, de->d_name);
+			seen(disc, de->d_name);
 	closedir(dir);
 	return 0;
 }
 
-int discovery_scan(Context *ctx)
+int discovery_scan(Discovery *disc)
 {
-	mark_all(ctx, false);
-	int r = ctx->real_sysfs && ctx->discovery ? scan_udev(ctx, ctx->discovery->udev) : scan_dir(ctx);
+	mark_all(disc, false);
+	int r = disc->udev ? scan_udev(disc, disc->udev) : scan_dir(disc);
 	if (r < 0) {
 		/* Keep what we have: a failed scan must not empty the registry. */
-		mark_all(ctx, true);
+		mark_all(disc, true);
 		return log_warning_errno(r, "Failed to enumerate block devices, keeping the current list: %m");
 	}
-	sweep(ctx);
+	sweep(disc);
 	return 0;
 }
 
-void discovery_reclassify(Context *ctx)
+void discovery_set_rules(Discovery *disc, const DeviceFilter *filter, const ModelList *models)
 {
-	for (size_t i = registry_size(ctx->disks); i-- > 0;) {
-		Disk *d = registry_at(ctx->disks, i);
-		if (!context_wants_device(ctx, d->name))
-			drop(ctx, d->name, "excluded by --include/--exclude");
-		else
-			classify_disk(&d->sys.facts, ctx->models, &d->verdict);
-	}
-	discovery_scan(ctx);
+	disc->filter = filter;
+	disc->models = models;
 }
+
+void discovery_reclassify(Discovery *disc)
+{
+	for (size_t i = registry_size(disc->disks); i-- > 0;) {
+		Disk *d = registry_at(disc->disks, i);
+		if (!filter_wants(disc->filter, d->name))
+			drop(disc, d->name, "excluded by --include/--exclude");
+		else
+			classify_disk(&d->sys.facts, disc->models, &d->verdict);
+	}
+	discovery_scan(disc);
+}
+
+uint64_t discovery_probe_errors(const Discovery *disc) { return disc ? disc->probe_errors : 0; }
 
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -244,9 +254,9 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			continue;
 		log_debug("uevent %s %s", action ? action : "?", name);
 		if (action && streq(action, "remove"))
-			drop(disc->ctx, name, "device removed");
+			drop(disc, name, "device removed");
 		else
-			discovery_probe(disc->ctx, name);
+			discovery_probe(disc, name);
 	}
 }
 
@@ -277,25 +287,25 @@ static int start_monitor(Discovery *d)
 		r = udev_monitor_enable_receiving(d->monitor);
 	if (r < 0)
 		return r;
-	r = sd_event_add_io(d->ctx->event, &d->source, udev_monitor_get_fd(d->monitor), EPOLLIN,
-			    on_uevent, d);
+	r = sd_event_add_io(d->event, &d->source, udev_monitor_get_fd(d->monitor), EPOLLIN, on_uevent, d);
 	if (r < 0)
 		return r;
 	log_debug("listening to %s uevents", udevd ? "udev" : "kernel");
 	return 0;
 }
 
-int discovery_new(Context *ctx, Discovery **ret)
+int discovery_new(sd_event *e, const DiskSources *src, DiskRegistry *disks, const DiscoveryCallbacks *cb,
+		  bool uevents, Discovery **ret)
 {
 	_cleanup_(discovery_freep) Discovery *d = calloc(1, sizeof *d);
 	if (!d)
 		return -ENOMEM;
-	d->ctx = ctx;
-	if (ctx->real_sysfs) {
+	*d = (Discovery){.event = e, .src = *src, .disks = disks, .cb = cb ? *cb : (DiscoveryCallbacks){0}};
+	if (src->live) {
 		d->udev = udev_new();
 		if (!d->udev)
 			return -ENOMEM;
-		if (!ctx->oneshot) {
+		if (uevents) {
 			int r = start_monitor(d);
 			if (r < 0)
 				log_warning_errno(r, "Failed to listen to uevents, relying on periodic scans: %m");

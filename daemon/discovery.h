@@ -1,24 +1,46 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Finds the whole disks to watch: libudev enumeration and a uevent monitor on
- * the real /sys, a directory scan of <root>/block under --sysfs-root.
+ * the real /sys, a directory scan of <root>/block under --sysfs-root. It owns
+ * nothing but its udev handles: it fills the registry it is given and tells
+ * whoever wired it (context.c) through its callbacks when a disk comes or
+ * goes, so that the tracer and the detector follow.
  */
 #pragma once
 
 #include <stdbool.h>
+#include <systemd/sd-event.h>
 
-#include "context.h"
+#include "disk.h"
+#include "filter.h"
+#include "modellist.h"
+#include "sysfs.h"
 
-/* Sets up the uevent monitor on the event loop (real /sys only, not oneshot). */
-int discovery_new(Context *ctx, Discovery **ret);
+typedef struct Discovery Discovery;
+
+typedef struct DiscoveryCallbacks {
+	void (*added)(Disk *d, void *userdata);		/* watched from now on */
+	void (*removed)(Disk *d, void *userdata);	/* about to be dropped; still valid during the call */
+	void (*changed)(void *userdata);		/* after the set of disks changed */
+	void *userdata;
+} DiscoveryCallbacks;
+
+/* uevents: listen to the kernel's or udev's events (the live /sys only). */
+int discovery_new(sd_event *e, const DiskSources *src, DiskRegistry *disks, const DiscoveryCallbacks *cb,
+		  bool uevents, Discovery **ret);
 Discovery *discovery_free(Discovery *d);
+/* Which devices to watch and how to classify them; the caller keeps both
+ * alive (set again after a reload, before discovery_reclassify()). */
+void discovery_set_rules(Discovery *d, const DeviceFilter *filter, const ModelList *models);
 /* Enumerates every block device, adds new disks and drops vanished ones. */
-int discovery_scan(Context *ctx);
+int discovery_scan(Discovery *d);
 /* Re-reads one device: adds, updates or removes it. */
-void discovery_probe(Context *ctx, const char *name);
+void discovery_probe(Discovery *d, const char *name);
 /* Probes a new disk fully; for a known one only checks that it still exists
  * with a medium (changes to known disks arrive as uevents). Cheap enough to
  * call for every disk on every scan. */
-void discovery_check(Context *ctx, const char *name);
-/* Re-applies filters and the model list to every watched disk (after a reload). */
-void discovery_reclassify(Context *ctx);
+void discovery_check(Discovery *d, const char *name);
+/* Re-applies the rules to every watched disk (after a reload). */
+void discovery_reclassify(Discovery *d);
+/* Failed reads of a disk's sysfs attributes, since start. */
+uint64_t discovery_probe_errors(const Discovery *d);

@@ -11,7 +11,9 @@
 
 #include "control.h"
 #include "http.h"
+#include "discovery.h"
 #include "metrics.h"
+#include "sampler.h"
 #include "monitor.h"
 #include "tracer.h"
 
@@ -64,7 +66,7 @@ static void add_classification(MetricSet *set, Context *ctx)
 		const DiskFacts *f = &d->sys.facts;
 		const char *dev[] = {"device", d->name, NULL};
 		Verdict v;
-		monitor_verdict(ctx, d, &v);
+		monitor_verdict(ctx->monitor, d, &v);
 		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
 					"wwn", d->sys.wwn, "class", disk_class_to_string(v.class),
 					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
@@ -124,13 +126,6 @@ static void add_latency(MetricSet *set, Context *ctx)
 	}
 }
 
-static double mono_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void add_detection(MetricSet *set, Context *ctx)
 {
 	MetricFamily *active = metricset_family(set, "smrd_disk_destage_storm_active", METRIC_GAUGE,
@@ -158,14 +153,14 @@ static void add_detection(MetricSet *set, Context *ctx)
 		const DiskDetect *t = &d->det;
 		const char *dev[] = {"device", d->name, NULL};
 		DetectScore sc;
-		monitor_score(ctx, d, &sc);
+		monitor_score(ctx->monitor, d, &sc);
 		metric_add(active, NULL, dev, d->det_ready && t->storm);
 		metric_add(storms, NULL, dev, (double)t->storms);
 		metric_add(idle, NULL, dev, d->det_ready && t->idle);
 		metric_add(score, NULL, dev, sc.score);
 		metric_add(thr, NULL, dev, detect_stall_threshold(&ctx->config.detect, d->name));
 		metric_add(behav, NULL, dev, monitor_smr_by_behaviour(d));
-		metric_add(slowest, NULL, dev, d->det_ready ? detect_slowest_recent(t, mono_seconds()) : 0);
+		metric_add(slowest, NULL, dev, d->det_ready ? detect_slowest_recent(t, now_seconds(CLOCK_MONOTONIC)) : 0);
 		if (probes)
 			metric_add(probes, NULL, dev, (double)t->probes);
 		/* reads and writes always (rate() needs a zero to start from); the rest once seen */
@@ -183,12 +178,12 @@ static void add_detection(MetricSet *set, Context *ctx)
 				metric_add(bands, NULL, l, t->bands[op][b].centre);
 			}
 	}
-	History *h = monitor_history(ctx);
+	History *h = monitor_history(ctx->monitor);
 	MetricFamily *ev = metricset_family(set, "smrd_events_total", METRIC_COUNTER,
 		"Detector events recorded since smrd started, by kind.");
 	for (int k = 0; k < _EVENT_KIND_MAX; k++) {
 		const char *l[] = {"kind", detect_event_kind_to_string(k), NULL};
-		metric_add(ev, NULL, l, (double)monitor_events_total(ctx, k));
+		metric_add(ev, NULL, l, (double)monitor_events_total(ctx->monitor, k));
 	}
 	metric_add(metricset_family(set, "smrd_history_persistent", METRIC_GAUGE,
 				    "1 when every event is stored in the history database, 0 when some are only in memory."),
@@ -214,8 +209,8 @@ static void add_detection(MetricSet *set, Context *ctx)
 static void add_tracer(MetricSet *set, Context *ctx)
 {
 	TraceCounters c;
-	tracer_counters(ctx, &c);
-	const char *backend[] = {"backend", tracer_backend(ctx), NULL};
+	tracer_counters(ctx->tracer, &c);
+	const char *backend[] = {"backend", tracer_backend(ctx->tracer), NULL};
 	metric_add(metricset_family(set, "smrd_trace_backend_info", METRIC_GAUGE,
 				    "Where per-I/O latency comes from: bpf, perf, or none (diskstats averages only); always 1."),
 		   NULL, backend, 1);
@@ -237,7 +232,7 @@ static void add_tracer(MetricSet *set, Context *ctx)
 				    "Requests issued again before completing (perf backend; the latency counts from the last issue)."),
 		   NULL, NULL, (double)c.reissued);
 	metric_add(metricset_family(set, "smrd_trace_slow_ios_total", METRIC_COUNTER,
-				    "I/Os slower than slow-io recorded one by one."), NULL, NULL, (double)tracer_slow_total(ctx));
+				    "I/Os slower than slow-io recorded one by one."), NULL, NULL, (double)tracer_slow_total(ctx->tracer));
 	metric_add(metricset_family(set, "smrd_trace_slow_threshold_seconds", METRIC_GAUGE,
 				    "The slow-io setting: I/Os this slow are recorded one by one."), NULL, NULL, ctx->config.slow_io);
 }
@@ -251,17 +246,18 @@ static void add_self(MetricSet *set, Context *ctx)
 		   NULL, NULL, (double)ctx->start_realtime_usec / 1e6);
 	metric_add(metricset_family(set, "smrd_disks_watched", METRIC_GAUGE, "Number of disks smrd watches."),
 		   NULL, NULL, (double)registry_size(ctx->disks));
+	const SamplerStats *ss = sampler_stats(ctx->sampler);
 	metric_add(metricset_family(set, "smrd_diskstats_samples_total", METRIC_COUNTER,
-				    "Samples of /proc/diskstats taken."), NULL, NULL, (double)ctx->samples);
+				    "Samples of /proc/diskstats taken."), NULL, NULL, (double)ss->samples);
 	metric_add(metricset_family(set, "smrd_diskstats_malformed_lines_total", METRIC_COUNTER,
 				    "Lines of /proc/diskstats that could not be parsed, or repeated a device, and were ignored."),
-		   NULL, NULL, (double)ctx->diskstats_bad_lines);
+		   NULL, NULL, (double)ss->bad_lines);
 	metric_add(metricset_family(set, "smrd_diskstats_resets_total", METRIC_COUNTER,
 				    "Kernel counters that went backwards other than by a 32-bit wrap (a device that restarted "
 				    "its counters); the exported totals never decrease."),
-		   NULL, NULL, (double)ctx->diskstats_resets);
+		   NULL, NULL, (double)ss->resets);
 	metric_add(metricset_family(set, "smrd_diskstats_read_errors_total", METRIC_COUNTER,
-				    "Failed reads of /proc/diskstats."), NULL, NULL, (double)ctx->diskstats_read_errors);
+				    "Failed reads of /proc/diskstats."), NULL, NULL, (double)ss->read_errors);
 	HttpStats hs;
 	http_stats(ctx->http, &hs);
 	metric_add(metricset_family(set, "smrd_http_connections", METRIC_GAUGE, "Open HTTP connections."),
@@ -297,13 +293,13 @@ static void add_self(MetricSet *set, Context *ctx)
 		metric_add(cc, NULL, l, (double)closed[i].v);
 	}
 	metric_add(metricset_family(set, "smrd_probe_errors_total", METRIC_COUNTER,
-				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)ctx->probe_errors);
+				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)discovery_probe_errors(ctx->discovery));
 }
 
 
 int exporter_render(Context *ctx, Buf *out)
 {
-	double t0 = mono_seconds();
+	double t0 = now_seconds(CLOCK_MONOTONIC);
 	MetricSet *set = metricset_new();
 	if (!set)
 		return -ENOMEM;
@@ -315,9 +311,8 @@ int exporter_render(Context *ctx, Buf *out)
 		add_tracer(set, ctx);
 	}
 	add_self(set, ctx);
-	ctx->scrapes++;
 	metric_add(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
-				    "Time smrd spent collecting this scrape."), NULL, NULL, mono_seconds() - t0);
+				    "Time smrd spent collecting this scrape."), NULL, NULL, now_seconds(CLOCK_MONOTONIC) - t0);
 	metricset_render(set, out);
 	metricset_free(set);
 	return out->oom ? -ENOMEM : 0;

@@ -30,11 +30,10 @@
 
 #include "log.h"
 #include "webauth.h"
-#include "webconfig.h"
+#include "websetup.h"
 
 #define HTTP_CONNECTION_TIMEOUT_S 70	/* libmicrohttpd's own idle timeout, past ours */
 #define HTTP_MEMORY_LIMIT (64 * 1024)
-#define WEB_FILE_MAX (1024 * 1024)
 
 struct HttpBody {
 	unsigned refs;
@@ -74,13 +73,6 @@ size_t http_body_size(const HttpBody *body) { return body ? body->len : 0; }
 
 static void body_release(void *cls) { http_body_unref(cls); }
 
-struct WebSetup {
-	WebConfig cfg;
-	char *cert_pem, *key_pem, *ca_pem;
-	char *priorities;
-	WebAuth *auth;
-};
-
 typedef struct Guarded {
 	struct Guarded *prev, *next;
 	int fd;
@@ -101,7 +93,7 @@ struct Http {
 	HttpRenderFn render;
 	void *userdata;
 	unsigned port;
-	struct WebSetup *web;
+	WebSetup *web;
 	Guarded *conns;
 	unsigned n_conns;
 	double rate_tokens;
@@ -113,133 +105,6 @@ static const char index_page[] =
 	"<!DOCTYPE html>\n<html><head><title>smrd</title></head><body>\n"
 	"<h1>smrd</h1>\n<p>Shingled-disk monitor. <a href=\"/metrics\">Metrics</a></p>\n"
 	"</body></html>\n";
-
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-/* ---------------------------------------------------------- web config */
-
-struct WebSetup *http_web_setup_free(struct WebSetup *w)
-{
-	if (!w)
-		return NULL;
-	webconfig_done(&w->cfg);
-	free(w->cert_pem);
-	if (w->key_pem)
-		explicit_bzero(w->key_pem, strlen(w->key_pem));
-	free(w->key_pem);
-	free(w->ca_pem);
-	free(w->priorities);
-	webauth_free(w->auth);
-	free(w);
-	return NULL;
-}
-
-static void web_setup_freep(struct WebSetup **w) { http_web_setup_free(*w); }
-
-static int set_err(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int set_err(char **ret_error, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (ret_error && vasprintf(ret_error, fmt, ap) < 0)
-		*ret_error = NULL;
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* An inline PEM, or the file it is in. */
-static int load_pem(const char *inline_pem, const char *file, const char *what, char **ret, char **ret_error)
-{
-	if (inline_pem) {
-		*ret = strdup(inline_pem);
-		return *ret ? 0 : -ENOMEM;
-	}
-	if (!file)
-		return 0;
-	int r = read_file_at(AT_FDCWD, file, WEB_FILE_MAX, ret, NULL);
-	if (r < 0)
-		return set_err(ret_error, "failed to read %s (%s): %s", what, file, read_error_string(r));
-	return 0;
-}
-
-/* GnuTLS loads them the way libmicrohttpd will: a bad pair is refused here,
- * with a reason, instead of failing every handshake later. */
-static int check_credentials(struct WebSetup *w, char **ret_error)
-{
-	gnutls_certificate_credentials_t cred;
-	if (gnutls_certificate_allocate_credentials(&cred) < 0)
-		return -ENOMEM;
-	gnutls_datum_t cert = {(unsigned char *)w->cert_pem, (unsigned)strlen(w->cert_pem)};
-	gnutls_datum_t key = {(unsigned char *)w->key_pem, (unsigned)strlen(w->key_pem)};
-	int r = gnutls_certificate_set_x509_key_mem(cred, &cert, &key, GNUTLS_X509_FMT_PEM);
-	if (r < 0)
-		set_err(ret_error, "failed to load the certificate and key: %s", gnutls_strerror(r));
-	if (r >= 0 && w->ca_pem) {
-		gnutls_datum_t ca = {(unsigned char *)w->ca_pem, (unsigned)strlen(w->ca_pem)};
-		int n = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
-		if (n <= 0)
-			r = set_err(ret_error, "no client CA certificate could be loaded%s%s", n < 0 ? ": " : "",
-				    n < 0 ? gnutls_strerror(n) : "");
-	}
-	gnutls_certificate_free_credentials(cred);
-	return r < 0 ? -EINVAL : 0;
-}
-
-static int priorities(struct WebSetup *w)
-{
-	Buf b = {0};
-	buf_printf(&b, "NORMAL:-VERS-ALL");
-	for (unsigned v = w->cfg.min_version; v <= w->cfg.max_version; v++)
-		buf_printf(&b, ":+VERS-TLS1.%u", v - 0x0301);
-	if (b.oom) {
-		buf_free(&b);
-		return -ENOMEM;
-	}
-	w->priorities = b.data;
-	return 0;
-}
-
-int http_load_web_config(const char *path, struct WebSetup **ret, char **ret_error)
-{
-	_cleanup_(web_setup_freep) struct WebSetup *w = calloc(1, sizeof *w);
-	_cleanup_free_ char *text = NULL, *dir = NULL;
-	size_t len;
-	if (!w)
-		return -ENOMEM;
-	int r = read_file_at(AT_FDCWD, path, WEB_FILE_MAX, &text, &len);
-	if (r < 0)
-		return set_err(ret_error, "cannot read %s: %s", path, read_error_string(r));
-	dir = strdup(path);
-	if (!dir)
-		return -ENOMEM;
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = 0;
-	else
-		strcpy(dir, ".");
-	_cleanup_free_ char *perr = NULL;
-	r = webconfig_parse(text, len, dir, &w->cfg, &perr);
-	if (r < 0)
-		return set_err(ret_error, "%s: %s", path, perr ? perr : "invalid");
-	if (w->cfg.tls) {
-		if ((r = load_pem(w->cfg.cert, w->cfg.cert_file, "cert_file", &w->cert_pem, ret_error)) < 0 ||
-		    (r = load_pem(w->cfg.key, w->cfg.key_file, "key_file", &w->key_pem, ret_error)) < 0 ||
-		    (r = load_pem(w->cfg.client_ca, w->cfg.client_ca_file, "client_ca_file", &w->ca_pem, ret_error)) < 0)
-			return r;
-		if ((r = check_credentials(w, ret_error)) < 0 || (r = priorities(w)) < 0)
-			return r;
-	}
-	w->auth = webauth_new(w->cfg.users, w->cfg.n_users);
-	if (!w->auth)
-		return -ENOMEM;
-	*ret = TAKE_PTR(w);
-	return 0;
-}
 
 /* --------------------------------------------------------------- guard */
 
@@ -329,7 +194,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		return;
 	}
 	g->fd = fd->connect_fd;
-	g->since = mono_usec();
+	g->since = now_usec(CLOCK_MONOTONIC);
 	if (addr && addr->client_addr) {
 		g->addr_len = addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 				: addr->client_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : 0;
@@ -351,14 +216,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 	if (g) {
 		g->active = false;
 		g->served = true;
-		g->since = mono_usec();
+		g->since = now_usec(CLOCK_MONOTONIC);
 	}
 }
 
 static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Http *h = userdata;
-	uint64_t now = mono_usec();
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	for (Guarded *g = h->conns; g; g = g->next) {
 		uint64_t span = g->served ? HTTP_KEEPALIVE_USEC : HTTP_HEADER_USEC;
 		if (!g->active && !g->doomed && now - g->since >= span) {
@@ -406,7 +271,7 @@ static enum MHD_Result reply_text(Http *h, struct MHD_Connection *c, unsigned st
 }
 
 /* exporter-toolkit's client_allowed_sans: DNS, IP, e-mail or URI, exactly. */
-static bool san_allowed(const struct WebSetup *w, gnutls_x509_crt_t crt)
+static bool san_allowed(const WebSetup *w, gnutls_x509_crt_t crt)
 {
 	for (unsigned i = 0;; i++) {
 		char san[512];
@@ -434,7 +299,7 @@ static bool san_allowed(const struct WebSetup *w, gnutls_x509_crt_t crt)
 /* The client certificate, as client_auth_type asks; once per connection. */
 static bool client_cert_ok(Http *h, struct MHD_Connection *c, Guarded *g)
 {
-	const struct WebSetup *w = h->web;
+	const WebSetup *w = h->web;
 	if (!w || !w->cfg.tls || w->cfg.client_auth == WEB_CLIENT_NONE)
 		return true;
 	if (g && g->cert_ok)
@@ -468,7 +333,7 @@ static bool rate_ok(Http *h)
 	const WebConfig *c = h->web ? &h->web->cfg : NULL;
 	if (!c || c->rate_interval <= 0)
 		return true;
-	uint64_t now = mono_usec();
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	double burst = c->rate_burst ? c->rate_burst : 1;
 	if (h->rate_usec)
 		h->rate_tokens += (double)(now - h->rate_usec) / 1e6 / c->rate_interval;
@@ -493,7 +358,7 @@ static unsigned admit(Http *h, struct MHD_Connection *c, Guarded *g)
 	if (!h->web || !h->web->cfg.n_users)
 		return 0;
 	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
-	WebAuthResult a = user && pass ? webauth_check(h->web->auth, user, pass, mono_usec()) : WEB_AUTH_DENIED;
+	WebAuthResult a = user && pass ? webauth_check(h->web->auth, user, pass, now_usec(CLOCK_MONOTONIC)) : WEB_AUTH_DENIED;
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	MHD_free(user);
@@ -676,7 +541,7 @@ static void stop_mhd(Http *h)
 }
 
 /* A libmicrohttpd daemon on h->listen_fd with web's settings. */
-static int start_mhd(Http *h, struct WebSetup *web)
+static int start_mhd(Http *h, WebSetup *web)
 {
 	bool tls = web && web->cfg.tls;
 	struct MHD_OptionItem opts[16];
@@ -724,7 +589,7 @@ Http *http_free(Http *h)
 		return NULL;
 	h->sweep = sd_event_source_disable_unref(h->sweep);
 	stop_mhd(h);	/* closes the listening socket too */
-	h->web = http_web_setup_free(h->web);
+	h->web = websetup_free(h->web);
 	sd_event_unref(h->event);
 	free(h);
 	return NULL;
@@ -744,7 +609,7 @@ void http_stats(const Http *h, HttpStats *ret)
 	webauth_counts(h->web ? h->web->auth : NULL, &ret->bcrypt_checks, &busy);
 }
 
-static void log_web(const struct WebSetup *w, const char *path)
+static void log_web(const WebSetup *w, const char *path)
 {
 	if (!w)
 		return;
@@ -769,7 +634,7 @@ int http_new(sd_event *e, const char *addr, int fd, const char *web_config, Http
 	h->listen_fd = -1;
 	int r;
 	if (web_config && *web_config) {
-		r = http_load_web_config(web_config, &h->web, ret_error);
+		r = websetup_load(web_config, &h->web, ret_error);
 		if (r < 0)
 			return r;
 		log_web(h->web, web_config);
@@ -795,20 +660,20 @@ int http_new(sd_event *e, const char *addr, int fd, const char *web_config, Http
 
 int http_reload(Http *h, const char *web_config, char **ret_error)
 {
-	struct WebSetup *web = NULL;
+	WebSetup *web = NULL;
 	if (web_config && *web_config) {
-		int r = http_load_web_config(web_config, &web, ret_error);
+		int r = websetup_load(web_config, &web, ret_error);
 		if (r < 0)
 			return r;
 	}
 	/* The listening socket passes from the old daemon to the new one. */
 	int fd = MHD_quiesce_daemon(h->mhd);
 	if (fd < 0) {
-		http_web_setup_free(web);
-		return set_err(ret_error, "the HTTP server cannot hand over its socket");
+		websetup_free(web);
+		return set_errorf(ret_error, -EINVAL, "the HTTP server cannot hand over its socket");
 	}
 	stop_mhd(h);
-	struct WebSetup *old = h->web;
+	WebSetup *old = h->web;
 	h->listen_fd = fd;
 	h->web = web;
 	int r = start_mhd(h, web);
@@ -820,10 +685,10 @@ int http_reload(Http *h, const char *web_config, char **ret_error)
 			stop_mhd(h);
 		if (start_mhd(h, h->web) < 0)
 			log_error("HTTP server could not be restarted after a failed reload");
-		http_web_setup_free(web);
-		return set_err(ret_error, "the HTTP server did not start with the new web configuration");
+		websetup_free(web);
+		return set_errorf(ret_error, -EINVAL, "the HTTP server did not start with the new web configuration");
 	}
-	http_web_setup_free(old);
+	websetup_free(old);
 	log_web(web, web_config);
 	return 0;
 }

@@ -57,8 +57,4 @@ unsigned http_port(const Http *h);
 void http_stats(const Http *h, HttpStats *ret);
 /* Parses an address; exposed for tests. */
 int http_parse_listen(const char *addr, char *host, size_t hostlen, unsigned *port);
-/* Reads, parses and checks a web configuration file and the certificate,
- * key and CA files it names (--check-config uses it too). */
-struct WebSetup;
-int http_load_web_config(const char *path, struct WebSetup **ret, char **ret_error);
-struct WebSetup *http_web_setup_free(struct WebSetup *w);
+

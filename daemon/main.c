@@ -9,11 +9,12 @@
 #include <stdio.h>
 
 #include "context.h"
-#include "service.h"
 #include "exporter.h"
 #include "http.h"
 #include "log.h"
-#include "sampler.h"
+#include "monitor.h"
+#include "service.h"
+#include "websetup.h"
 
 #ifndef SMRD_VERSION
 #define SMRD_VERSION "0"
@@ -44,16 +45,16 @@ static void usage(void)
 
 typedef enum Action { ACTION_RUN, ACTION_ONESHOT, ACTION_CHECK, ACTION_EXIT } Action;
 
-static int add_cli(Context *ctx, const char *key, const char *value)
+static int add_cli(CliSettings *cli, const char *key, const char *value)
 {
-	CliSetting *n = realloc(ctx->cli, (ctx->n_cli + 1) * sizeof *n);
+	CliSetting *n = realloc(cli->items, (cli->n + 1) * sizeof *n);
 	if (!n)
 		return -ENOMEM;
-	ctx->cli = n;
-	n[ctx->n_cli] = (CliSetting){strdup(key), strdup(value)};
-	if (!n[ctx->n_cli].key || !n[ctx->n_cli].value)
+	cli->items = n;
+	n[cli->n] = (CliSetting){strdup(key), strdup(value)};
+	if (!n[cli->n].key || !n[cli->n].value)
 		return -ENOMEM;
-	ctx->n_cli++;
+	cli->n++;
 	return 0;
 }
 
@@ -103,7 +104,7 @@ static int parse_argv(Context *ctx, int argc, char **argv, Action *action)
 		} else if (!config_has_key(key)) {
 			fprintf(stderr, "smrd: unknown option --%s (see --help)\n", key);
 			return -EINVAL;
-		} else if (add_cli(ctx, key, value) < 0) {
+		} else if (add_cli(&ctx->cli, key, value) < 0) {
 			return -ENOMEM;
 		}
 	}
@@ -115,13 +116,15 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	Context *ctx = userdata;
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
-		service_reloading(ctx);
+		unsigned suspects, storms;
+		service_reloading(ctx->service);
 		context_reload(ctx, NULL);
-		service_reloaded(ctx);
+		monitor_count(ctx->monitor, &suspects, &storms);
+		service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms);
 		return 0;
 	}
 	log_info("received %s, exiting", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
-	service_stopping();
+	service_stopping(ctx->service);
 	return sd_event_exit(ctx->event, 0);
 }
 
@@ -138,10 +141,8 @@ static int run_loop(Context *ctx)
 static int oneshot(Context *ctx)
 {
 	Buf b = {0};
-	int r = sampler_sample(ctx, 0);
-	if (r < 0)
-		log_warning_errno(r, "diskstats unavailable: printing classification only");
-	r = exporter_render(ctx, &b);
+	context_tick(ctx, now_usec(CLOCK_MONOTONIC));
+	int r = exporter_render(ctx, &b);
 	if (r >= 0)
 		fwrite(b.data ? b.data : "", 1, b.len, stdout);
 	buf_free(&b);
@@ -150,17 +151,17 @@ static int oneshot(Context *ctx)
 
 static void free_cli(Context *ctx)
 {
-	for (size_t i = 0; i < ctx->n_cli; i++) {
-		free(ctx->cli[i].key);
-		free(ctx->cli[i].value);
+	for (size_t i = 0; i < ctx->cli.n; i++) {
+		free(ctx->cli.items[i].key);
+		free(ctx->cli.items[i].value);
 	}
-	free(ctx->cli);
+	free(ctx->cli.items);
 	free(ctx->config_path);
 }
 
 int main(int argc, char **argv)
 {
-	Context ctx = {.sysfs_fd = -1, .procfs_fd = -1, .udev_fd = -1};
+	Context ctx = {.src = {.sysfs_fd = -1, .procfs_fd = -1, .udev_fd = -1}};
 	_cleanup_free_ char *err = NULL;
 	Action action;
 	int r;
@@ -178,11 +179,11 @@ int main(int argc, char **argv)
 		printf("# effective configuration (config file: %s)\n", ctx.config_path);
 		config_print(&ctx.config, stdout);
 		if (ctx.config.web_config[0]) {
-			struct WebSetup *w = NULL;
+			WebSetup *w = NULL;
 			free(err);
 			err = NULL;
-			r = http_load_web_config(ctx.config.web_config, &w, &err);
-			http_web_setup_free(w);
+			r = websetup_load(ctx.config.web_config, &w, &err);
+			websetup_free(w);
 			if (r < 0)
 				log_error("Bad web configuration: %s", err ? err : strerror(-r));
 		}

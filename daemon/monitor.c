@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Events are stored first (SQLite), then logged; the journal gets them with
- * a stable MESSAGE_ID per kind so that `journalctl MESSAGE_ID=...` finds
- * every storm on every host. Stall messages in the log are rate-limited per
- * disk (the database and the counters keep every one).
+ * the stable MESSAGE_ID of their kind (core/events.c) so that
+ * `journalctl MESSAGE_ID=...` finds every storm on every host. Stall
+ * messages in the log are rate-limited per disk (the database and the
+ * counters keep every one).
  */
 #include "monitor.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <systemd/sd-journal.h>
-#include <time.h>
 
 #include "log.h"
 #include "probe.h"
@@ -20,37 +20,16 @@
 #define RESTORE_MAX 5000
 
 struct Monitor {
+	const Config *cfg;
+	DiskRegistry *disks;
 	History *history;
 	HistoryState history_said;	/* the state last logged */
+	Prober *prober;			/* NULL: probes are never sent (not the live /sys) */
 	bool journal;
 	uint64_t last_prune_usec;
 	uint64_t events[_EVENT_KIND_MAX];
 	uint64_t now_mono_usec, now_real_usec;	/* of the tick or slow I/O being handled */
 };
-
-/* Stable: documented in docs/detection.md, relied on by journalctl users. */
-static const char *const message_ids[_EVENT_KIND_MAX] = {
-	[EVENT_STORM_START] = "2ea57fbbe60848c785306fd6ecb5500a",
-	[EVENT_STORM_END] = "9430eb7cdc44466cbde14a697ef778f6",
-	[EVENT_STALL] = "22e527359e6345ef839807ec0027da0d",
-	[EVENT_TIMEOUT_RISK] = "27af27720d1b493db43ba79223fb9ae4",
-	[EVENT_BANDS] = "762ddd2ce6214de990935a85d5599c8b",
-	[EVENT_IDLE_START] = "3603099fbf0946deb4efbbf276177bd8",
-	[EVENT_IDLE_END] = "2c7defb554fe471ebff5b8e48d2b2d72",
-	[EVENT_BEHAVIOUR] = "b3590890556a453d86ce45f12f9584a8",
-};
-
-static uint64_t clock_usec(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static const char *identity(const Disk *d)
-{
-	return d->sys.wwn[0] ? d->sys.wwn : d->sys.serial;
-}
 
 static bool static_smr(const Disk *d)
 {
@@ -72,22 +51,39 @@ static void history_said(Monitor *m)
 			    history_last_error(m->history), history_pending(m->history), HISTORY_PENDING_MAX);
 }
 
+static void clocks(Monitor *m)
+{
+	m->now_mono_usec = now_usec(CLOCK_MONOTONIC);
+	m->now_real_usec = now_usec(CLOCK_REALTIME);
+}
+
 typedef struct EmitCtx {
-	Context *ctx;
+	Monitor *m;
 	Disk *disk;
 } EmitCtx;
 
-static int level_of(const char *severity)
+/* Stalls can come by the thousand: at most a few log lines per disk a minute. */
+static bool stall_log_allowed(Monitor *m, Disk *d)
 {
-	return streq(severity, "crit") ? LOG_CRIT : streq(severity, "warning") ? LOG_WARNING :
-	       streq(severity, "notice") ? LOG_NOTICE : LOG_INFO;
+	if (d->stall_log_minute != m->now_mono_usec / 60000000) {
+		if (d->stall_log_suppressed)
+			log_notice("%s: %u more stall(s) not logged in the last minute (all are in the history)", d->name,
+				   d->stall_log_suppressed);
+		d->stall_log_minute = m->now_mono_usec / 60000000;
+		d->stall_log_count = d->stall_log_suppressed = 0;
+	}
+	if (d->stall_log_count++ < STALL_LOGS_PER_MINUTE)
+		return true;
+	d->stall_log_suppressed++;
+	return false;
 }
 
 static void on_event(const DetectEvent *e, void *userdata)
 {
 	EmitCtx *ec = userdata;
-	Monitor *m = ec->ctx->monitor;
+	Monitor *m = ec->m;
 	Disk *d = ec->disk;
+	const EventKindInfo *k = event_kind_info(e->kind);
 	double ago = (double)m->now_mono_usec / 1e6 - e->time;
 	HistoryEvent h = {
 		.time_usec = m->now_real_usec - (uint64_t)(fmax(ago, 0) * 1e6),
@@ -96,33 +92,20 @@ static void on_event(const DetectEvent *e, void *userdata)
 		.count = (int64_t)e->count, .bytes = (int64_t)e->bytes, .sector = (int64_t)e->sector,
 	};
 	snprintf(h.device, sizeof h.device, "%s", d->name);
-	snprintf(h.serial, sizeof h.serial, "%s", identity(d));
-	snprintf(h.kind, sizeof h.kind, "%s", detect_event_kind_to_string(e->kind));
+	snprintf(h.serial, sizeof h.serial, "%s", disk_identity(d));
+	snprintf(h.kind, sizeof h.kind, "%s", k->name);
 	snprintf(h.op, sizeof h.op, "%s", e->op >= 0 ? trace_op_to_string(e->op) : "");
-	snprintf(h.severity, sizeof h.severity, "%s", detect_event_severity(e->kind));
+	snprintf(h.severity, sizeof h.severity, "%s", k->severity);
 	snprintf(h.message, sizeof h.message, "%s", e->message);
 	m->events[e->kind]++;
 	if (history_add(m->history, &h) < 0)
 		history_said(m);
-
-	if (e->kind == EVENT_STALL) {
-		if (d->stall_log_minute != m->now_mono_usec / 60000000) {
-			if (d->stall_log_suppressed)
-				log_notice("%s: %u more stall(s) not logged in the last minute (all are in the history)",
-					   d->name, d->stall_log_suppressed);
-			d->stall_log_minute = m->now_mono_usec / 60000000;
-			d->stall_log_count = d->stall_log_suppressed = 0;
-		}
-		if (d->stall_log_count++ >= STALL_LOGS_PER_MINUTE) {
-			d->stall_log_suppressed++;
-			return;
-		}
-	}
-	int level = level_of(h.severity);
-	log_full(level, "%s: %s", d->name, e->message);
+	if (e->kind == EVENT_STALL && !stall_log_allowed(m, d))
+		return;
+	log_full(k->priority, "%s: %s", d->name, e->message);
 	if (m->journal)
-		sd_journal_send("MESSAGE=%s: %s", d->name, e->message, "MESSAGE_ID=%s", message_ids[e->kind],
-				"PRIORITY=%d", level, "SMRD_EVENT=%s", h.kind, "DEVICE=/dev/%s", d->name,
+		sd_journal_send("MESSAGE=%s: %s", d->name, e->message, "MESSAGE_ID=%s", k->message_id,
+				"PRIORITY=%d", k->priority, "SMRD_EVENT=%s", h.kind, "DEVICE=/dev/%s", d->name,
 				"SMRD_DEVICE=%s", d->name, "SMRD_DISK_ID=%s", h.serial, "SMRD_OP=%s", h.op,
 				"SMRD_LATENCY_SEC=%g", e->latency, "SMRD_DURATION_SEC=%g", e->duration,
 				"SMRD_COUNT=%" PRId64, h.count, "SMRD_EVENT_ID=%" PRId64, h.id, NULL);
@@ -138,25 +121,23 @@ typedef struct RestoreRun {
 static int on_restore(const HistoryEvent *h, void *userdata)
 {
 	RestoreRun *r = userdata;
-	int k = detect_event_kind_from_string(h->kind);
+	DetectEventKind k = detect_event_kind_from_string(h->kind);
 	if (k < 0)
 		return 0;
 	/* the end of a storm or episode is when its evidence was last seen */
 	double end = (double)h->time_usec / 1e6 + (k == EVENT_STORM_END || k == EVENT_IDLE_END ? h->duration : 0);
-	detect_restore(r->det, (DetectEventKind)k, r->now_mono - ((double)r->now_real / 1e6 - end));
+	detect_restore(r->det, k, r->now_mono - ((double)r->now_real / 1e6 - end));
 	r->n++;
 	return 0;
 }
 
-static void prepare(Context *ctx, Disk *d)
+static void prepare(Monitor *m, Disk *d)
 {
-	Monitor *m = ctx->monitor;
 	detect_init(&d->det);
 	d->det_ready = true;
 	/* What this disk did before a restart still counts, decayed. */
-	const DetectParams *p = &ctx->config.detect;
-	double horizon = fmin(p->half_life * 10, ctx->config.history_days * 86400);
-	HistoryFilter f = {.device = d->name, .serial = identity(d), .limit = RESTORE_MAX,
+	double horizon = fmin(m->cfg->detect.half_life * 10, m->cfg->history_days * 86400);
+	HistoryFilter f = {.device = d->name, .serial = disk_identity(d), .limit = RESTORE_MAX,
 			   .since_usec = m->now_real_usec - (uint64_t)fmin(horizon * 1e6, (double)m->now_real_usec)};
 	RestoreRun run = {.det = &d->det, .now_mono = (double)m->now_mono_usec / 1e6, .now_real = m->now_real_usec};
 	history_query(m->history, &f, on_restore, &run);
@@ -165,10 +146,10 @@ static void prepare(Context *ctx, Disk *d)
 			 d->det.storms_known);
 }
 
-static void fill_sample(Context *ctx, Disk *d, DetectSample *s, Hist win[2], double now)
+static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], double now)
 {
 	const uint64_t *v = d->ds.delta;
-	double dt = d->interval > 0 ? d->interval : ctx->config.interval;
+	double dt = d->interval > 0 ? d->interval : m->cfg->interval;
 	*s = (DetectSample){
 		.now = now, .dt = dt,
 		.reads = (double)v[DS_READS], .writes = (double)v[DS_WRITES],
@@ -180,7 +161,7 @@ static void fill_sample(Context *ctx, Disk *d, DetectSample *s, Hist win[2], dou
 	};
 	/* Our own probe reads are not the host's traffic. */
 	double probe_s;
-	unsigned probes = probe_take_completed(d, &probe_s);
+	unsigned probes = prober_take_completed(d, &probe_s);
 	if (probes) {
 		s->reads = fmax(s->reads - probes, 0);
 		s->read_time = fmax(s->read_time - probe_s, 0);
@@ -197,19 +178,28 @@ static void fill_sample(Context *ctx, Disk *d, DetectSample *s, Hist win[2], dou
 		else
 			s->write_max = mx;
 		if (now >= d->det.bands_next) {
-			lat_window_sum(&o->window, ctx->config.detect.band_window, &win[op]);
+			lat_window_sum(&o->window, m->cfg->detect.band_window, &win[op]);
 			s->window[op] = &win[op];
 		}
 	}
 }
 
-void monitor_tick(Context *ctx, uint64_t now_mono_usec)
+static void prune(Monitor *m)
 {
-	Monitor *m = ctx->monitor;
-	if (!m)
+	if (m->now_mono_usec - m->last_prune_usec < PRUNE_EVERY_USEC && m->last_prune_usec)
 		return;
+	m->last_prune_usec = m->now_mono_usec;
+	uint64_t keep = (uint64_t)(m->cfg->history_days * 86400e6);
+	int r = history_prune(m->history, m->now_real_usec > keep ? m->now_real_usec - keep : 0,
+			      (uint64_t)m->cfg->history_max_events);
+	if (r > 0)
+		log_info("history: pruned %d old event(s)", r);
+}
+
+void monitor_tick(Monitor *m, uint64_t now_mono_usec)
+{
 	m->now_mono_usec = now_mono_usec;
-	m->now_real_usec = clock_usec(CLOCK_REALTIME);
+	m->now_real_usec = now_usec(CLOCK_REALTIME);
 	int written = history_maintain(m->history, now_mono_usec);
 	const char *notice = history_take_notice(m->history);
 	if (notice)
@@ -218,76 +208,66 @@ void monitor_tick(Context *ctx, uint64_t now_mono_usec)
 		log_notice("history: wrote %d event(s) kept in memory to %s", written, history_path(m->history));
 	history_said(m);
 	double now = (double)now_mono_usec / 1e6;
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		Disk *d = registry_at(ctx->disks, i);
+	for (size_t i = 0; i < registry_size(m->disks); i++) {
+		Disk *d = registry_at(m->disks, i);
 		if (!d->det_ready)
-			prepare(ctx, d);
+			prepare(m, d);
 		if (!d->ds.primed || d->interval <= 0)
 			continue;
 		DetectSample s;
 		Hist win[2];
-		fill_sample(ctx, d, &s, win, now);
-		EmitCtx ec = {ctx, d};
-		detect_interval(&d->det, &ctx->config.detect, &s, static_smr(d), on_event, &ec);
-		probe_maybe(ctx, d, now);
+		fill_sample(m, d, &s, win, now);
+		EmitCtx ec = {m, d};
+		detect_interval(&d->det, &m->cfg->detect, &s, static_smr(d), on_event, &ec);
+		if (m->prober && m->cfg->probe && detect_wants_probe(&d->det, &m->cfg->detect, now))
+			prober_maybe(m->prober, d, now, m->cfg->probe_interval);
 	}
-	if (now_mono_usec - m->last_prune_usec >= PRUNE_EVERY_USEC || !m->last_prune_usec) {
-		m->last_prune_usec = now_mono_usec;
-		uint64_t keep = (uint64_t)(ctx->config.history_days * 86400e6);
-		int r = history_prune(m->history, m->now_real_usec > keep ? m->now_real_usec - keep : 0,
-				      (uint64_t)ctx->config.history_max_events);
-		if (r > 0)
-			log_info("history: pruned %d old event(s)", r);
-	}
+	prune(m);
 }
 
-void monitor_slow_io(Context *ctx, Disk *d, const SlowRecord *r)
+void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r)
 {
-	Monitor *m = ctx->monitor;
-	if (!m)
-		return;
-	m->now_mono_usec = clock_usec(CLOCK_MONOTONIC);
-	m->now_real_usec = clock_usec(CLOCK_REALTIME);
+	clocks(m);
 	if (!d->det_ready)
-		prepare(ctx, d);
-	EmitCtx ec = {ctx, d};
+		prepare(m, d);
+	EmitCtx ec = {m, d};
 	double timeout = d->sys.io_timeout_ms > 0 ? (double)d->sys.io_timeout_ms / 1000 : 0;
-	detect_slow_io(&d->det, &ctx->config.detect, d->name, r->op, r->latency, r->sector, r->bytes,
+	detect_slow_io(&d->det, &m->cfg->detect, d->name, r->op, r->latency, r->sector, r->bytes,
 		       (double)r->done_mono_usec / 1e6, timeout, on_event, &ec);
 }
 
-void monitor_probe_result(Context *ctx, Disk *d, double latency, double now)
+static void on_probe(Disk *d, double latency, double now, void *userdata)
 {
-	Monitor *m = ctx->monitor;
-	if (!m || !d->det_ready)
+	Monitor *m = userdata;
+	if (!d->det_ready)
 		return;
 	m->now_mono_usec = (uint64_t)(now * 1e6);
-	m->now_real_usec = clock_usec(CLOCK_REALTIME);
-	EmitCtx ec = {ctx, d};
-	detect_probe(&d->det, &ctx->config.detect, latency, now, ctx->config.probe_interval, on_event, &ec);
+	m->now_real_usec = now_usec(CLOCK_REALTIME);
+	EmitCtx ec = {m, d};
+	detect_probe(&d->det, &m->cfg->detect, latency, now, m->cfg->probe_interval, on_event, &ec);
 }
 
-void monitor_disk_gone(Context *ctx, Disk *d)
+void monitor_disk_gone(Monitor *m, Disk *d)
 {
-	Monitor *m = ctx->monitor;
-	probe_disk_gone(ctx, d);
-	if (!m || !d->det_ready)
+	if (m->prober)
+		prober_disk_gone(m->prober, d);
+	if (!d->det_ready)
 		return;
-	m->now_mono_usec = clock_usec(CLOCK_MONOTONIC);
-	m->now_real_usec = clock_usec(CLOCK_REALTIME);
+	clocks(m);
 	/* An idle interval long enough to end whatever is open. */
-	double now = (double)m->now_mono_usec / 1e6, gap = ctx->config.detect.storm_end + ctx->config.detect.idle_end;
+	const DetectParams *p = &m->cfg->detect;
+	double now = (double)m->now_mono_usec / 1e6, gap = p->storm_end + p->idle_end;
 	DetectSample s = {.now = now + gap, .dt = gap, .read_max = NAN, .write_max = NAN};
-	EmitCtx ec = {ctx, d};
+	EmitCtx ec = {m, d};
 	if (d->det.storm || d->det.idle)
-		detect_interval(&d->det, &ctx->config.detect, &s, static_smr(d), on_event, &ec);
+		detect_interval(&d->det, p, &s, static_smr(d), on_event, &ec);
 }
 
-void monitor_score(const Context *ctx, const Disk *d, DetectScore *ret)
+void monitor_score(const Monitor *m, const Disk *d, DetectScore *ret)
 {
 	*ret = (DetectScore){0};
-	if (d->det_ready && ctx->monitor)
-		detect_score(&d->det, &ctx->config.detect, (double)clock_usec(CLOCK_MONOTONIC) / 1e6, ret);
+	if (d->det_ready && m)
+		detect_score(&d->det, &m->cfg->detect, now_seconds(CLOCK_MONOTONIC), ret);
 }
 
 static double combined(const Disk *d, double score)
@@ -296,10 +276,10 @@ static double combined(const Disk *d, double score)
 	return 1 - (1 - d->verdict.smr_confidence) * (1 - score);
 }
 
-double monitor_smr_confidence(const Context *ctx, const Disk *d)
+double monitor_smr_confidence(const Monitor *m, const Disk *d)
 {
 	DetectScore sc;
-	monitor_score(ctx, d, &sc);
+	monitor_score(m, d, &sc);
 	return combined(d, sc.score);
 }
 
@@ -308,16 +288,28 @@ bool monitor_smr_by_behaviour(const Disk *d)
 	return d->det_ready && d->det.behaviour && !static_smr(d);
 }
 
-void monitor_verdict(const Context *ctx, const Disk *d, Verdict *ret)
+void monitor_count(const Monitor *m, unsigned *ret_suspects, unsigned *ret_storms)
+{
+	unsigned suspects = 0, storms = 0;
+	for (size_t i = 0; m && i < registry_size(m->disks); i++) {
+		const Disk *d = registry_at(m->disks, i);
+		suspects += monitor_smr_confidence(m, d) >= SMR_CONF_TRIM_HINT;
+		storms += d->det_ready && d->det.storm;
+	}
+	*ret_suspects = suspects;
+	*ret_storms = storms;
+}
+
+void monitor_verdict(const Monitor *m, const Disk *d, Verdict *ret)
 {
 	*ret = d->verdict;
 	DetectScore sc;
-	monitor_score(ctx, d, &sc);
+	monitor_score(m, d, &sc);
 	ret->smr_confidence = combined(d, sc.score);
 	if (!monitor_smr_by_behaviour(d))
 		return;
 	ret->class = DISK_CLASS_DM_SMR;
-	ret->confidence = fmax(sc.score, ctx->config.detect.behaviour_score);
+	ret->confidence = fmax(sc.score, m->cfg->detect.behaviour_score);
 	snprintf(ret->basis, sizeof ret->basis, "behaviour: destage storms with no static SMR evidence (GC score %.2f)",
 		 sc.score);
 	for (unsigned i = 0; i < ret->n_evidence; i++)
@@ -331,16 +323,27 @@ void monitor_verdict(const Context *ctx, const Disk *d, Verdict *ret)
 	snprintf(e->implies, sizeof e->implies, "drive-managed SMR by behaviour (the media cache fills, then writes stall)");
 }
 
-int monitor_start(Context *ctx)
+int monitor_forget(Monitor *m, Disk *d)
+{
+	int n = history_forget(m->history, d->name, disk_identity(d));
+	if (n < 0)
+		return n;
+	detect_init(&d->det);	/* det_ready stays: nothing to restore */
+	return n;
+}
+
+int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, bool live, Monitor **ret)
 {
 	Monitor *m = calloc(1, sizeof *m);
 	if (!m)
 		return -ENOMEM;
-	ctx->monitor = m;
+	*m = (Monitor){.cfg = cfg, .disks = disks};
 	_cleanup_free_ char *err = NULL;
-	int r = history_open(ctx->config.state_dir, &m->history, &err);
-	if (!m->history)
+	int r = history_open(cfg->state_dir, &m->history, &err);
+	if (!m->history) {
+		free(m);
 		return r;
+	}
 	if (r == -ESTALE)
 		log_warning("history: %s", err ? err : "database was corrupt, started a new one");
 	else if (r < 0)
@@ -349,23 +352,31 @@ int monitor_start(Context *ctx)
 		log_info("history: %s", history_path(m->history));
 	m->history_said = history_state(m->history);
 	m->journal = access("/run/systemd/journal/socket", W_OK) == 0;
+	/* Probes read whole disks: only this host's, never a captured tree's. */
+	ProberCallbacks pcb = {.result = on_probe, .userdata = m};
+	if (live && (r = prober_new(e, "/dev", &pcb, &m->prober)) < 0) {
+		monitor_free(m);
+		return r;
+	}
+	*ret = m;
 	return 0;
 }
 
-void monitor_stop(Context *ctx)
+Monitor *monitor_free(Monitor *m)
 {
-	Monitor *m = ctx->monitor;
 	if (!m)
-		return;
-	/* Open storms stay open: a restart restores them from the history. */
-	probe_stop_all(ctx);
+		return NULL;
+	for (size_t i = 0; m->prober && i < registry_size(m->disks); i++)
+		prober_disk_gone(m->prober, registry_at(m->disks, i));
+	m->prober = prober_free(m->prober);
 	history_close(m->history);
 	free(m);
-	ctx->monitor = NULL;
+	return NULL;
 }
 
-History *monitor_history(const Context *ctx) { return ctx->monitor ? ctx->monitor->history : NULL; }
-uint64_t monitor_events_total(const Context *ctx, DetectEventKind k)
+History *monitor_history(const Monitor *m) { return m ? m->history : NULL; }
+
+uint64_t monitor_events_total(const Monitor *m, DetectEventKind k)
 {
-	return ctx->monitor && (unsigned)k < _EVENT_KIND_MAX ? ctx->monitor->events[k] : 0;
+	return m && (unsigned)k < _EVENT_KIND_MAX ? m->events[k] : 0;
 }

@@ -2,33 +2,43 @@
 /*
  * The detector's shell: feeds each disk's interval, latency windows and slow
  * I/Os to the pure detector, and sends its events to the history database,
- * the log and the journal. Also gives the effective verdict: the static one,
- * upgraded by behaviour.
+ * the log and the journal. It owns the history and the idle-cleaning
+ * prober. Also gives the effective verdict: the static one, upgraded by
+ * behaviour.
  */
 #pragma once
 
-#include "context.h"
+#include <systemd/sd-event.h>
+
+#include "config.h"
 #include "detect.h"
+#include "disk.h"
 #include "history.h"
 #include "tracer.h"
 
 typedef struct Monitor Monitor;
 
-int monitor_start(Context *ctx);
-void monitor_stop(Context *ctx);
+/* cfg stays the caller's and is read at every tick (a reload changes it in
+ * place); live: probes may be sent (the registry's disks are this host's).
+ * Logs how the history database opened. */
+int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, bool live, Monitor **ret);
+/* Open storms stay open: a restart restores them from the history. */
+Monitor *monitor_free(Monitor *m);
 /* Once per interval, after the sampler and the tracer. */
-void monitor_tick(Context *ctx, uint64_t now_mono_usec);
+void monitor_tick(Monitor *m, uint64_t now_mono_usec);
 /* One slow I/O from the tracer. */
-/* A probe read's latency (seconds, at monotonic `now`). */
-void monitor_probe_result(Context *ctx, Disk *d, double latency, double now);
-void monitor_slow_io(Context *ctx, Disk *d, const SlowRecord *r);
-/* A disk is going away: close its open storm or episode. */
-void monitor_disk_gone(Context *ctx, Disk *d);
+void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r);
+/* A disk is going away: close its open storm or episode and its probe. */
+void monitor_disk_gone(Monitor *m, Disk *d);
 /* The verdict as exported: static evidence plus behaviour. */
-void monitor_verdict(const Context *ctx, const Disk *d, Verdict *ret);
-void monitor_score(const Context *ctx, const Disk *d, DetectScore *ret);
+void monitor_verdict(const Monitor *m, const Disk *d, Verdict *ret);
+void monitor_score(const Monitor *m, const Disk *d, DetectScore *ret);
 /* The two parts of the verdict that counting needs, without copying it. */
-double monitor_smr_confidence(const Context *ctx, const Disk *d);
+double monitor_smr_confidence(const Monitor *m, const Disk *d);
 bool monitor_smr_by_behaviour(const Disk *d);
-History *monitor_history(const Context *ctx);
-uint64_t monitor_events_total(const Context *ctx, DetectEventKind k);
+/* Disks whose SMR confidence reaches the TRIM hint's, and storms under way. */
+void monitor_count(const Monitor *m, unsigned *ret_suspects, unsigned *ret_storms);
+/* Deletes a disk's events and resets its detector (after a replacement). */
+int monitor_forget(Monitor *m, Disk *d);
+History *monitor_history(const Monitor *m);
+uint64_t monitor_events_total(const Monitor *m, DetectEventKind k);

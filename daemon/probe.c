@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Safety first: only with the real /sys (never against a fixture tree), only
- * on a device node whose st_rdev is the disk's major:minor, read-only,
+ * Safety first: only on a device node whose st_rdev is the disk's
+ * major:minor (the monitor asks only with the real /sys), read-only,
  * O_DIRECT (the page cache must not answer), and never more than one I/O in
  * flight per disk. io_destroy() waits for in-flight I/O, so a disk that goes
  * away with a probe outstanding hands it to a drain list reaped from the
@@ -18,12 +18,20 @@
 #include <time.h>
 
 #include "log.h"
-#include "monitor.h"
 
 #define PROBE_BYTES 4096
 
+struct Prober {
+	sd_event *event;
+	char *dev_dir;
+	ProberCallbacks cb;
+	struct Probe *drain;		/* probes of vanished disks, still in flight */
+};
+
+typedef struct Probe Probe;
+
 struct Probe {
-	Context *ctx;
+	Prober *owner;
 	Disk *disk;			/* NULL once the disk is gone (draining) */
 	int fd, efd;
 	io_context_t aio;
@@ -36,13 +44,6 @@ struct Probe {
 	uint64_t rng;
 	Probe *next_drain;
 };
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static Probe *probe_free(Probe *p)
 {
@@ -60,9 +61,9 @@ static Probe *probe_free(Probe *p)
 	return NULL;
 }
 
-static void unlink_drain(Context *ctx, Probe *p)
+static void unlink_drain(Prober *owner, Probe *p)
 {
-	for (Probe **q = (Probe **)&ctx->probe_drain; *q; q = &(*q)->next_drain)
+	for (Probe **q = &owner->drain; *q; q = &(*q)->next_drain)
 		if (*q == p) {
 			*q = p->next_drain;
 			return;
@@ -83,12 +84,11 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 		return 0;
 	p->inflight = false;
 	if (!p->disk) {		/* drained: the disk is gone */
-		Context *ctx = p->ctx;
-		unlink_drain(ctx, p);
+		unlink_drain(p->owner, p);
 		probe_free(p);
 		return 0;
 	}
-	double now = mono_now(), lat = now - p->sent;
+	double now = now_seconds(CLOCK_MONOTONIC), lat = now - p->sent;
 	long res = (long)ev[0].res;
 	if (res != PROBE_BYTES) {
 		log_warning("%s: probe read failed (%s), probing stops for this disk", p->disk->name,
@@ -98,19 +98,20 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	}
 	p->completed++;
 	p->completed_seconds += lat;
-	monitor_probe_result(p->ctx, p->disk, lat, now);
+	if (p->owner->cb.result)
+		p->owner->cb.result(p->disk, lat, now, p->owner->cb.userdata);
 	return 0;
 }
 
-static int probe_open(Context *ctx, Disk *d, Probe **ret)
+static int probe_open(Prober *owner, Disk *d, Probe **ret)
 {
-	char path[64];
+	char path[512];
 	struct stat st;
-	snprintf(path, sizeof path, "/dev/%s", d->name);
+	snprintf(path, sizeof path, "%s/%s", owner->dev_dir, d->name);
 	Probe *p = calloc(1, sizeof *p);
 	if (!p)
 		return -ENOMEM;
-	*p = (Probe){.ctx = ctx, .disk = d, .fd = -1, .efd = -1, .last = -INFINITY,
+	*p = (Probe){.owner = owner, .disk = d, .fd = -1, .efd = -1, .last = -INFINITY,
 		     .rng = (uint64_t)d->sys.major << 32 ^ d->sys.minor ^ (uint64_t)time(NULL)};
 	int r = 0;
 	p->fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NONBLOCK);
@@ -127,7 +128,7 @@ static int probe_open(Context *ctx, Disk *d, Probe **ret)
 	else if ((r = -posix_memalign(&p->buf, PROBE_BYTES, PROBE_BYTES)) < 0)
 		p->buf = NULL;
 	else
-		r = sd_event_add_io(ctx->event, &p->src, p->efd, EPOLLIN, on_done, p);
+		r = sd_event_add_io(owner->event, &p->src, p->efd, EPOLLIN, on_done, p);
 	if (r < 0) {
 		log_warning_errno(r, "%s: cannot probe %s, not probing this disk: %m", d->name, path);
 		probe_free(p);
@@ -137,18 +138,16 @@ static int probe_open(Context *ctx, Disk *d, Probe **ret)
 	return 0;
 }
 
-void probe_maybe(Context *ctx, Disk *d, double now)
+void prober_maybe(Prober *owner, Disk *d, double now, double spacing)
 {
-	if (!ctx->config.probe || !ctx->real_sysfs || d->sys.size_sectors * 512 < 2 * PROBE_BYTES)
+	if (!owner || d->probe_failed || d->sys.size_sectors * 512 < 2 * PROBE_BYTES)
 		return;
-	if (d->probe_failed || !detect_wants_probe(&d->det, &ctx->config.detect, now))
-		return;
-	if (!d->probe && probe_open(ctx, d, &d->probe) < 0) {
+	if (!d->probe && probe_open(owner, d, &d->probe) < 0) {
 		d->probe_failed = true;
 		return;
 	}
 	Probe *p = d->probe;
-	if (p->inflight || now - p->last < ctx->config.probe_interval)
+	if (p->inflight || now - p->last < spacing)
 		return;
 	p->rng = p->rng * 6364136223846793005ULL + 1442695040888963407ULL;
 	uint64_t blocks = d->sys.size_sectors * 512 / PROBE_BYTES;
@@ -156,7 +155,7 @@ void probe_maybe(Context *ctx, Disk *d, double now)
 	struct iocb cb, *cbs[1] = {&cb};
 	io_prep_pread(&cb, p->fd, p->buf, PROBE_BYTES, off);
 	io_set_eventfd(&cb, p->efd);
-	p->sent = mono_now();
+	p->sent = now_seconds(CLOCK_MONOTONIC);
 	int r = io_submit(p->aio, 1, cbs);
 	if (r != 1) {
 		log_warning_errno(r < 0 ? r : -EIO, "%s: probe submit failed, not probing this disk: %m", d->name);
@@ -167,7 +166,7 @@ void probe_maybe(Context *ctx, Disk *d, double now)
 	p->last = now;
 }
 
-unsigned probe_take_completed(Disk *d, double *ret_seconds)
+unsigned prober_take_completed(Disk *d, double *ret_seconds)
 {
 	Probe *p = d->probe;
 	*ret_seconds = 0;
@@ -180,7 +179,7 @@ unsigned probe_take_completed(Disk *d, double *ret_seconds)
 	return n;
 }
 
-void probe_disk_gone(Context *ctx, Disk *d)
+void prober_disk_gone(Prober *owner, Disk *d)
 {
 	Probe *p = d->probe;
 	if (!p)
@@ -191,18 +190,35 @@ void probe_disk_gone(Context *ctx, Disk *d)
 		return;
 	}
 	p->disk = NULL;
-	p->next_drain = ctx->probe_drain;
-	ctx->probe_drain = p;
+	p->next_drain = owner->drain;
+	owner->drain = p;
 }
 
-void probe_stop_all(Context *ctx)
+int prober_new(sd_event *e, const char *dev_dir, const ProberCallbacks *cb, Prober **ret)
 {
-	for (size_t i = 0; ctx->disks && i < registry_size(ctx->disks); i++)
-		probe_disk_gone(ctx, registry_at(ctx->disks, i));
+	Prober *p = calloc(1, sizeof *p);
+	if (!p || !(p->dev_dir = strdup(dev_dir))) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->event = sd_event_ref(e);
+	p->cb = cb ? *cb : (ProberCallbacks){0};
+	*ret = p;
+	return 0;
+}
+
+Prober *prober_free(Prober *owner)
+{
+	if (!owner)
+		return NULL;
 	/* At exit the kernel waits for in-flight probes whatever we do. */
-	while (ctx->probe_drain) {
-		Probe *p = ctx->probe_drain;
-		ctx->probe_drain = p->next_drain;
+	while (owner->drain) {
+		Probe *p = owner->drain;
+		owner->drain = p->next_drain;
 		probe_free(p);
 	}
+	sd_event_unref(owner->event);
+	free(owner->dev_dir);
+	free(owner);
+	return NULL;
 }

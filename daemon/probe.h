@@ -1,22 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The idle-cleaning probe (off by default, `probe = yes`): one O_DIRECT
- * 4 KiB read at a random offset, at most one in flight and one per
- * probe-interval per disk, only while the detector wants one (after a
- * write burst, host quiet but not gone). libaio with an eventfd on the
- * event loop: a probe stuck behind a band rewrite blocks nothing.
+ * The idle-cleaning prober (off by default, `probe = yes`): one O_DIRECT
+ * 4 KiB read at a random offset, at most one in flight per disk, when its
+ * owner (the monitor) asks. libaio with an eventfd on the event loop: a
+ * probe stuck behind a band rewrite blocks nothing. A completed probe is
+ * reported through the callback it was given.
  */
 #pragma once
 
-#include "context.h"
+#include <systemd/sd-event.h>
 
-typedef struct Probe Probe;
+#include "disk.h"
 
-/* Sends a probe to d if it is due. */
-void probe_maybe(Context *ctx, Disk *d, double now);
-/* Probe reads that completed since the last call (subtracted from the
- * host's traffic), with their summed latency in seconds. */
-unsigned probe_take_completed(Disk *d, double *ret_seconds);
-/* The disk is going: its probe is closed, or left to drain if in flight. */
-void probe_disk_gone(Context *ctx, Disk *d);
-void probe_stop_all(Context *ctx);
+typedef struct Prober Prober;
+
+typedef struct ProberCallbacks {
+	/* A probe read of d completed (latency in seconds, at monotonic `now`). */
+	void (*result)(Disk *d, double latency, double now, void *userdata);
+	void *userdata;
+} ProberCallbacks;
+
+/* dev_dir: where the disks' nodes are ("/dev"). */
+int prober_new(sd_event *e, const char *dev_dir, const ProberCallbacks *cb, Prober **ret);
+/* Closes every probe (at exit the kernel waits for those in flight). */
+Prober *prober_free(Prober *p);
+/* Sends a probe to d unless one is in flight or the last is under
+ * `spacing` seconds old; the caller has decided that one is wanted. */
+void prober_maybe(Prober *p, Disk *d, double now, double spacing);
+/* Probe reads of d that completed since the last call (subtracted from
+ * the host's traffic), with their summed latency in seconds. */
+unsigned prober_take_completed(Disk *d, double *ret_seconds);
+/* d is going: its probe is closed, or left to drain if one is in flight. */
+void prober_disk_gone(Prober *p, Disk *d);

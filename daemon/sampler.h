@@ -1,14 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The sampling timer: every interval it reads /proc/diskstats once and
- * advances every watched disk's counters.
+ * One read of /proc/diskstats per interval, whatever the number of disks,
+ * into the registry's counters. It does not know who watches the disks:
+ * a disk missing from the file is reported to a callback (context.c asks
+ * discovery whether it is gone).
  */
 #pragma once
 
-#include "context.h"
+#include <stdint.h>
 
-/* Arms the timer on the event loop. */
-int sampler_start(Context *ctx);
-void sampler_stop(Context *ctx);
-/* Takes one sample now (also used by --oneshot). */
-int sampler_sample(Context *ctx, uint64_t now_usec);
+#include "disk.h"
+
+typedef struct Sampler Sampler;
+
+typedef struct SamplerStats {
+	uint64_t samples;
+	uint64_t bad_lines;		/* malformed, or a second line for one device */
+	uint64_t read_errors;		/* the file could not be read */
+	uint64_t resets;		/* counters that went back for good */
+	uint64_t last_usec;		/* CLOCK_MONOTONIC of the last sample */
+} SamplerStats;
+
+typedef void (*SamplerMissingFn)(const char *name, void *userdata);
+
+int sampler_new(int procfs_fd, DiskRegistry *disks, Sampler **ret);
+Sampler *sampler_free(Sampler *s);
+/* Reads diskstats at now_usec into every watched disk's counters; calls
+ * missing for each watched disk the file does not list. On a failed read
+ * the counters keep their last values. */
+int sampler_sample(Sampler *s, uint64_t now_usec, SamplerMissingFn missing, void *userdata);
+const SamplerStats *sampler_stats(const Sampler *s);

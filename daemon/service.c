@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sd_notify is cheap, but what it says is not always: the STATUS= counts
+ * walk every disk, so they are only computed when NOTIFY_SOCKET says that
+ * somebody listens.
+ */
 #include "service.h"
 
 #include <linux/capability.h>
@@ -9,7 +14,18 @@
 #include <time.h>
 
 #include "log.h"
-#include "monitor.h"
+#include "util.h"
+
+#define STATUS_MAX 160
+
+struct Service {
+	sd_event *event;
+	bool notify;			/* NOTIFY_SOCKET is set: someone reads what we say */
+	bool ready;
+	sd_event_source *watchdog;
+	uint64_t watchdog_period_usec;
+	char last_status[STATUS_MAX];
+};
 
 int service_listen_fds(int *ret_control, int *ret_http)
 {
@@ -42,86 +58,105 @@ int service_listen_fds(int *ret_control, int *ret_http)
 	return 0;
 }
 
-static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
+static int on_watchdog(sd_event_source *src, uint64_t usec, void *userdata)
 {
-	Context *ctx = userdata;
+	Service *s = userdata;
 	sd_notify(0, "WATCHDOG=1");
-	return sd_event_source_set_time(s, usec + ctx->watchdog_period_usec);
+	return sd_event_source_set_time(src, usec + s->watchdog_period_usec);
 }
 
-int service_watchdog(Context *ctx)
+static int start_watchdog(Service *s)
 {
 	uint64_t usec;
-	/* A timer on the loop itself: a loop stuck anywhere stops the pings.
-	 * Every quarter of the period, so that one late wake-up never costs a
-	 * restart. */
+	/* Every quarter of the period, so that one late wake-up never costs a
+	 * restart; above sampling and HTTP in priority. */
 	int r = sd_watchdog_enabled(0, &usec);
 	if (r <= 0)
 		return r;
-	ctx->watchdog_period_usec = usec / 4 ? usec / 4 : 1;
+	s->watchdog_period_usec = usec / 4 ? usec / 4 : 1;
 	uint64_t now;
-	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
-	r = sd_event_add_time(ctx->event, &ctx->watchdog_timer, CLOCK_MONOTONIC, now, ctx->watchdog_period_usec / 10,
-			      on_watchdog, ctx);
-	if (r < 0)
-		return r;
-	r = sd_event_source_set_enabled(ctx->watchdog_timer, SD_EVENT_ON);
+	sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+	r = sd_event_add_time(s->event, &s->watchdog, CLOCK_MONOTONIC, now, s->watchdog_period_usec / 10, on_watchdog, s);
 	if (r >= 0)
-		r = sd_event_source_set_priority(ctx->watchdog_timer, SD_EVENT_PRIORITY_IMPORTANT);
+		r = sd_event_source_set_enabled(s->watchdog, SD_EVENT_ON);
+	if (r >= 0)
+		r = sd_event_source_set_priority(s->watchdog, SD_EVENT_PRIORITY_IMPORTANT);
 	if (r < 0)
 		return r;
-	log_info("watchdog: pinging every %.1f s (WatchdogSec=%.1f s)", (double)ctx->watchdog_period_usec / 1e6,
+	log_info("watchdog: pinging every %.1f s (WatchdogSec=%.1f s)", (double)s->watchdog_period_usec / 1e6,
 		 (double)usec / 1e6);
 	return 0;
 }
 
-static void status_line(Context *ctx, char *buf, size_t n)
+int service_new(sd_event *e, Service **ret)
 {
-	unsigned suspects = 0, storms = 0;
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		suspects += monitor_smr_confidence(ctx, d) >= SMR_CONF_TRIM_HINT;
-		storms += d->det_ready && d->det.storm;
+	Service *s = calloc(1, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	s->event = sd_event_ref(e);
+	s->notify = getenv("NOTIFY_SOCKET") != NULL;
+	int r = start_watchdog(s);
+	if (r < 0) {
+		service_free(s);
+		return r;
 	}
-	snprintf(buf, n, "Watching %zu disk%s: %u SMR suspect%s, %u destage storm%s active", registry_size(ctx->disks),
-		 registry_size(ctx->disks) == 1 ? "" : "s", suspects, suspects == 1 ? "" : "s", storms,
-		 storms == 1 ? "" : "s");
+	*ret = s;
+	return 0;
 }
 
-void service_sampled(Context *ctx)
+Service *service_free(Service *s)
 {
-	char status[160];
-	/* Outside a service manager nobody reads STATUS=: skip the disk walk. */
-	if (!getenv("NOTIFY_SOCKET"))
+	if (!s)
+		return NULL;
+	sd_event_source_disable_unref(s->watchdog);
+	sd_event_unref(s->event);
+	free(s);
+	return NULL;
+}
+
+bool service_wants_status(const Service *s) { return s && s->notify; }
+
+static void status_line(char *buf, size_t n, unsigned disks, unsigned suspects, unsigned storms)
+{
+	snprintf(buf, n, "Watching %u disk%s: %u SMR suspect%s, %u destage storm%s active", disks, disks == 1 ? "" : "s",
+		 suspects, suspects == 1 ? "" : "s", storms, storms == 1 ? "" : "s");
+}
+
+void service_sampled(Service *s, unsigned disks, unsigned suspects, unsigned storms)
+{
+	char status[STATUS_MAX];
+	if (!s || !s->notify)
 		return;
-	status_line(ctx, status, sizeof status);
-	if (!ctx->notified_ready) {
-		ctx->notified_ready = true;
+	status_line(status, sizeof status, disks, suspects, storms);
+	if (!s->ready) {
+		s->ready = true;
 		sd_notifyf(0, "READY=1\nSTATUS=%s", status);
-		snprintf(ctx->last_status, sizeof ctx->last_status, "%s", status);
-		return;
-	}
-	if (!streq(status, ctx->last_status)) {
+	} else if (!streq(status, s->last_status)) {
 		sd_notifyf(0, "STATUS=%s", status);
-		snprintf(ctx->last_status, sizeof ctx->last_status, "%s", status);
 	}
+	snprintf(s->last_status, sizeof s->last_status, "%s", status);
 }
 
-void service_reloading(Context *ctx)
+void service_reloading(Service *s)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	(void)ctx;
+	if (!s || !s->notify)
+		return;
 	sd_notifyf(0, "RELOADING=1\nSTATUS=Reloading the configuration\nMONOTONIC_USEC=%llu",
-		   (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000);
+		   (unsigned long long)now_usec(CLOCK_MONOTONIC));
 }
 
-void service_reloaded(Context *ctx)
+void service_reloaded(Service *s, unsigned disks, unsigned suspects, unsigned storms)
 {
-	char status[160];
-	status_line(ctx, status, sizeof status);
-	snprintf(ctx->last_status, sizeof ctx->last_status, "%s", status);
-	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+	if (!s || !s->notify)
+		return;
+	status_line(s->last_status, sizeof s->last_status, disks, suspects, storms);
+	sd_notifyf(0, "READY=1\nSTATUS=%s", s->last_status);
+}
+
+void service_stopping(Service *s)
+{
+	if (s && s->notify)
+		sd_notify(0, "STOPPING=1\nSTATUS=Stopping");
 }
 
 int service_drop_tracing_caps(void)
@@ -147,9 +182,4 @@ int service_drop_tracing_caps(void)
 	if (syscall(SYS_capset, &hdr, data) < 0)
 		return -errno;
 	return 1;
-}
-
-void service_stopping(void)
-{
-	sd_notify(0, "STOPPING=1\nSTATUS=Stopping");
 }

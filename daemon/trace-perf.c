@@ -378,9 +378,7 @@ static int perf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *
 		}
 	}
 	b->slow_fn = NULL;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	pairing_expire(&b->pair, (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec);
+	pairing_expire(&b->pair, now_usec(CLOCK_MONOTONIC) * 1000);
 	if (b->cap_ev > 65536 && b->nev < b->cap_ev / 8) {	/* give back a burst's memory */
 		free(b->ev);
 		b->ev = NULL;

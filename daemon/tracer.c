@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The backends (trace.h) know device numbers; the tracer maps them to the
+ * registry's disks with a sorted table built per batch, keeps the last
+ * slow I/Os in a ring for `smrctl show`, and hands each one to its
+ * callback (the detector) the moment the kernel delivers it.
+ */
 #include "tracer.h"
 
-#include <time.h>
-
 #include "log.h"
-#include "monitor.h"
 
 struct Tracer {
+	sd_event *event;
+	DiskRegistry *disks;
+	TracerCallbacks cb;
 	const TraceBackendOps *ops;
 	TraceBackend *b;
 	const char *name;
@@ -19,7 +25,7 @@ struct Tracer {
 	unsigned slow_head, slow_len;
 	uint64_t slow_total;
 	uint64_t round;
-	uint64_t last_collect_usec;
+	uint64_t last_collect_usec;	/* the first interval counts from the start */
 };
 
 typedef struct DevDisk {
@@ -28,7 +34,7 @@ typedef struct DevDisk {
 } DevDisk;
 
 typedef struct CollectRun {
-	Context *ctx;
+	Tracer *t;
 	DevDisk *map;
 	size_t n;
 	double dt;
@@ -44,33 +50,41 @@ static void add_refusal(Tracer *t, const char *backend, const char *why)
 		t->refused = TAKE_PTR(old);
 }
 
-int tracer_start(Context *ctx)
+static void open_backend(Tracer *t, const TraceBackendOps *const *backends, const char *want, bool live,
+			 uint64_t slow_ns)
+{
+	if (!live) {
+		add_refusal(t, "all", "the sysfs root is not the live /sys, so its devices are not this kernel's");
+		return;
+	}
+	if (streq(want, "none")) {
+		add_refusal(t, "all", "trace-backend = none");
+		return;
+	}
+	for (size_t i = 0; backends && backends[i]; i++) {
+		if (!streq(want, "auto") && !streq(want, backends[i]->name))
+			continue;
+		_cleanup_free_ char *why = NULL;
+		int r = backends[i]->open(&t->b, slow_ns, &why);
+		if (r >= 0) {
+			t->ops = backends[i];
+			return;
+		}
+		add_refusal(t, backends[i]->name, why);
+	}
+}
+
+int tracer_new(sd_event *e, const TraceBackendOps *const *backends, const char *want, bool live, double slow_seconds,
+	       DiskRegistry *disks, const TracerCallbacks *cb, Tracer **ret)
 {
 	Tracer *t = calloc(1, sizeof *t);
 	if (!t)
 		return -ENOMEM;
-	ctx->tracer = t;
-	const char *want = ctx->config.trace_backend;
-	const TraceBackendOps *cands[] = {&trace_bpf_ops, &trace_perf_ops};
-	uint64_t slow_ns = (uint64_t)(context_slow_threshold(ctx) * 1e9);
-
-	if (!ctx->real_sysfs) {
-		add_refusal(t, "all", "the sysfs root is not the live /sys, so its devices are not this kernel's");
-	} else if (!streq(want, "none")) {
-		for (size_t i = 0; i < ELEMENTSOF(cands); i++) {
-			if (!streq(want, "auto") && !streq(want, cands[i]->name))
-				continue;
-			_cleanup_free_ char *why = NULL;
-			int r = cands[i]->open(&t->b, slow_ns, &why);
-			if (r >= 0) {
-				t->ops = cands[i];
-				break;
-			}
-			add_refusal(t, cands[i]->name, why);
-		}
-	} else {
-		add_refusal(t, "all", "trace-backend = none");
-	}
+	t->event = sd_event_ref(e);
+	t->disks = disks;
+	t->last_collect_usec = now_usec(CLOCK_MONOTONIC);
+	t->cb = cb ? *cb : (TracerCallbacks){0};
+	open_backend(t, backends, want, live, (uint64_t)(slow_seconds * 1e9));
 	t->name = t->ops ? t->ops->name : "none";
 	if (t->ops && t->refused)
 		log_info("per-I/O latency from the %s tracer (not used: %s)", t->name, t->refused);
@@ -78,30 +92,31 @@ int tracer_start(Context *ctx)
 		log_info("per-I/O latency from the %s tracer", t->name);
 	else
 		log_warning("no per-I/O tracing, latency from diskstats averages only: %s", t->refused ? t->refused : "");
-	if (!t->ops)
-		return 0;
-	int fds[256];
-	unsigned n = t->ops->fds(t->b, fds, ELEMENTSOF(fds));
-	for (unsigned i = 0; i < n; i++)
-		if (sd_event_add_io(ctx->event, &t->io[t->n_io], fds[i], EPOLLIN, on_io, ctx) >= 0)
-			t->n_io++;
-	tracer_sync(ctx);
+	if (t->ops) {
+		int fds[256];
+		unsigned n = t->ops->fds(t->b, fds, ELEMENTSOF(fds));
+		for (unsigned i = 0; i < n; i++)
+			if (sd_event_add_io(e, &t->io[t->n_io], fds[i], EPOLLIN, on_io, t) >= 0)
+				t->n_io++;
+	}
+	*ret = t;
+	tracer_sync(t);
 	return 0;
 }
 
-void tracer_stop(Context *ctx)
+Tracer *tracer_free(Tracer *t)
 {
-	Tracer *t = ctx->tracer;
 	if (!t)
-		return;
+		return NULL;
 	for (unsigned i = 0; i < t->n_io; i++)
 		sd_event_source_disable_unref(t->io[i]);
 	if (t->ops)
 		t->ops->close(t->b);
 	free(t->devs);
 	free(t->refused);
+	sd_event_unref(t->event);
 	free(t);
-	ctx->tracer = NULL;
+	return NULL;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -110,17 +125,16 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void tracer_sync(Context *ctx)
+void tracer_sync(Tracer *t)
 {
-	Tracer *t = ctx->tracer;
 	if (!t || !t->ops)
 		return;
-	size_t n = registry_size(ctx->disks);
+	size_t n = registry_size(t->disks);
 	uint32_t *want = calloc(n ? n : 1, sizeof *want);
 	if (!want)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		const Disk *d = registry_at(ctx->disks, i);
+		const Disk *d = registry_at(t->disks, i);
 		want[i] = trace_dev(d->sys.major, d->sys.minor);
 	}
 	qsort(want, n, sizeof *want, cmp_u32);
@@ -162,13 +176,13 @@ static void on_hist(uint32_t dev, int op, const Hist *delta, void *userdata)
 	if (!d || disk_latency_push(&d->lat, op, delta, run->dt) < 0)
 		return;
 	if (d->lat && d->lat->op[op])
-		d->lat->op[op]->round = run->ctx->tracer->round;
+		d->lat->op[op]->round = run->t->round;
 }
 
 static void on_slow(const struct trace_slow *s, void *userdata)
 {
 	CollectRun *run = userdata;
-	Tracer *t = run->ctx->tracer;
+	Tracer *t = run->t;
 	Disk *d = disk_of(run, s->dev);
 	if (!d || s->op >= TRACE_OPS)
 		return;
@@ -191,22 +205,19 @@ static void on_slow(const struct trace_slow *s, void *userdata)
 		if (r->latency > o->slow_max)
 			o->slow_max = r->latency;
 	}
-	monitor_slow_io(run->ctx, d, r);
+	if (t->cb.slow_io)
+		t->cb.slow_io(d, r, t->cb.userdata);
 }
 
-static int build_run(Context *ctx, CollectRun *run)
+static int build_run(Tracer *t, uint64_t now_mono, uint64_t now_real, CollectRun *run)
 {
-	struct timespec m, w;
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	clock_gettime(CLOCK_REALTIME, &w);
-	*run = (CollectRun){.ctx = ctx, .now_mono_usec = (uint64_t)m.tv_sec * 1000000 + (uint64_t)m.tv_nsec / 1000,
-			    .now_real_usec = (uint64_t)w.tv_sec * 1000000 + (uint64_t)w.tv_nsec / 1000};
-	run->n = registry_size(ctx->disks);
+	*run = (CollectRun){.t = t, .now_mono_usec = now_mono, .now_real_usec = now_real};
+	run->n = registry_size(t->disks);
 	run->map = calloc(run->n ? run->n : 1, sizeof *run->map);
 	if (!run->map)
 		return -ENOMEM;
 	for (size_t i = 0; i < run->n; i++) {
-		Disk *d = registry_at(ctx->disks, i);
+		Disk *d = registry_at(t->disks, i);
 		run->map[i] = (DevDisk){trace_dev(d->sys.major, d->sys.minor), d};
 	}
 	qsort(run->map, run->n, sizeof *run->map, cmp_devdisk);
@@ -215,26 +226,25 @@ static int build_run(Context *ctx, CollectRun *run)
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	Context *ctx = userdata;
+	Tracer *t = userdata;
 	CollectRun run;
 	(void)s, (void)fd, (void)revents;
 	/* A batch is waiting: drain it now so that no ring overflows. Slow
 	 * I/Os are taken now; histograms are handed over at the interval. */
-	if (build_run(ctx, &run) < 0)
+	if (build_run(t, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME), &run) < 0)
 		return 0;
-	ctx->tracer->ops->poll(ctx->tracer->b, NULL, on_slow, &run);
+	t->ops->poll(t->b, NULL, on_slow, &run);
 	free(run.map);
 	return 0;
 }
 
-void tracer_collect(Context *ctx)
+void tracer_collect(Tracer *t, uint64_t now_mono_usec, uint64_t now_real_usec)
 {
-	Tracer *t = ctx->tracer;
 	CollectRun run;
-	if (!t || !t->ops || build_run(ctx, &run) < 0)
+	if (!t || !t->ops || build_run(t, now_mono_usec, now_real_usec, &run) < 0)
 		return;
-	run.dt = t->last_collect_usec ? (double)(run.now_mono_usec - t->last_collect_usec) / 1e6 : ctx->config.interval;
-	t->last_collect_usec = run.now_mono_usec;
+	run.dt = now_mono_usec > t->last_collect_usec ? (double)(now_mono_usec - t->last_collect_usec) / 1e6 : 1e-3;
+	t->last_collect_usec = now_mono_usec;
 	t->round++;
 	t->ops->poll(t->b, on_hist, on_slow, &run);
 	/* Ops that were quiet this interval still move their windows on. */
@@ -248,31 +258,26 @@ void tracer_collect(Context *ctx)
 	free(run.map);
 }
 
-void tracer_set_slow(Context *ctx, double seconds)
+void tracer_set_slow(Tracer *t, double seconds)
 {
-	Tracer *t = ctx->tracer;
 	if (t && t->ops)
 		t->ops->set_slow(t->b, (uint64_t)(seconds * 1e9));
 }
 
-const char *tracer_backend(const Context *ctx) { return ctx->tracer ? ctx->tracer->name : "none"; }
-const char *tracer_refused(const Context *ctx)
-{
-	return ctx->tracer && ctx->tracer->refused ? ctx->tracer->refused : "";
-}
+const char *tracer_backend(const Tracer *t) { return t ? t->name : "none"; }
+const char *tracer_refused(const Tracer *t) { return t && t->refused ? t->refused : ""; }
 
-void tracer_counters(const Context *ctx, TraceCounters *ret)
+void tracer_counters(const Tracer *t, TraceCounters *ret)
 {
 	*ret = (TraceCounters){0};
-	if (ctx->tracer && ctx->tracer->ops)
-		ctx->tracer->ops->counters(ctx->tracer->b, ret);
+	if (t && t->ops)
+		t->ops->counters(t->b, ret);
 }
 
-uint64_t tracer_slow_total(const Context *ctx) { return ctx->tracer ? ctx->tracer->slow_total : 0; }
+uint64_t tracer_slow_total(const Tracer *t) { return t ? t->slow_total : 0; }
 
-const SlowRecord *tracer_slow_at(const Context *ctx, unsigned i)
+const SlowRecord *tracer_slow_at(const Tracer *t, unsigned i)
 {
-	const Tracer *t = ctx->tracer;
 	if (!t || i >= t->slow_len)
 		return NULL;
 	return &t->slow[(t->slow_head + t->slow_len - 1 - i) % SLOW_QUEUE_LEN];

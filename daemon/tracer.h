@@ -7,7 +7,9 @@
  */
 #pragma once
 
-#include "context.h"
+#include <systemd/sd-event.h>
+
+#include "disk.h"
 #include "trace.h"
 
 #define SLOW_QUEUE_LEN 1024
@@ -25,17 +27,29 @@ typedef struct SlowRecord {
 
 typedef struct Tracer Tracer;
 
-int tracer_start(Context *ctx);
-void tracer_stop(Context *ctx);
-/* Makes the traced set equal to the registry's disks. */
-void tracer_sync(Context *ctx);
-/* Once per interval, after the diskstats sample. */
-void tracer_collect(Context *ctx);
-void tracer_set_slow(Context *ctx, double seconds);
+typedef struct TracerCallbacks {
+	/* One I/O slower than the slow threshold, as soon as the kernel hands it over. */
+	void (*slow_io)(Disk *d, const SlowRecord *r, void *userdata);
+	void *userdata;
+} TracerCallbacks;
 
-const char *tracer_backend(const Context *ctx);	/* bpf, perf or none */
-const char *tracer_refused(const Context *ctx);	/* why others were not used; "" if none */
-void tracer_counters(const Context *ctx, TraceCounters *ret);
-uint64_t tracer_slow_total(const Context *ctx);
+/* Picks the first of backends (NULL-terminated) that opens, as `want`
+ * allows (auto, a backend's name, or none); live: the registry's disks are
+ * this kernel's (never trace a captured tree's device numbers). The tracer
+ * reads the registry it is given and never changes which disks are in it. */
+int tracer_new(sd_event *e, const TraceBackendOps *const *backends, const char *want, bool live, double slow_seconds,
+	       DiskRegistry *disks, const TracerCallbacks *cb, Tracer **ret);
+Tracer *tracer_free(Tracer *t);
+/* Makes the traced set equal to the registry's disks. */
+void tracer_sync(Tracer *t);
+/* Once per interval, after the diskstats sample: moves the kernel's
+ * histogram deltas into the disks' latency windows. */
+void tracer_collect(Tracer *t, uint64_t now_mono_usec, uint64_t now_real_usec);
+void tracer_set_slow(Tracer *t, double seconds);
+
+const char *tracer_backend(const Tracer *t);	/* bpf, perf or none */
+const char *tracer_refused(const Tracer *t);	/* why others were not used; "" if none */
+void tracer_counters(const Tracer *t, TraceCounters *ret);
+uint64_t tracer_slow_total(const Tracer *t);
 /* The i-th most recent slow I/O (0 = newest); NULL past the end. */
-const SlowRecord *tracer_slow_at(const Context *ctx, unsigned i);
+const SlowRecord *tracer_slow_at(const Tracer *t, unsigned i);

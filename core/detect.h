@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "bands.h"
+#include "events.h"
 #include "hist.h"
 
 #define DETECT_MAX_OVERRIDES 32
@@ -44,18 +45,6 @@ bool detect_param_known(const char *name);
 void detect_params_print(const DetectParams *p, FILE *f);
 double detect_stall_threshold(const DetectParams *p, const char *device);
 
-typedef enum DetectEventKind {
-	EVENT_STORM_START,
-	EVENT_STORM_END,
-	EVENT_STALL,
-	EVENT_TIMEOUT_RISK,
-	EVENT_BANDS,
-	EVENT_IDLE_START,
-	EVENT_IDLE_END,
-	EVENT_BEHAVIOUR,
-	_EVENT_KIND_MAX,
-} DetectEventKind;
-
 typedef struct DetectEvent {
 	DetectEventKind kind;
 	int op;				/* TRACE_*, or -1 */
@@ -68,10 +57,6 @@ typedef struct DetectEvent {
 	char message[320];
 } DetectEvent;
 
-const char *detect_event_kind_to_string(DetectEventKind k);
-int detect_event_kind_from_string(const char *s);
-/* "warning", "notice", "crit": syslog words */
-const char *detect_event_severity(DetectEventKind k);
 
 typedef void (*DetectEmit)(const DetectEvent *e, void *userdata);
 

@@ -25,8 +25,8 @@ MetricFamily *metricset_family(MetricSet *s, const char *name, MetricType type, 
 /* Adds a sample. labels is a NULL-terminated list of name, value pairs; values are escaped here.
  * suffix is appended to the family name (e.g. "_bucket"), or NULL. */
 void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value);
-/* Renders every family that has samples. */
-/* Renders the page into out; the families are emptied as they are copied. */
+/* Renders every family that has samples into out; the families are emptied
+ * as they are copied. */
 void metricset_render(MetricSet *s, Buf *out);
 /* Escapes a label value per the text format: backslash, quote, newline. */
 void metric_escape_label(Buf *b, const char *v);

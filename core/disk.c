@@ -116,3 +116,8 @@ void disk_rates(const Disk *d, DiskRates *ret)
 		x.write_latency = (double)dl[DS_WRITE_MS] / 1000.0 / (double)dl[DS_WRITES];
 	*ret = x;
 }
+
+const char *disk_identity(const Disk *d)
+{
+	return d->sys.wwn[0] ? d->sys.wwn : d->sys.serial;
+}

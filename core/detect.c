@@ -91,16 +91,6 @@ bool detect_param_known(const char *name)
 	return find_param(name) || (startswith(name, OVERRIDE_PREFIX) && name[strlen(OVERRIDE_PREFIX)]);
 }
 
-static int fail(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int fail(char **ret_error, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (ret_error && vasprintf(ret_error, fmt, ap) < 0)
-		*ret_error = NULL;
-	va_end(ap);
-	return -EINVAL;
-}
 
 int detect_param_set(DetectParams *p, const char *name, const char *value, char **ret_error)
 {
@@ -111,15 +101,15 @@ int detect_param_set(DetectParams *p, const char *name, const char *value, char 
 		const char *dev = name + strlen(OVERRIDE_PREFIX);
 		it = find_param("stall-threshold");
 		if (!*dev || strlen(dev) >= sizeof p->overrides[0].device || strchr(dev, '/'))
-			return fail(ret_error, "detect.%s: '%s' is not a device name", name, dev);
+			return set_errorf(ret_error, -EINVAL, "detect.%s: '%s' is not a device name", name, dev);
 		if (parse_double(value, &v) < 0 || v < it->min || v > it->max)
-			return fail(ret_error, "detect.%s: '%s' is not a number from %g to %g", name, value,
+			return set_errorf(ret_error, -EINVAL, "detect.%s: '%s' is not a number from %g to %g", name, value,
 				    it->min, it->max);
 		unsigned i = 0;
 		while (i < p->n_overrides && !streq(p->overrides[i].device, dev))
 			i++;
 		if (i == DETECT_MAX_OVERRIDES)
-			return fail(ret_error, "detect.%s: at most %d per-disk stall thresholds", name,
+			return set_errorf(ret_error, -EINVAL, "detect.%s: at most %d per-disk stall thresholds", name,
 				    DETECT_MAX_OVERRIDES);
 		if (i == p->n_overrides)
 			p->n_overrides++;
@@ -128,9 +118,9 @@ int detect_param_set(DetectParams *p, const char *name, const char *value, char 
 		return 0;
 	}
 	if (!it)
-		return fail(ret_error, "unknown setting 'detect.%s'", name);
+		return set_errorf(ret_error, -EINVAL, "unknown setting 'detect.%s'", name);
 	if (parse_double(value, &v) < 0 || v < it->min || v > it->max)
-		return fail(ret_error, "detect.%s: '%s' is not a number from %g to %g", name, value, it->min, it->max);
+		return set_errorf(ret_error, -EINVAL, "detect.%s: '%s' is not a number from %g to %g", name, value, it->min, it->max);
 	*param_slot(p, it) = v;
 	return 0;
 }
@@ -150,46 +140,6 @@ double detect_stall_threshold(const DetectParams *p, const char *device)
 		if (streq(p->overrides[i].device, device))
 			return p->overrides[i].stall_threshold;
 	return p->stall_threshold;
-}
-
-static const char *const kinds[_EVENT_KIND_MAX] = {
-	[EVENT_STORM_START] = "storm-start",
-	[EVENT_STORM_END] = "storm-end",
-	[EVENT_STALL] = "stall",
-	[EVENT_TIMEOUT_RISK] = "timeout-risk",
-	[EVENT_BANDS] = "bands",
-	[EVENT_IDLE_START] = "idle-cleaning-start",
-	[EVENT_IDLE_END] = "idle-cleaning-end",
-	[EVENT_BEHAVIOUR] = "behaviour",
-};
-
-const char *detect_event_kind_to_string(DetectEventKind k)
-{
-	return (unsigned)k < _EVENT_KIND_MAX ? kinds[k] : "unknown";
-}
-
-int detect_event_kind_from_string(const char *s)
-{
-	for (int k = 0; k < _EVENT_KIND_MAX; k++)
-		if (s && streq(kinds[k], s))
-			return k;
-	return -EINVAL;
-}
-
-const char *detect_event_severity(DetectEventKind k)
-{
-	switch (k) {
-	case EVENT_TIMEOUT_RISK:
-		return "crit";
-	case EVENT_STORM_START:
-	case EVENT_STALL:
-	case EVENT_BEHAVIOUR:
-		return "warning";
-	case EVENT_IDLE_END:
-		return "info";
-	default:
-		return "notice";
-	}
 }
 
 /* "140 us", "7.9 ms", "401 ms", "1.62 s", "3.4 min" */

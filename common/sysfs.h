@@ -19,6 +19,13 @@ typedef struct SysfsDisk {
 	DiskFacts facts;
 } SysfsDisk;
 
+/* Where a disk's facts are read from: root directories opened once (the
+ * live /sys, /proc, /run/udev, or a captured tree's); -1 when absent. */
+typedef struct DiskSources {
+	int sysfs_fd, procfs_fd, udev_fd;
+	bool live;			/* the sysfs root is the kernel's own /sys */
+} DiskSources;
+
 /* True for a name that is safe to put in a path: no '/', not "." or "..", short. */
 bool sysfs_valid_name(const char *name);
 /* Fills ret; -ENOENT if block/<name> is gone, -ENOTBLK if it is a partition. */

@@ -120,16 +120,6 @@ char *config_regex_to_posix(const char *re)
 	return b.data;
 }
 
-static int set_error(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int set_error(char **ret_error, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (ret_error && vasprintf(ret_error, fmt, ap) < 0)
-		*ret_error = NULL;
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int validate(const ConfigItem *it, const char *value, double *ret_num, char **ret_error)
 {
@@ -137,7 +127,7 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 	case CONFIG_STRING:
 		return 0;
 	case CONFIG_PATH:
-		return value[0] == '/' ? 0 : set_error(ret_error, "%s: '%s' is not an absolute path", it->key, value);
+		return value[0] == '/' ? 0 : set_errorf(ret_error, -EINVAL, "%s: '%s' is not an absolute path", it->key, value);
 
 	case CONFIG_REGEX: {
 		_cleanup_free_ char *posix = config_regex_to_posix(value), *shown = str_sanitize(value);
@@ -146,37 +136,37 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		if (!posix || !shown)
 			return -ENOMEM;
 		if (regex_compile_bounded(&re, posix, REG_EXTENDED | REG_NOSUB, &why) < 0)
-			return set_error(ret_error, "%s: '%.80s' is refused: %s", it->key, shown, why);
+			return set_errorf(ret_error, -EINVAL, "%s: '%.80s' is refused: %s", it->key, shown, why);
 		regfree(&re);
 		return 0;
 	}
 	case CONFIG_SECONDS:
 		if (parse_double(value, ret_num) < 0 || *ret_num < INTERVAL_MIN || *ret_num > INTERVAL_MAX)
-			return set_error(ret_error, "%s: '%s' is not a number of seconds from 0.1 to 3600",
+			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of seconds from 0.1 to 3600",
 					 it->key, value);
 		return 0;
 	case CONFIG_LOG_LEVEL:
 		if (streq(value, "error") || streq(value, "warning") || streq(value, "notice") ||
 		    streq(value, "info") || streq(value, "debug"))
 			return 0;
-		return set_error(ret_error, "%s: '%s' is not one of error, warning, notice, info, debug",
+		return set_errorf(ret_error, -EINVAL, "%s: '%s' is not one of error, warning, notice, info, debug",
 				 it->key, value);
 	case CONFIG_BACKEND:
 		if (streq(value, "auto") || streq(value, "bpf") || streq(value, "perf") || streq(value, "none"))
 			return 0;
-		return set_error(ret_error, "%s: '%s' is not one of auto, bpf, perf, none", it->key, value);
+		return set_errorf(ret_error, -EINVAL, "%s: '%s' is not one of auto, bpf, perf, none", it->key, value);
 	case CONFIG_LATENCY:
 		if (parse_double(value, ret_num) < 0 || *ret_num < 0.001 || *ret_num > 3600)
-			return set_error(ret_error, "%s: '%s' is not a number of seconds from 0.001 to 3600",
+			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of seconds from 0.001 to 3600",
 					 it->key, value);
 		return 0;
 	case CONFIG_DAYS:
 		if (parse_double(value, ret_num) < 0 || *ret_num < 1 || *ret_num > 36500)
-			return set_error(ret_error, "%s: '%s' is not a number of days from 1 to 36500", it->key, value);
+			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of days from 1 to 36500", it->key, value);
 		return 0;
 	case CONFIG_COUNT:
 		if (parse_double(value, ret_num) < 0 || *ret_num < 100 || *ret_num > 1e8 || *ret_num != floor(*ret_num))
-			return set_error(ret_error, "%s: '%s' is not a whole number from 100 to 100000000", it->key, value);
+			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a whole number from 100 to 100000000", it->key, value);
 		return 0;
 	case CONFIG_BOOL:
 		if (streq(value, "yes") || streq(value, "true") || streq(value, "on") || streq(value, "1"))
@@ -184,7 +174,7 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		else if (streq(value, "no") || streq(value, "false") || streq(value, "off") || streq(value, "0"))
 			*ret_num = 0;
 		else
-			return set_error(ret_error, "%s: '%s' is not yes or no", it->key, value);
+			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not yes or no", it->key, value);
 		return 0;
 	}
 	return -EINVAL;
@@ -197,7 +187,7 @@ int config_set(Config *c, const char *key, const char *value, char **ret_error)
 	if (!it && startswith(key, DETECT_PREFIX))
 		return detect_param_set(&c->detect, key + strlen(DETECT_PREFIX), value, ret_error);
 	if (!it)
-		return set_error(ret_error, "unknown setting '%s'", key);
+		return set_errorf(ret_error, -EINVAL, "unknown setting '%s'", key);
 	int r = validate(it, value, &num, ret_error);
 	if (r < 0)
 		return r;

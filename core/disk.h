@@ -54,3 +54,6 @@ int registry_add(DiskRegistry *r, const Disk *d, Disk **ret);
 bool registry_remove(DiskRegistry *r, const char *name);
 
 void disk_rates(const Disk *d, DiskRates *ret);
+/* Who the disk is across renames (sdb today, sdc after a reboot): its WWN,
+ * else its serial, else "". */
+const char *disk_identity(const Disk *d);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "events.h"
+
+#include <stddef.h>
+#include <syslog.h>
+
+#include "util.h"
+
+static const EventKindInfo kinds[_EVENT_KIND_MAX] = {
+	[EVENT_STORM_START] = {"storm-start", "2ea57fbbe60848c785306fd6ecb5500a", LOG_WARNING, "warning",
+			       "A destage storm started on @SMRD_DEVICE@"},
+	[EVENT_STORM_END] = {"storm-end", "9430eb7cdc44466cbde14a697ef778f6", LOG_NOTICE, "notice",
+			     "A destage storm ended on @SMRD_DEVICE@"},
+	[EVENT_STALL] = {"stall", "22e527359e6345ef839807ec0027da0d", LOG_WARNING, "warning",
+			 "An I/O on @SMRD_DEVICE@ stalled"},
+	[EVENT_TIMEOUT_RISK] = {"timeout-risk", "27af27720d1b493db43ba79223fb9ae4", LOG_CRIT, "crit",
+				"An I/O on @SMRD_DEVICE@ came close to the kernel's I/O timeout"},
+	[EVENT_BANDS] = {"bands", "762ddd2ce6214de990935a85d5599c8b", LOG_NOTICE, "notice",
+			 "Reads on @SMRD_DEVICE@ split into latency bands"},
+	[EVENT_IDLE_START] = {"idle-cleaning-start", "3603099fbf0946deb4efbbf276177bd8", LOG_NOTICE, "notice",
+			      "@SMRD_DEVICE@ is cleaning while idle"},
+	[EVENT_IDLE_END] = {"idle-cleaning-end", "2c7defb554fe471ebff5b8e48d2b2d72", LOG_INFO, "info",
+			    "@SMRD_DEVICE@ stopped cleaning while idle"},
+	[EVENT_BEHAVIOUR] = {"behaviour", "b3590890556a453d86ce45f12f9584a8", LOG_WARNING, "warning",
+			     "@SMRD_DEVICE@ behaves like a drive-managed SMR disk"},
+};
+
+const EventKindInfo *event_kind_info(DetectEventKind k)
+{
+	return (unsigned)k < _EVENT_KIND_MAX ? &kinds[k] : NULL;
+}
+
+const char *detect_event_kind_to_string(DetectEventKind k)
+{
+	return (unsigned)k < _EVENT_KIND_MAX ? kinds[k].name : "unknown";
+}
+
+DetectEventKind detect_event_kind_from_string(const char *s)
+{
+	for (int k = 0; s && k < _EVENT_KIND_MAX; k++)
+		if (streq(kinds[k].name, s))
+			return (DetectEventKind)k;
+	return _EVENT_KIND_INVALID;
+}
+
+const char *detect_event_severity(DetectEventKind k)
+{
+	return (unsigned)k < _EVENT_KIND_MAX ? kinds[k].severity : "notice";
+}

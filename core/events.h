@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kinds of detector event, in one table: name (the history, smrctl,
+ * metrics), journal MESSAGE_ID, syslog priority and the catalog's subject.
+ * The journal catalog (contrib/systemd/smrd.catalog) and the list in
+ * docs/detection.md are checked against it by test-events: a new kind
+ * cannot reach the journal without an id, nor the docs without a line.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+typedef enum DetectEventKind {
+	EVENT_STORM_START,
+	EVENT_STORM_END,
+	EVENT_STALL,
+	EVENT_TIMEOUT_RISK,
+	EVENT_BANDS,
+	EVENT_IDLE_START,
+	EVENT_IDLE_END,
+	EVENT_BEHAVIOUR,
+	_EVENT_KIND_MAX,
+	_EVENT_KIND_INVALID = -22,
+} DetectEventKind;
+
+typedef struct EventKindInfo {
+	const char *name;		/* storm-start */
+	const char *message_id;		/* 32 hex digits, stable: journalctl MESSAGE_ID=... */
+	int priority;			/* LOG_* */
+	const char *severity;		/* crit, warning, notice, info: the word for priority */
+	const char *subject;		/* the catalog's Subject:, with @SMRD_DEVICE@ */
+} EventKindInfo;
+
+/* The kind's entry; NULL outside the enum. */
+const EventKindInfo *event_kind_info(DetectEventKind k);
+const char *detect_event_kind_to_string(DetectEventKind k);
+DetectEventKind detect_event_kind_from_string(const char *s);
+const char *detect_event_severity(DetectEventKind k);

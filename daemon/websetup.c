@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "websetup.h"
+
+#include <fcntl.h>
+#include <gnutls/gnutls.h>
+#include <string.h>
+
+#include "util.h"
+
+#define WEB_FILE_MAX (1024 * 1024)
+
+
+WebSetup *websetup_free(WebSetup *w)
+{
+	if (!w)
+		return NULL;
+	webconfig_done(&w->cfg);
+	free(w->cert_pem);
+	if (w->key_pem)
+		explicit_bzero(w->key_pem, strlen(w->key_pem));
+	free(w->key_pem);
+	free(w->ca_pem);
+	free(w->priorities);
+	webauth_free(w->auth);
+	free(w);
+	return NULL;
+}
+
+static void websetup_freep(WebSetup **w) { websetup_free(*w); }
+
+
+/* An inline PEM, or the file it is in. */
+static int load_pem(const char *inline_pem, const char *file, const char *what, char **ret, char **ret_error)
+{
+	if (inline_pem) {
+		*ret = strdup(inline_pem);
+		return *ret ? 0 : -ENOMEM;
+	}
+	if (!file)
+		return 0;
+	int r = read_file_at(AT_FDCWD, file, WEB_FILE_MAX, ret, NULL);
+	if (r < 0)
+		return set_errorf(ret_error, -EINVAL, "failed to read %s (%s): %s", what, file, read_error_string(r));
+	return 0;
+}
+
+/* GnuTLS loads them the way libmicrohttpd will: a bad pair is refused here,
+ * with a reason, instead of failing every handshake later. */
+static int check_credentials(WebSetup *w, char **ret_error)
+{
+	gnutls_certificate_credentials_t cred;
+	if (gnutls_certificate_allocate_credentials(&cred) < 0)
+		return -ENOMEM;
+	gnutls_datum_t cert = {(unsigned char *)w->cert_pem, (unsigned)strlen(w->cert_pem)};
+	gnutls_datum_t key = {(unsigned char *)w->key_pem, (unsigned)strlen(w->key_pem)};
+	int r = gnutls_certificate_set_x509_key_mem(cred, &cert, &key, GNUTLS_X509_FMT_PEM);
+	if (r < 0)
+		set_errorf(ret_error, -EINVAL, "failed to load the certificate and key: %s", gnutls_strerror(r));
+	if (r >= 0 && w->ca_pem) {
+		gnutls_datum_t ca = {(unsigned char *)w->ca_pem, (unsigned)strlen(w->ca_pem)};
+		int n = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
+		if (n <= 0)
+			r = set_errorf(ret_error, -EINVAL, "no client CA certificate could be loaded%s%s", n < 0 ? ": " : "",
+				    n < 0 ? gnutls_strerror(n) : "");
+	}
+	gnutls_certificate_free_credentials(cred);
+	return r < 0 ? -EINVAL : 0;
+}
+
+static int priorities(WebSetup *w)
+{
+	Buf b = {0};
+	buf_printf(&b, "NORMAL:-VERS-ALL");
+	for (unsigned v = w->cfg.min_version; v <= w->cfg.max_version; v++)
+		buf_printf(&b, ":+VERS-TLS1.%u", v - 0x0301);
+	if (b.oom) {
+		buf_free(&b);
+		return -ENOMEM;
+	}
+	w->priorities = b.data;
+	return 0;
+}
+
+int websetup_load(const char *path, WebSetup **ret, char **ret_error)
+{
+	_cleanup_(websetup_freep) WebSetup *w = calloc(1, sizeof *w);
+	_cleanup_free_ char *text = NULL, *dir = NULL;
+	size_t len;
+	if (!w)
+		return -ENOMEM;
+	int r = read_file_at(AT_FDCWD, path, WEB_FILE_MAX, &text, &len);
+	if (r < 0)
+		return set_errorf(ret_error, -EINVAL, "cannot read %s: %s", path, read_error_string(r));
+	dir = strdup(path);
+	if (!dir)
+		return -ENOMEM;
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	else
+		strcpy(dir, ".");
+	_cleanup_free_ char *perr = NULL;
+	r = webconfig_parse(text, len, dir, &w->cfg, &perr);
+	if (r < 0)
+		return set_errorf(ret_error, -EINVAL, "%s: %s", path, perr ? perr : "invalid");
+	if (w->cfg.tls) {
+		if ((r = load_pem(w->cfg.cert, w->cfg.cert_file, "cert_file", &w->cert_pem, ret_error)) < 0 ||
+		    (r = load_pem(w->cfg.key, w->cfg.key_file, "key_file", &w->key_pem, ret_error)) < 0 ||
+		    (r = load_pem(w->cfg.client_ca, w->cfg.client_ca_file, "client_ca_file", &w->ca_pem, ret_error)) < 0)
+			return r;
+		if ((r = check_credentials(w, ret_error)) < 0 || (r = priorities(w)) < 0)
+			return r;
+	}
+	w->auth = webauth_new(w->cfg.users, w->cfg.n_users);
+	if (!w->auth)
+		return -ENOMEM;
+	*ret = TAKE_PTR(w);
+	return 0;
+}

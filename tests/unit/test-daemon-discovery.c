@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Discovery alone, on a copy of a captured tree that the test changes under
+ * it: its callbacks are fakes that record what they were told, and check
+ * that a removed disk is still whole while its owner hears of it.
+ * argv[1]: tests/fixtures/sysfs.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "discovery.h"
+#include "log.h"
+#include "test.h"
+#include "unit-tree.h"
+
+extern const char smrd_builtin_models[];
+
+typedef struct Heard {
+	char added[16][32], removed[16][32];
+	unsigned n_added, n_removed, n_changed;
+	DiskRegistry *disks;
+	bool removed_was_registered;	/* the disk was still in the registry during removed() */
+} Heard;
+
+static void on_added(Disk *d, void *userdata)
+{
+	Heard *h = userdata;
+	if (h->n_added < 16)
+		snprintf(h->added[h->n_added], 32, "%s", d->name);
+	h->n_added++;
+}
+
+static void on_removed(Disk *d, void *userdata)
+{
+	Heard *h = userdata;
+	h->removed_was_registered = registry_get(h->disks, d->name) == d;
+	if (h->n_removed < 16)
+		snprintf(h->removed[h->n_removed], 32, "%s", d->name);
+	h->n_removed++;
+}
+
+static void on_changed(void *userdata)
+{
+	((Heard *)userdata)->n_changed++;
+}
+
+static bool heard(char (*list)[32], unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n && i < 16; i++)
+		if (streq(list[i], name))
+			return true;
+	return false;
+}
+
+static void reset(Heard *h)
+{
+	DiskRegistry *disks = h->disks;
+	*h = (Heard){.disks = disks};
+}
+
+int main(int argc, char **argv)
+{
+	log_set_max_level(LOG_CRIT);	/* the module logs what it drops; the test checks what it says */
+	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures/sysfs";
+	_cleanup_(unit_tree_freep) char *root = unit_tree_copy(fixtures, "mixed");
+	CHECK(root != NULL);
+	if (!root)
+		return test_done("daemon-discovery");
+
+	DiskSources src = {.sysfs_fd = unit_tree_open(root, "sys"), .procfs_fd = unit_tree_open(root, "proc"),
+			   .udev_fd = unit_tree_open(root, "udev"), .live = false};
+	CHECK(src.sysfs_fd >= 0 && src.procfs_fd >= 0 && src.udev_fd >= 0);
+	sd_event *e = NULL;
+	CHECK_INT(sd_event_new(&e), 0);
+	DiskRegistry *disks = registry_new();
+	Heard h = {.disks = disks};
+	DiscoveryCallbacks cb = {.added = on_added, .removed = on_removed, .changed = on_changed, .userdata = &h};
+	Discovery *disc = NULL;
+	CHECK_INT(discovery_new(e, &src, disks, &cb, false, &disc), 0);
+	DeviceFilter *all = NULL, *no_sdb = NULL;
+	const char *why = NULL;
+	CHECK_INT(filter_new("", "", &all, &why), 0);
+	CHECK_INT(filter_new("", "^sdb$", &no_sdb, &why), 0);
+	ModelList *models = NULL;
+	char *err = NULL;
+	CHECK_INT(modellist_parse(smrd_builtin_models, &models, &err), 0);
+	free(err);
+	discovery_set_rules(disc, all, models);
+
+	/* the tree's three disks (loop0 has size 0, partitions are never disks) */
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK_INT(registry_size(disks), 3);
+	CHECK_INT(h.n_added, 3);
+	CHECK(heard(h.added, h.n_added, "sda") && heard(h.added, h.n_added, "sdb") &&
+	      heard(h.added, h.n_added, "nvme0n1"));
+	CHECK_INT(h.n_removed, 0);
+	CHECK_INT(h.n_changed, 3);
+	Disk *sda = registry_get(disks, "sda");
+	CHECK(sda && sda->sys.major == 8 && sda->sys.minor == 0);
+	CHECK(sda && sda->added_usec > 0);
+
+	/* a second scan of the same tree says nothing */
+	reset(&h);
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK_INT(h.n_added + h.n_removed + h.n_changed, 0);
+
+	/* a reload that excludes sdb: removed while still registered, then gone */
+	reset(&h);
+	discovery_set_rules(disc, no_sdb, models);
+	discovery_reclassify(disc);
+	CHECK_INT(h.n_removed, 1);
+	CHECK(heard(h.removed, h.n_removed, "sdb"));
+	CHECK(h.removed_was_registered);
+	CHECK(registry_get(disks, "sdb") == NULL);
+	CHECK_INT(h.n_added, 0);
+	discovery_set_rules(disc, all, models);
+	reset(&h);
+	discovery_reclassify(disc);
+	CHECK_INT(h.n_added, 1);
+	CHECK(heard(h.added, h.n_added, "sdb"));
+
+	/* a disk that vanishes from the tree is dropped at the next scan */
+	reset(&h);
+	CHECK_INT(unlinkat(src.sysfs_fd, "block/nvme0n1", 0), 0);
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK_INT(h.n_removed, 1);
+	CHECK(heard(h.removed, h.n_removed, "nvme0n1"));
+	CHECK(h.removed_was_registered);
+	CHECK_INT(registry_size(disks), 2);
+
+	/* a medium removed (size 0): the cheap check drops it */
+	reset(&h);
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sda/size", "0\n"), 0);
+	discovery_check(disc, "sda");
+	CHECK_INT(h.n_removed, 1);
+	CHECK(registry_get(disks, "sda") == NULL);
+	/* and it comes back with its medium */
+	reset(&h);
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sda/size", "3907029168\n"), 0);
+	discovery_check(disc, "sda");
+	CHECK_INT(h.n_added, 1);
+	CHECK(registry_get(disks, "sda") != NULL);
+
+	/* another device under the same name (new dev_t): the old one goes first */
+	reset(&h);
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sdb/dev", "8:32\n"), 0);
+	discovery_probe(disc, "sdb");
+	CHECK_INT(h.n_removed, 1);
+	CHECK_INT(h.n_added, 1);
+	Disk *sdb = registry_get(disks, "sdb");
+	CHECK(sdb && sdb->sys.minor == 32);
+
+	/* an unreadable size: watched with class unknown, counted once */
+	reset(&h);
+	uint64_t errors = discovery_probe_errors(disc);
+	CHECK_INT(unlinkat(src.sysfs_fd, "block/sdb/size", 0), 0);
+	CHECK_INT(mkdirat(src.sysfs_fd, "block/sdb/size", 0755), 0);
+	discovery_probe(disc, "sdb");
+	discovery_check(disc, "sdb");
+	discovery_scan(disc);
+	sdb = registry_get(disks, "sdb");
+	CHECK(sdb && sdb->verdict.class == DISK_CLASS_UNKNOWN);
+	CHECK_INT(discovery_probe_errors(disc), errors + 1);
+	CHECK_INT(h.n_removed, 0);
+
+	/* names that are not safe in a path are ignored, not probed */
+	reset(&h);
+	discovery_probe(disc, "../../etc");
+	discovery_probe(disc, "");
+	discovery_check(disc, "nosuchdisk");
+	CHECK_INT(h.n_added + h.n_removed + h.n_changed, 0);
+
+	/* a scan that cannot enumerate keeps what is watched */
+	reset(&h);
+	size_t before = registry_size(disks);
+	CHECK_INT(renameat(src.sysfs_fd, "block", src.sysfs_fd, "block.away"), 0);
+	CHECK(discovery_scan(disc) < 0);
+	CHECK_INT(registry_size(disks), before);
+	CHECK_INT(h.n_removed, 0);
+	CHECK_INT(renameat(src.sysfs_fd, "block.away", src.sysfs_fd, "block"), 0);
+
+	/* no callbacks at all is allowed */
+	Discovery *quiet = NULL;
+	DiskRegistry *other = registry_new();
+	CHECK_INT(discovery_new(e, &src, other, NULL, false, &quiet), 0);
+	discovery_set_rules(quiet, all, models);
+	CHECK_INT(discovery_scan(quiet), 0);
+	CHECK_INT(registry_size(other), 2);
+	discovery_free(quiet);
+	registry_free(other);
+
+	discovery_free(disc);
+	filter_free(all);
+	filter_free(no_sdb);
+	modellist_free(models);
+	registry_free(disks);
+	sd_event_unref(e);
+	close(src.sysfs_fd), close(src.procfs_fd), close(src.udev_fd);
+	return test_done("daemon-discovery");
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The HTTP server alone, with a fake renderer and HTTP clients written
+ * here, in the loop's thread (non-blocking sockets, the loop pumped while
+ * they wait). It checks the pages and their types, a failing render, basic
+ * auth and extra headers from a web configuration file, a reload that keeps
+ * the working setup when the new file is bad, and the guard: a client that
+ * never finishes its headers is cut off at the deadline, and one address
+ * cannot hold more than its share of connections. TLS runs end to end in
+ * tests/e2e/34-web.sh, against curl and Prometheus.
+ */
+#include <arpa/inet.h>
+#include <crypt.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "http.h"
+#include "log.h"
+#include "test.h"
+#include "unit-tree.h"
+
+typedef struct Fake {
+	unsigned renders;
+	bool fail;
+	HttpBody *cached;
+} Fake;
+
+static int render(void *userdata, HttpBody **ret)
+{
+	Fake *f = userdata;
+	f->renders++;
+	if (f->fail)
+		return -EIO;
+	if (!f->cached) {
+		Buf b = {0};
+		buf_printf(&b, "# TYPE smrd_up gauge\nsmrd_up 1\n");
+		f->cached = http_body_new(&b);
+		if (!f->cached)
+			return -ENOMEM;
+	}
+	*ret = http_body_ref(f->cached);
+	return 0;
+}
+
+typedef struct Env {
+	sd_event *e;
+	Http *h;
+} Env;
+
+static void pump(Env *env, int rounds)
+{
+	for (int i = 0; i < rounds; i++)
+		sd_event_run(env->e, 1000);
+}
+
+static int connect_to(Env *env)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)http_port(env->h)),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	pump(env, 2);
+	return fd;
+}
+
+/* One request on a new connection (closed by the server after the reply);
+ * the whole response, or "" on failure. */
+static char *request(Env *env, const char *method, const char *path, const char *extra_headers)
+{
+	int fd = connect_to(env);
+	if (fd < 0)
+		return strdup("");
+	char req[1024];
+	snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n%s\r\n", method, path,
+		 extra_headers ? extra_headers : "");
+	size_t off = 0, len = strlen(req);
+	Buf b = {0};
+	uint64_t end = now_usec(CLOCK_MONOTONIC) + 10000000;
+	while (now_usec(CLOCK_MONOTONIC) < end) {
+		if (off < len) {
+			ssize_t k = send(fd, req + off, len - off, MSG_NOSIGNAL);
+			if (k > 0)
+				off += (size_t)k;
+		}
+		pump(env, 1);
+		char chunk[4096];
+		ssize_t k = recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
+		if (k == 0)
+			break;
+		if (k > 0)
+			buf_put(&b, chunk, (size_t)k);
+		else if (errno != EAGAIN)
+			break;
+	}
+	close(fd);
+	buf_put(&b, "", 1);
+	return b.data;
+}
+
+static int status_of(const char *resp)
+{
+	int s = 0;
+	return sscanf(resp, "HTTP/1.1 %d", &s) == 1 ? s : -1;
+}
+
+static bool has_header(const char *resp, const char *header)
+{
+	const char *end = strstr(resp, "\r\n\r\n");
+	const char *p = strcasestr(resp, header);
+	return p && end && p < end;
+}
+
+static const char *body_of(const char *resp)
+{
+	const char *p = strstr(resp, "\r\n\r\n");
+	return p ? p + 4 : "";
+}
+
+static void test_pages(Env *env, Fake *fake)
+{
+	_cleanup_free_ char *m = request(env, "GET", "/metrics", NULL);
+	CHECK_INT(status_of(m), 200);
+	CHECK(has_header(m, "Content-Type: text/plain; version=0.0.4; charset=utf-8"));
+	CHECK_STR(body_of(m), "# TYPE smrd_up gauge\nsmrd_up 1\n");
+	unsigned renders = fake->renders;
+	_cleanup_free_ char *m2 = request(env, "GET", "/metrics", NULL);
+	CHECK_STR(body_of(m2), "# TYPE smrd_up gauge\nsmrd_up 1\n");
+	CHECK_INT(fake->renders, renders + 1);
+
+	_cleanup_free_ char *head = request(env, "HEAD", "/metrics", NULL);
+	CHECK_INT(status_of(head), 200);
+	CHECK_STR(body_of(head), "");
+
+	_cleanup_free_ char *idx = request(env, "GET", "/", NULL);
+	CHECK_INT(status_of(idx), 200);
+	CHECK(has_header(idx, "Content-Type: text/html"));
+	CHECK(strstr(body_of(idx), "href=\"/metrics\"") != NULL);
+
+	_cleanup_free_ char *nf = request(env, "GET", "/nope", NULL);
+	CHECK_INT(status_of(nf), 404);
+	_cleanup_free_ char *post = request(env, "POST", "/metrics", NULL);
+	CHECK_INT(status_of(post), 405);
+	CHECK(has_header(post, "Allow: GET, HEAD"));
+
+	fake->fail = true;
+	_cleanup_free_ char *bad = request(env, "GET", "/metrics", NULL);
+	CHECK_INT(status_of(bad), 500);
+	fake->fail = false;
+
+	HttpStats st;
+	http_stats(env->h, &st);
+	CHECK_INT(st.requests, 7);
+	CHECK(!st.tls);
+}
+
+static char *hash_of(const char *password)
+{
+	char salt[64];
+	struct crypt_data *d = calloc(1, sizeof *d);
+	const char *h = d && crypt_gensalt_rn("$2b$", 4, NULL, 0, salt, sizeof salt) ?
+		crypt_rn(password, salt, d, (int)sizeof *d) : NULL;
+	char *r = h ? strdup(h) : NULL;
+	free(d);
+	return r;
+}
+
+static void test_web_config(Env *env, const char *dir)
+{
+	char path[4096], text[1024];
+	_cleanup_free_ char *hash = hash_of("s3cret");
+	CHECK(hash != NULL);
+	snprintf(path, sizeof path, "%s/web.yml", dir);
+	snprintf(text, sizeof text, "basic_auth_users:\n  prom: %s\nhttp_server_config:\n  headers:\n"
+		 "    X-Frame-Options: deny\n", hash ? hash : "");
+	CHECK_INT(unit_tree_write(AT_FDCWD, path, text), 0);
+	_cleanup_free_ char *err = NULL;
+	CHECK_INT(http_reload(env->h, path, &err), 0);
+
+	_cleanup_free_ char *none = request(env, "GET", "/metrics", NULL);
+	CHECK_INT(status_of(none), 401);
+	CHECK(has_header(none, "WWW-Authenticate: Basic"));
+	CHECK(has_header(none, "X-Frame-Options: deny"));
+	/* prom:wrong, then prom:s3cret */
+	_cleanup_free_ char *wrong = request(env, "GET", "/metrics", "Authorization: Basic cHJvbTp3cm9uZw==\r\n");
+	CHECK_INT(status_of(wrong), 401);
+	_cleanup_free_ char *right = request(env, "GET", "/metrics", "Authorization: Basic cHJvbTpzM2NyZXQ=\r\n");
+	CHECK_INT(status_of(right), 200);
+	CHECK(has_header(right, "X-Frame-Options: deny"));
+	HttpStats st;
+	http_stats(env->h, &st);
+	CHECK_INT(st.unauthorized, 2);
+
+	/* a broken file: refused with the reason, the running setup stays */
+	char broken[4096];
+	snprintf(broken, sizeof broken, "%s/broken.yml", dir);
+	CHECK_INT(unit_tree_write(AT_FDCWD, broken, "basic_auth_users:\n  prom: not-a-hash\n"), 0);
+	_cleanup_free_ char *err2 = NULL;
+	CHECK(http_reload(env->h, broken, &err2) < 0);
+	CHECK(err2 && strstr(err2, "broken.yml") != NULL);
+	_cleanup_free_ char *still = request(env, "GET", "/metrics", NULL);
+	CHECK_INT(status_of(still), 401);
+
+	/* and back to no configuration: plain, open */
+	CHECK_INT(http_reload(env->h, NULL, NULL), 0);
+	_cleanup_free_ char *open_again = request(env, "GET", "/metrics", NULL);
+	CHECK_INT(status_of(open_again), 200);
+	CHECK(!has_header(open_again, "X-Frame-Options"));
+}
+
+static bool peer_closed(Env *env, int fd)
+{
+	pump(env, 3);
+	char c;
+	ssize_t k = recv(fd, &c, 1, MSG_DONTWAIT);
+	return k == 0 || (k < 0 && errno != EAGAIN);
+}
+
+static void test_guard(Env *env)
+{
+	HttpStats st0, st;
+	http_stats(env->h, &st0);
+
+	/* one address past HTTP_MAX_PER_ADDRESS silent connections: the oldest goes */
+	int fds[HTTP_MAX_PER_ADDRESS + 1];
+	for (int i = 0; i <= HTTP_MAX_PER_ADDRESS; i++) {
+		fds[i] = connect_to(env);
+		pump(env, 2);
+	}
+	pump(env, 20);
+	http_stats(env->h, &st);
+	CHECK_INT(st.evicted_crowded, st0.evicted_crowded + 1);
+	CHECK(peer_closed(env, fds[0]));
+	CHECK(!peer_closed(env, fds[HTTP_MAX_PER_ADDRESS]));
+	/* a scraper still gets its page */
+	_cleanup_free_ char *m = request(env, "GET", "/metrics", NULL);
+	CHECK_INT(status_of(m), 200);
+	for (int i = 0; i <= HTTP_MAX_PER_ADDRESS; i++)
+		close(fds[i]);
+	pump(env, 20);
+
+	/* half a request, then nothing: cut off at the header deadline */
+	int fd = connect_to(env);
+	(void)!send(fd, "GET /metrics HTTP/1.1\r\n", 23, MSG_NOSIGNAL);
+	uint64_t start = now_usec(CLOCK_MONOTONIC);
+	bool gone = false;
+	while (!gone && now_usec(CLOCK_MONOTONIC) - start < HTTP_HEADER_USEC + 20000000)
+		gone = peer_closed(env, fd);
+	double took = (double)(now_usec(CLOCK_MONOTONIC) - start) / 1e6;
+	printf("http: half a request was cut off after %.1f s (deadline %.0f s)\n", took,
+	       (double)HTTP_HEADER_USEC / 1e6);
+	CHECK(gone);
+	CHECK(took >= (double)HTTP_HEADER_USEC / 1e6 - 0.1);
+	http_stats(env->h, &st);
+	CHECK(st.evicted_slow >= st0.evicted_slow + 1);
+	close(fd);
+}
+
+int main(void)
+{
+	log_set_max_level(LOG_CRIT);
+	_cleanup_(unit_tree_freep) char *dir = unit_tree_empty();
+	CHECK(dir != NULL);
+	if (!dir)
+		return test_done("daemon-http");
+	Env env = {0};
+	Fake fake = {0};
+	CHECK_INT(sd_event_new(&env.e), 0);
+	_cleanup_free_ char *err = NULL;
+	CHECK_INT(http_new(env.e, "127.0.0.1:0", -1, NULL, render, &fake, &env.h, &err), 0);
+	if (!env.h)
+		return test_done("daemon-http");
+	CHECK(http_port(env.h) > 0);
+
+	/* addresses as node_exporter's --web.listen-address takes them */
+	char host[64];
+	unsigned port;
+	CHECK_INT(http_parse_listen(":9863", host, sizeof host, &port), 0);
+	CHECK_STR(host, "");
+	CHECK_INT(port, 9863);
+	CHECK_INT(http_parse_listen("[::1]:80", host, sizeof host, &port), 0);
+	CHECK_STR(host, "::1");
+	CHECK(http_parse_listen("::1:80", host, sizeof host, &port) < 0);
+	CHECK(http_parse_listen("host:99999", host, sizeof host, &port) < 0);
+
+	/* a web configuration that cannot be used stops the start, saying why */
+	Http *bad = NULL;
+	_cleanup_free_ char *berr = NULL;
+	CHECK(http_new(env.e, "127.0.0.1:0", -1, "/nonexistent/web.yml", render, &fake, &bad, &berr) < 0);
+	CHECK(berr && strstr(berr, "/nonexistent/web.yml") != NULL);
+
+	test_pages(&env, &fake);
+	test_web_config(&env, dir);
+	test_guard(&env);
+
+	http_free(env.h);
+	http_body_unref(fake.cached);
+	sd_event_unref(env.e);
+	return test_done("daemon-http");
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The monitor alone: a registry filled by hand, diskstats intervals set on
+ * the disk as the sampler would, slow I/Os handed in as the tracer's
+ * callback does, a scratch state directory for its history. It checks what
+ * reaches the history (the monitor's output), the verdict it gives, and
+ * that a restart restores what it knew.
+ */
+#include "log.h"
+#include "monitor.h"
+#include "test.h"
+#include "unit-tree.h"
+
+typedef struct Seen {
+	unsigned n;
+	char kinds[64][32];
+} Seen;
+
+static int on_stored(const HistoryEvent *e, void *userdata)
+{
+	Seen *s = userdata;
+	if (s->n < 64)
+		snprintf(s->kinds[s->n], 32, "%s", e->kind);
+	s->n++;
+	return 0;
+}
+
+static unsigned stored(Monitor *m, const char *device, const char *kind)
+{
+	Seen s = {0};
+	HistoryFilter f = {.device = device, .limit = 1000};
+	history_query(monitor_history(m), &f, on_stored, &s);
+	unsigned n = 0;
+	for (unsigned i = 0; i < s.n && i < 64; i++)
+		n += !kind || streq(s.kinds[i], kind);
+	return n;
+}
+
+/* One second of writes as the sampler leaves it: n completed, each lat s. */
+static void interval(Disk *d, double n, double lat)
+{
+	memset(d->ds.delta, 0, sizeof d->ds.delta);
+	d->ds.primed = true;
+	d->interval = 1;
+	d->ds.delta[DS_WRITES] = (uint64_t)n;
+	d->ds.delta[DS_WRITE_SECTORS] = (uint64_t)n * 32;
+	d->ds.delta[DS_WRITE_MS] = (uint64_t)(n * lat * 1000);
+	d->ds.delta[DS_IO_MS] = n ? 1000 : 0;
+	d->ds.total[DS_IN_FLIGHT] = n ? 1 : 0;
+}
+
+static Disk *add(DiskRegistry *r, const char *name, DiskClass class, const char *wwn)
+{
+	Disk n = {.sys = {.major = 8, .io_timeout_ms = 30000}}, *d = NULL;
+	snprintf(n.name, sizeof n.name, "%s", name);
+	snprintf(n.sys.wwn, sizeof n.sys.wwn, "%s", wwn);
+	n.verdict.class = class;
+	return registry_add(r, &n, &d) == 0 ? d : NULL;
+}
+
+int main(void)
+{
+	log_set_max_level(LOG_EMERG);	/* timeout risks are logged as crit */
+	_cleanup_(unit_tree_freep) char *state = unit_tree_empty();
+	CHECK(state != NULL);
+	if (!state)
+		return test_done("daemon-monitor");
+	Config cfg;
+	CHECK_INT(config_init(&cfg), 0);
+	free(cfg.state_dir);
+	cfg.state_dir = strdup(state);
+	sd_event *e = NULL;
+	CHECK_INT(sd_event_new(&e), 0);
+	DiskRegistry *disks = registry_new();
+	Disk *sda = add(disks, "sda", DISK_CLASS_CMR, "0x5000c500a1b2c3d4");
+	Disk *sdb = add(disks, "sdb", DISK_CLASS_CMR, "0x5000c500a1b2c3d5");
+	Monitor *m = NULL;
+	CHECK_INT(monitor_new(e, &cfg, disks, false, &m), 0);
+	CHECK(history_persistent(monitor_history(m)));
+
+	/* The primer's DM-SMR write cliff on sda, sdb idle: 70 s fast, then slow.
+	 * The clock is the caller's and in the past, so that what the monitor
+	 * reads from the real clock afterwards (a slow I/O, a disk going) is later. */
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	uint64_t base = now > 200000000 ? now - 200000000 : 1;
+	int t = 1;
+	for (; t <= 70; t++) {
+		interval(sda, 2500, 0.0004);
+		interval(sdb, 0, 0);
+		monitor_tick(m, base + (uint64_t)t * 1000000);
+	}
+	CHECK_INT(stored(m, NULL, NULL), 0);
+	for (; t <= 75; t++) {
+		interval(sda, 3, 0.333);
+		monitor_tick(m, base + (uint64_t)t * 1000000);
+	}
+	CHECK_INT(stored(m, "sda", "storm-start"), 1);
+	CHECK_INT(stored(m, "sda", "behaviour"), 1);
+	CHECK_INT(stored(m, "sdb", NULL), 0);
+	CHECK_INT(monitor_events_total(m, EVENT_STORM_START), 1);
+	unsigned suspects, storms;
+	monitor_count(m, &suspects, &storms);
+	CHECK_INT(storms, 1);
+	CHECK_INT(suspects, 1);
+
+	/* behaviour turns a CMR verdict into dm-smr, with the detector as evidence */
+	Verdict v;
+	monitor_verdict(m, sda, &v);
+	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
+	CHECK(v.n_evidence >= 1 && v.evidence[v.n_evidence - 1].decisive);
+	CHECK(strstr(v.basis, "behaviour") != NULL);
+	monitor_verdict(m, sdb, &v);
+	CHECK_INT(v.class, DISK_CLASS_CMR);
+	CHECK(monitor_smr_by_behaviour(sda) && !monitor_smr_by_behaviour(sdb));
+
+	/* a slow I/O from the tracer: a stall, and near the kernel's timeout a
+	 * timeout risk (io_timeout 30 s) */
+	SlowRecord stall = {.op = 1, .sector = 8, .bytes = 4096, .latency = 6.0, .done_mono_usec = now_usec(CLOCK_MONOTONIC)};
+	snprintf(stall.device, sizeof stall.device, "sdb");
+	monitor_slow_io(m, sdb, &stall);
+	CHECK_INT(stored(m, "sdb", "stall"), 1);
+	stall.latency = 20.0;
+	monitor_slow_io(m, sdb, &stall);
+	CHECK_INT(stored(m, "sdb", "stall"), 2);
+	CHECK_INT(stored(m, "sdb", "timeout-risk"), 1);
+	CHECK_INT(monitor_events_total(m, EVENT_STALL), 2);
+
+	/* a disk going away closes its open storm */
+	monitor_disk_gone(m, sda);
+	CHECK_INT(stored(m, "sda", "storm-end"), 1);
+	monitor_count(m, &suspects, &storms);
+	CHECK_INT(storms, 0);
+	registry_remove(disks, "sda");
+
+	/* a restart: the disk, seen again (same WWN, even renamed), gets back
+	 * what it did: its storm and the behavioural verdict */
+	monitor_free(m);
+	sda = add(disks, "sdc", DISK_CLASS_CMR, "0x5000c500a1b2c3d4");
+	CHECK_INT(monitor_new(e, &cfg, disks, false, &m), 0);
+	monitor_tick(m, now_usec(CLOCK_MONOTONIC));
+	CHECK(sda->det_ready);
+	CHECK_INT(sda->det.storms_known, 1);
+	monitor_verdict(m, sda, &v);
+	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
+	CHECK(monitor_smr_confidence(m, sda) > 0.5);
+
+	/* forgetting a replaced disk deletes its events and its past */
+	CHECK_INT(monitor_forget(m, sda), 3);	/* storm-start, behaviour, storm-end */
+	CHECK_INT(sda->det.storms_known, 0);
+	monitor_verdict(m, sda, &v);
+	CHECK_INT(v.class, DISK_CLASS_CMR);
+	CHECK_INT(stored(m, "sdb", NULL), 3);
+
+	monitor_free(m);
+	registry_free(disks);
+	config_done(&cfg);
+	sd_event_unref(e);
+	return test_done("daemon-monitor");
+}

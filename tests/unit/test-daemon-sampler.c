@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sampler alone: a scratch procfs root whose diskstats the test
+ * rewrites between samples, a registry it fills by hand, and a fake of the
+ * missing-disk callback that drops the disk as discovery would.
+ */
+#include "log.h"
+#include "sampler.h"
+#include "test.h"
+#include "unit-tree.h"
+
+typedef struct Missing {
+	DiskRegistry *disks;
+	char names[8][32];
+	unsigned n;
+	bool drop;			/* behave like discovery finding it gone */
+} Missing;
+
+static void on_missing(const char *name, void *userdata)
+{
+	Missing *m = userdata;
+	if (m->n < 8)
+		snprintf(m->names[m->n], 32, "%s", name);
+	m->n++;
+	if (m->drop)
+		registry_remove(m->disks, name);
+}
+
+static Disk *add(DiskRegistry *r, const char *name, unsigned major, unsigned minor)
+{
+	Disk n = {.sys = {.major = major, .minor = minor}}, *d = NULL;
+	snprintf(n.name, sizeof n.name, "%s", name);
+	return registry_add(r, &n, &d) == 0 ? d : NULL;
+}
+
+/* One diskstats line with reads r, writes w, write_ms wms, io_ms iom. */
+static void line(char *buf, size_t n, unsigned major, unsigned minor, const char *name, uint64_t r, uint64_t w,
+		 uint64_t wms, uint64_t iom)
+{
+	size_t len = strlen(buf);
+	snprintf(buf + len, n - len, "%4u %7u %s %lu 0 %lu 10 %lu 0 %lu %lu 0 %lu %lu 0 0 0 0 0 0\n", major, minor,
+		 name, (unsigned long)r, (unsigned long)(r * 8), (unsigned long)w, (unsigned long)(w * 8),
+		 (unsigned long)wms, (unsigned long)iom, (unsigned long)(wms + 10));
+}
+
+int main(void)
+{
+	log_set_max_level(LOG_CRIT);
+	_cleanup_(unit_tree_freep) char *root = unit_tree_empty();
+	CHECK(root != NULL);
+	if (!root)
+		return test_done("daemon-sampler");
+	int procfs = unit_tree_open(root, "");
+	CHECK(procfs >= 0);
+	DiskRegistry *disks = registry_new();
+	Disk *sda = add(disks, "sda", 8, 0), *sdb = add(disks, "sdb", 8, 16);
+	CHECK(sda && sdb);
+	Sampler *s = NULL;
+	CHECK_INT(sampler_new(procfs, disks, &s), 0);
+	Missing m = {.disks = disks};
+	char text[4096];
+
+	/* no file: an error, counted, nothing touched, nobody called missing */
+	CHECK(sampler_sample(s, 1000000, on_missing, &m) < 0);
+	CHECK_INT(sampler_stats(s)->read_errors, 1);
+	CHECK_INT(sampler_stats(s)->samples, 0);
+	CHECK_INT(m.n, 0);
+
+	/* the first sample primes: totals, no deltas, no interval */
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 100, 200, 1000, 500);
+	line(text, sizeof text, 8, 1, "sda1", 100, 200, 1000, 500);
+	line(text, sizeof text, 8, 16, "sdb", 5, 6, 7, 8);
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	CHECK_INT(sampler_sample(s, 2000000, on_missing, &m), 0);
+	CHECK_INT(sda->ds.total[DS_WRITES], 200);
+	CHECK_INT(sda->ds.delta[DS_WRITES], 0);
+	CHECK_INT(m.n, 0);
+	CHECK_INT(sampler_stats(s)->samples, 1);
+	CHECK_INT(sampler_stats(s)->last_usec, 2000000);
+
+	/* the second: deltas over the measured interval (2.5 s, not the nominal) */
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 150, 450, 3000, 1500);
+	line(text, sizeof text, 8, 16, "sdb", 5, 6, 7, 8);
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	CHECK_INT(sampler_sample(s, 4500000, on_missing, &m), 0);
+	CHECK_INT(sda->ds.delta[DS_WRITES], 250);
+	CHECK_INT(sda->ds.delta[DS_READS], 50);
+	CHECK_INT(sda->ds.delta[DS_WRITE_MS], 2000);
+	CHECK_NEAR(sda->interval, 2.5, 1e-9);
+	CHECK_INT(sdb->ds.delta[DS_WRITES], 0);
+
+	/* a line with another dev_t under a watched name is not that disk;
+	 * a repeated line and a garbage line are counted, the first line counts */
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 160, 460, 3100, 1600);
+	line(text, sizeof text, 8, 0, "sda", 999, 999, 9999, 9999);
+	line(text, sizeof text, 8, 99, "sdb", 1, 1, 1, 1);
+	strcat(text, "garbage line\n");
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	uint64_t bad = sampler_stats(s)->bad_lines;
+	CHECK_INT(sampler_sample(s, 5500000, on_missing, &m), 0);
+	CHECK_INT(sda->ds.delta[DS_WRITES], 10);
+	CHECK_INT(sampler_stats(s)->bad_lines, bad + 2);
+	/* sdb (8:16) is not listed: the callback hears of it */
+	CHECK_INT(m.n, 1);
+	CHECK_STR(m.names[0], "sdb");
+	CHECK(registry_get(disks, "sdb") != NULL);
+
+	/* a file that cannot be read keeps the last values */
+	CHECK_INT(unlinkat(procfs, "diskstats", 0), 0);
+	CHECK_INT(mkdirat(procfs, "diskstats", 0755), 0);
+	uint64_t total = sda->ds.total[DS_WRITES];
+	m.n = 0;
+	CHECK(sampler_sample(s, 6500000, on_missing, &m) < 0);
+	CHECK_INT(sda->ds.total[DS_WRITES], total);
+	CHECK_INT(m.n, 0);
+	CHECK_INT(sampler_stats(s)->read_errors, 2);
+	CHECK_INT(unlinkat(procfs, "diskstats", AT_REMOVEDIR), 0);
+
+	/* counters that go back for good (a reset): totals never decrease, counted */
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 1, 2, 3, 4);
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	m = (Missing){.disks = disks, .drop = true};
+	for (int i = 0; i < 3; i++) {
+		text[0] = 0;
+		line(text, sizeof text, 8, 0, "sda", 1 + (uint64_t)i, 2 + (uint64_t)i * 10, 3, 4);
+		CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+		CHECK_INT(sampler_sample(s, 7500000 + (uint64_t)i * 1000000, on_missing, &m), 0);
+	}
+	CHECK(sda->ds.total[DS_WRITES] >= total);
+	CHECK(sampler_stats(s)->resets >= 1);
+	/* the callback dropped sdb, as discovery does for a vanished disk */
+	CHECK(registry_get(disks, "sdb") == NULL);
+	CHECK_INT(registry_size(disks), 1);
+
+	/* without a callback, a missing disk is simply not updated */
+	CHECK_INT(sampler_sample(s, 20000000, NULL, NULL), 0);
+
+	sampler_free(s);
+	registry_free(disks);
+	close(procfs);
+	return test_done("daemon-sampler");
+}
