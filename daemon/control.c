@@ -182,6 +182,8 @@ static int conn_read(Conn *c)
 /* Writes what it can; <0 when the connection is finished with. */
 static int conn_flush(Conn *c)
 {
+	if (!writing(c))
+		return 0;	/* nothing was owed: the request's deadline runs on */
 	while (writing(c)) {
 		ssize_t k = write(c->fd, c->out.data + c->out_off, c->out.len - c->out_off);
 		if (k < 0 && errno == EINTR)
