@@ -26,13 +26,6 @@ struct Engine {
 	uint64_t rng, next_seq;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t next_rand(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -134,7 +127,7 @@ static int submit_one(Engine *e, Phase *p, struct iocb *cb, uint64_t blocks)
 	else
 		io_prep_pread(cb, e->fd, e->buf[slot], p->io_bytes, (long long)off);
 	cb->data = (void *)(uintptr_t)slot;
-	e->submitted[slot] = now_s();
+	e->submitted[slot] = now_seconds(CLOCK_MONOTONIC);
 	e->offset[slot] = off;
 	struct iocb *one[1] = {cb};
 	int r = io_submit(e->aio, 1, one);
@@ -177,7 +170,7 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 	p->sec = calloc(cap_sec, sizeof *p->sec);
 	if (!p->rec || !p->sec || (p->write && !p->offsets))
 		return -ENOMEM;
-	Tally t = {.t0 = now_s()};
+	Tally t = {.t0 = now_seconds(CLOCK_MONOTONIC)};
 	t.last_sec = t.t0;
 	unsigned inflight = 0, n_free = 0;
 	struct iocb *free_cb[ENGINE_MAX_QD];
@@ -186,7 +179,7 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 	bool stopping = false;
 	int err = 0;
 	for (;;) {
-		double now = now_s();
+		double now = now_seconds(CLOCK_MONOTONIC);
 		if (!stopping && ((interrupt && *interrupt) || now - t.t0 >= limit || p->n + inflight >= ENGINE_MAX_IOS ||
 				  (stop && stop(p, now - t.t0, userdata)))) {
 			stopping = true;
@@ -213,7 +206,7 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 		int got = io_getevents(e->aio, 1, (long)inflight, ev, &wait);
 		if (got < 0 && got != -EINTR)
 			return got;	/* io_destroy in engine_free drains the rest */
-		double done = now_s();
+		double done = now_seconds(CLOCK_MONOTONIC);
 		for (int i = 0; i < (got > 0 ? got : 0); i++) {
 			unsigned slot = (unsigned)(uintptr_t)ev[i].data;
 			inflight--;
@@ -243,7 +236,7 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 		if (done - t.last_sec >= 1 || (!inflight && stopping))
 			second_done(p, &t, done, cap_sec, live);
 	}
-	p->duration = now_s() - t.t0;
+	p->duration = now_seconds(CLOCK_MONOTONIC) - t.t0;
 	if (live)
 		fprintf(stderr, "\n");
 	return err == -EIO ? 0 : err;	/* an I/O error ends the phase; what it learned stands */

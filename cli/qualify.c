@@ -55,13 +55,6 @@ typedef struct Opts {
 	const char *report_prefix, *sysfs_root, *udev_root, *mountinfo, *swaps, *proc_root;
 } Opts;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int parse_size(const char *s, uint64_t *ret)
 {
 	char *end;
@@ -166,7 +159,7 @@ static int parse_sizes(const char *arg, Opts *o)
 	return o->n_sizes ? 0 : -EINVAL;
 }
 
-static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
+static int parse_opts(int argc, char **argv, bool json, Opts *o, const char **dev)
 {
 	static const struct option opts[] = {
 		{"destructive", no_argument, NULL, 'D'}, {"yes-destroy", required_argument, NULL, 'Y'},
@@ -183,7 +176,8 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 	};
 	*o = (Opts){.iodepth = 1, .bs = 4096, .time_limit = 600, .rest = 30, .read_seconds = 10, .confirm_s = 3, .hold = 10,
 		    .report = true, .sysfs_root = "/sys", .udev_root = "/run/udev", .mountinfo = "/proc/self/mountinfo",
-		    .swaps = "/proc/swaps", .proc_root = "/proc", .sizes = {4096, 65536, 1048576}, .n_sizes = 3};
+		    .swaps = "/proc/swaps", .proc_root = "/proc", .sizes = {4096, 65536, 1048576}, .n_sizes = 3,
+		    .json = json};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hj", opts, NULL)) >= 0) {
@@ -244,9 +238,7 @@ static int parse_opts(int argc, char **argv, Opts *o, const char **dev)
 		usage(stderr);
 		return -EINVAL;
 	}
-	*dev = argv[optind];
-	if (startswith(*dev, "/dev/"))
-		*dev += 5;
+	*dev = device_name(argv[optind]);
 	return 0;
 }
 
@@ -386,7 +378,7 @@ static int write_phase(Run *r, Engine *e, json_object *phases)
 		fprintf(stderr, "smrctl: qualify: writing failed: %s\n", strerror(-k));
 	if (!interrupted && k >= 0 && r->o.rest > 0) {
 		fprintf(r->out, "resting %.0f s (the drive may clean its cache now)\n", r->o.rest);
-		for (double t0 = now_s(); !interrupted && now_s() - t0 < r->o.rest;)
+		for (double t0 = now_seconds(CLOCK_MONOTONIC); !interrupted && now_seconds(CLOCK_MONOTONIC) - t0 < r->o.rest;)
 			usleep(100000);
 	}
 	return k;
@@ -559,10 +551,10 @@ static void conclude(Run *r)
 		fprintf(r->out, "  limit: %s\n", v.limits[i]);
 }
 
-int qualify_main(int argc, char **argv)
+int qualify_main(int argc, char **argv, bool json)
 {
 	Run r = {0};
-	int k = parse_opts(argc, argv, &r.o, &r.name);
+	int k = parse_opts(argc, argv, json, &r.o, &r.name);
 	if (k)
 		return k > 0 ? 0 : 2;
 	if (!sysfs_valid_name(r.name)) {

@@ -7,5 +7,8 @@
  */
 #pragma once
 
-/* argv[0] is "qualify"; returns the process exit code. */
-int qualify_main(int argc, char **argv);
+#include <stdbool.h>
+
+/* argv[0] is "qualify"; json: smrctl's --json stood before it. Returns the
+ * process exit code. */
+int qualify_main(int argc, char **argv, bool json);

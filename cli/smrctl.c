@@ -21,38 +21,103 @@
 #define EXIT_USAGE 2
 #define EXIT_NO_DAEMON 3
 
-typedef struct Command {
+/* Options that belong to one command or another (Command.options). */
+enum {
+	OPT_COUNT = 1 << 0,
+	OPT_DEVICE = 1 << 1,
+	OPT_SINCE = 1 << 2,
+	OPT_FOLLOW = 1 << 3,
+	OPT_LIMIT = 1 << 4,
+};
+
+typedef struct Options {
+	const char *socket_path;
+	bool json, follow, help;
+	long count;		/* top: screens to print; 0 = until interrupted */
+	const char *device, *since;
+	long limit;
+	unsigned given;		/* OPT_* seen on the command line */
+} Options;
+
+typedef struct Command Command;
+struct Command {
 	const char *name;
 	unsigned n_args;
 	const char *args_help;
+	unsigned options;	/* OPT_* it takes */
+	bool own_options;	/* parses everything after its name itself */
+	/* A command smrctl runs itself (argv: the command's name, then its
+	 * arguments); NULL: ask the daemon and render its reply. */
+	int (*run)(const Command *c, int argc, char **argv, const Options *o);
 	void (*render)(FILE *f, json_object *r);
 	const char *help;
-} Command;
+};
+
+static int run_top(const Command *c, int argc, char **argv, const Options *o);
+static int run_qualify(const Command *c, int argc, char **argv, const Options *o);
 
 static const Command commands[] = {
-	{"status", 0, "", output_status, "daemon state, sampling, disks by class"},
-	{"disks", 0, "", output_disks, "one line per watched disk: class, SMR confidence, rates, latency"},
-	{"show", 1, "DEVICE", output_show, "one disk in depth: verdict with every piece of evidence, latency, counters"},
-	{"top", 0, "", output_top, "a line per disk every second, like iostat: rates, p50/p99 per op (--count N)"},
-	{"reload", 0, "", output_reload, "re-read smrd.conf (root)"},
-	{"probe", 1, "DEVICE", output_probe, "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)"},
-	{"forget", 1, "DEVICE", output_forget, "reset a disk's detector state and delete its events, e.g. after replacing it (root)"},
-	{"qualify", 1, "DEVICE", NULL, "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)"},
-	{"events", 0, "", output_events, "storms, stalls, bands, idle cleaning from the history (--device D --since T --follow --limit N)"},
+	{"status", 0, "", 0, false, NULL, output_status, "daemon state, sampling, disks by class"},
+	{"disks", 0, "", 0, false, NULL, output_disks, "one line per watched disk: class, SMR confidence, rates, latency"},
+	{"show", 1, "DEVICE", 0, false, NULL, output_show,
+	 "one disk in depth: verdict with every piece of evidence, latency, counters"},
+	{"top", 0, "", OPT_COUNT, false, run_top, output_top,
+	 "a line per disk every second, like iostat: rates, p50/p99 per op"},
+	{"events", 0, "", OPT_DEVICE | OPT_SINCE | OPT_FOLLOW | OPT_LIMIT, false, NULL, output_events,
+	 "storms, stalls, bands, idle cleaning from the history"},
+	{"reload", 0, "", 0, false, NULL, output_reload, "re-read smrd.conf (root)"},
+	{"probe", 1, "DEVICE", 0, false, NULL, output_probe,
+	 "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)"},
+	{"forget", 1, "DEVICE", 0, false, NULL, output_forget,
+	 "reset a disk's detector state and delete its events, e.g. after replacing it (root)"},
+	{"qualify", 1, "DEVICE", 0, true, run_qualify, NULL,
+	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)"},
+};
+
+static const struct {
+	unsigned opt;
+	const char *name, *help;
+} option_help[] = {
+	{OPT_COUNT, "--count N", "print N screens, then exit"},
+	{OPT_DEVICE, "--device D", "only this disk's"},
+	{OPT_SINCE, "--since T", "since T (1h, 30m ago, today, 2026-11-30 07:15, @EPOCH)"},
+	{OPT_FOLLOW, "--follow", "keep printing new ones (JSON Lines with --json)"},
+	{OPT_LIMIT, "--limit N", "the newest N (default 1000)"},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: smrctl [--socket PATH] [--json] COMMAND [ARGS]\n\nCommands:\n");
+	fprintf(f, "Usage: smrctl [--socket PATH] [--json] COMMAND [ARGS] [OPTIONS]\n\nCommands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		fprintf(f, "  %-6s %-8s %s\n", commands[i].name, commands[i].args_help, commands[i].help);
+		fprintf(f, "  %-8s %-7s %s\n", commands[i].name, commands[i].args_help, commands[i].help);
 	fprintf(f, "\nOptions:\n  --socket PATH  smrd's control socket (default /run/smrd/smrd.sock)\n"
 		   "  --json         print the daemon's reply as JSON\n"
-		   "  --count N      top: print N screens, then exit\n"
-		   "  --device D     events: only this disk's\n"
-		   "  --since T      events: since T (1h, 30m ago, today, 2026-11-30 07:15, @EPOCH)\n"
-		   "  --follow       events: keep printing new ones (JSON Lines with --json)\n"
-		   "  --limit N      events: the newest N (default 1000)\n");
+		   "  --help         this text; after a command, that command's\n"
+		   "  --version      smrctl's version\n"
+		   "\nsmrctl COMMAND --help lists a command's own options.\n");
+}
+
+static void command_usage(FILE *f, const Command *c)
+{
+	fprintf(f, "Usage: smrctl [--socket PATH] [--json] %s%s%s", c->name, *c->args_help ? " " : "", c->args_help);
+	for (size_t i = 0; i < ELEMENTSOF(option_help); i++)
+		if (c->options & option_help[i].opt)
+			fprintf(f, " [%s]", option_help[i].name);
+	fprintf(f, "\n\n%s\n", c->help);
+	if (!c->options)
+		return;
+	fprintf(f, "\nOptions:\n");
+	for (size_t i = 0; i < ELEMENTSOF(option_help); i++)
+		if (c->options & option_help[i].opt)
+			fprintf(f, "  %-12s %s\n", option_help[i].name, option_help[i].help);
+}
+
+static const Command *find_command(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(commands[i].name, name))
+			return &commands[i];
+	return NULL;
 }
 
 /* Non-blocking: a daemon that stopped accepting (its backlog full) must
@@ -184,14 +249,15 @@ static int call(const char *socket_path, const char *cmd, json_object *args, jso
 }
 
 /* top asks for `disks` every second; on a terminal each screen replaces the last. */
-static int top(const char *socket_path, bool json, long count)
+static int run_top(const Command *c, int argc, char **argv, const Options *o)
 {
-	bool tty = isatty(STDOUT_FILENO) && !json;
-	for (long i = 0; !count || i < count; i++) {
+	(void)c, (void)argc, (void)argv;
+	bool tty = isatty(STDOUT_FILENO) && !o->json;
+	for (long i = 0; !o->count || i < o->count; i++) {
 		if (i)
 			sleep(1);
 		json_object *result = NULL;
-		int r = call(socket_path, "disks", NULL, &result);
+		int r = call(o->socket_path, "disks", NULL, &result);
 		if (r != 0)
 			return r;
 		if (tty)
@@ -199,7 +265,7 @@ static int top(const char *socket_path, bool json, long count)
 		time_t now = time(NULL);
 		char t[32];
 		strftime(t, sizeof t, "%H:%M:%S", localtime(&now));
-		if (json)
+		if (o->json)
 			output_json(stdout, result);
 		else {
 			printf("smrctl top  %s\n", t);
@@ -211,12 +277,12 @@ static int top(const char *socket_path, bool json, long count)
 	return 0;
 }
 
-typedef struct Options {
-	bool json, follow;
-	long count;		/* top: screens to print; 0 = until interrupted */
-	const char *device, *since;
-	long limit;
-} Options;
+/* qualify runs here, not in the daemon, and parses its own options. */
+static int run_qualify(const Command *c, int argc, char **argv, const Options *o)
+{
+	(void)c;
+	return qualify_main(argc, argv, o->json);
+}
 
 static json_object *build_args(const Command *c, char **argv, const Options *o, double since)
 {
@@ -225,14 +291,12 @@ static json_object *build_args(const Command *c, char **argv, const Options *o, 
 		return NULL;
 	if (c->n_args == 1)	/* show, probe, forget */
 		json_object_object_add(a, "device", json_object_new_string(argv[0]));
-	if (streq(c->name, "events")) {
-		if (o->device)
-			json_object_object_add(a, "device", json_object_new_string(o->device));
-		if (o->since)
-			json_object_object_add(a, "since", json_object_new_double(since));
-		if (o->limit)
-			json_object_object_add(a, "limit", json_object_new_int64(o->limit));
-	}
+	if (o->device)
+		json_object_object_add(a, "device", json_object_new_string(o->device));
+	if (o->since)
+		json_object_object_add(a, "since", json_object_new_double(since));
+	if (o->limit)
+		json_object_object_add(a, "limit", json_object_new_int64(o->limit));
 	return a;
 }
 
@@ -293,92 +357,159 @@ static int parse_count(const char *s, const char *what, long *ret)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static const struct option long_options[] = {
+	{"socket", required_argument, NULL, 's'},
+	{"json", no_argument, NULL, 'j'},
+	{"count", required_argument, NULL, 'c'},
+	{"device", required_argument, NULL, 'd'},
+	{"since", required_argument, NULL, 'S'},
+	{"follow", no_argument, NULL, 'f'},
+	{"limit", required_argument, NULL, 'l'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{},
+};
+
+/* Where the command's name is in argv (0 if none): the first word that is
+ * neither an option nor an option's value. */
+static int command_index(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"count", required_argument, NULL, 'c'},
-		{"device", required_argument, NULL, 'd'},
-		{"since", required_argument, NULL, 'S'},
-		{"follow", no_argument, NULL, 'f'},
-		{"limit", required_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{},
-	};
-	const char *socket_path = "/run/smrd/smrd.sock";
-	Options o = {0};
-	/* qualify runs here, not in the daemon, and has options of its own */
 	for (int i = 1; i < argc; i++) {
-		if (streq(argv[i], "--socket") || streq(argv[i], "--json")) {
-			i += streq(argv[i], "--socket");
-			continue;
-		}
-		if (streq(argv[i], "qualify"))
-			return qualify_main(argc - i, argv + i);
-		break;
+		if (streq(argv[i], "--"))
+			return i + 1 < argc ? i + 1 : 0;
+		if (argv[i][0] != '-' || !argv[i][1])
+			return i;
+		if (startswith(argv[i], "--") && !strchr(argv[i], '='))
+			for (const struct option *o = long_options; o->name; o++)
+				if (streq(argv[i] + 2, o->name) && o->has_arg == required_argument)
+					i++;
 	}
-	char *pos[8];
-	int npos = 0, c;
-	/* Options go before or after the command, as users type them. */
-	while ((c = getopt_long(argc, argv, "-hjf", opts, NULL)) >= 0)
+	return 0;
+}
+
+/* Global options, and the command's own, before or after the command, as
+ * users type them; positional words into pos. -1 after a usage error
+ * (said), 1 when --help or --version was answered. */
+static int parse_options(int argc, char **argv, Options *o, char **pos, int max_pos, int *ret_npos)
+{
+	int c, npos = 0;
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "-hjf", long_options, NULL)) >= 0)
 		switch (c) {
 		case 1:
-			if (npos == (int)ELEMENTSOF(pos)) {
+			if (npos == max_pos) {
 				fprintf(stderr, "smrctl: too many arguments\n");
-				return EXIT_USAGE;
+				return -1;
 			}
 			pos[npos++] = optarg;
 			break;
-		case 's': socket_path = optarg; break;
-		case 'j': o.json = true; break;
-		case 'f': o.follow = true; break;
-		case 'd': o.device = optarg; break;
-		case 'S': o.since = optarg; break;
+		case 's': o->socket_path = optarg; break;
+		case 'j': o->json = true; break;
+		case 'f': o->follow = true; o->given |= OPT_FOLLOW; break;
+		case 'd': o->device = optarg; o->given |= OPT_DEVICE; break;
+		case 'S': o->since = optarg; o->given |= OPT_SINCE; break;
 		case 'c':
-			if (parse_count(optarg, "--count", &o.count) < 0)
-				return EXIT_USAGE;
+			o->given |= OPT_COUNT;
+			if (parse_count(optarg, "--count", &o->count) < 0)
+				return -1;
 			break;
 		case 'l':
-			if (parse_count(optarg, "--limit", &o.limit) < 0)
-				return EXIT_USAGE;
+			o->given |= OPT_LIMIT;
+			if (parse_count(optarg, "--limit", &o->limit) < 0)
+				return -1;
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_USAGE;
+		case 'h': o->help = true; break;
+		case 'V': printf("smrctl %s\n", SMRD_VERSION); return 1;
+		default: usage(stderr); return -1;
 		}
+	*ret_npos = npos;
+	return 0;
+}
+
+/* The command's own options, said by name when one does not belong. */
+static int check_options(const Command *cmd, const Options *o)
+{
+	for (size_t i = 0; i < ELEMENTSOF(option_help); i++) {
+		unsigned opt = option_help[i].opt;
+		if (!(o->given & opt) || (cmd->options & opt))
+			continue;
+		char name[32];
+		snprintf(name, sizeof name, "%s", option_help[i].name);
+		name[strcspn(name, " ")] = 0;
+		const Command *owner = NULL;
+		for (size_t k = 0; k < ELEMENTSOF(commands) && !owner; k++)
+			if (commands[k].options & opt)
+				owner = &commands[k];
+		fprintf(stderr, "smrctl: %s goes with %s, not %s (smrctl %s --help)\n", name, owner ? owner->name : "?",
+			cmd->name, cmd->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	Options o = {.socket_path = "/run/smrd/smrd.sock"};
+	int at = command_index(argc, argv);
+	const Command *cmd = at ? find_command(argv[at]) : NULL;
+
+	/* A command that parses its own options gets everything after its
+	 * name; before it only smrctl's global options may stand. */
+	if (cmd && cmd->own_options) {
+		char *pos[1];
+		int npos, r = parse_options(at, argv, &o, pos, 0, &npos);
+		if (r)
+			return r > 0 ? 0 : EXIT_USAGE;
+		if (check_options(cmd, &o) < 0)
+			return EXIT_USAGE;
+		if (o.help) {	/* smrctl --help qualify */
+			char *help[] = {argv[at], (char *)"--help", NULL};
+			return cmd->run(cmd, 2, help, &o);
+		}
+		return cmd->run(cmd, argc - at, argv + at, &o);
+	}
+
+	char *pos[8];
+	int npos, r = parse_options(argc, argv, &o, pos, (int)ELEMENTSOF(pos), &npos);
+	if (r)
+		return r > 0 ? 0 : EXIT_USAGE;
 	if (npos == 0) {
+		usage(o.help ? stdout : stderr);
+		return o.help ? 0 : EXIT_USAGE;
+	}
+	cmd = find_command(pos[0]);
+	if (!cmd) {
+		fprintf(stderr, "smrctl: unknown command '%s'\n", pos[0]);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	const Command *cmd = NULL;
-	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		if (streq(commands[i].name, pos[0]))
-			cmd = &commands[i];
-	if (!cmd || (unsigned)(npos - 1) != cmd->n_args) {
-		fprintf(stderr, cmd ? "smrctl: %s takes %s\n" : "smrctl: unknown command '%s'%s\n",
-			pos[0], cmd ? (*cmd->args_help ? cmd->args_help : "no arguments") : "");
-		usage(stderr);
+	if (o.help) {
+		command_usage(stdout, cmd);
+		return 0;
+	}
+	if ((unsigned)(npos - 1) != cmd->n_args) {
+		fprintf(stderr, "smrctl: %s takes %s\n", cmd->name, *cmd->args_help ? cmd->args_help : "no arguments");
+		command_usage(stderr, cmd);
 		return EXIT_USAGE;
 	}
-	if ((o.device || o.since || o.follow || o.limit) && !streq(cmd->name, "events")) {
-		fprintf(stderr, "smrctl: --device, --since, --follow and --limit go with events\n");
+	if (check_options(cmd, &o) < 0)
 		return EXIT_USAGE;
-	}
 	double since = 0;
 	if (o.since && parse_since(o.since, time(NULL), &since) < 0) {
 		fprintf(stderr, "smrctl: --since '%s': use e.g. 1h, 30m ago, today, 2026-11-30 07:15, 07:15 or @EPOCH\n",
 			o.since);
 		return EXIT_USAGE;
 	}
-	if (streq(cmd->name, "top"))
-		return top(socket_path, o.json, o.count);
+	if (cmd->run)
+		return cmd->run(cmd, npos, pos, &o);
 	json_object *args = build_args(cmd, pos + 1, &o, since), *result = NULL;
 	if (o.follow) {
-		int r = follow(socket_path, args, o.json);
+		r = follow(o.socket_path, args, o.json);
 		json_object_put(args);
 		return r;
 	}
-	int r = call(socket_path, cmd->name, args, &result);
+	r = call(o.socket_path, cmd->name, args, &result);
 	json_object_put(args);
 	if (r != 0)
 		return r;

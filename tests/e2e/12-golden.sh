@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Golden outputs: every smrctl command, as text and as JSON, against a
+# daemon on a fixture tree with a known past (events seeded through the
+# history module), compared with tests/golden/. What changes from run to
+# run (pid, port, paths, clocks, dates) is masked by tests/golden/normalize.py;
+# everything else must match byte for byte, so a renamed key or a broken
+# column shows up here. After an intended change: tests/golden/regen.
+. "$(dirname "$0")/lib.sh"
+: "${HISTORY_SEED:?run through meson test}"
+
+GOLDEN=$SRCDIR/tests/golden
+FIX=$SRCDIR/tests/fixtures/sysfs/mixed
+NORM="python3 $GOLDEN/normalize.py"
+export TZ=UTC LC_ALL=C
+
+# A known past: sdb (CMR by its model) had destage storms an hour ago,
+# which makes it dm-smr by behaviour; sda had read bands and a stall.
+mkdir -p "$T/state"
+"$HISTORY_SEED" "$T/state" <"$GOLDEN/history.tsv" >/dev/null || { fail "seeding the history"; finish; }
+
+# The fixture's diskstats is copied so that the daemon reads a file nobody changes.
+cp -a "$FIX" "$T/tree"
+start_smrd --sysfs-root "$T/tree/sys" --procfs-root "$T/tree/proc" --udev-root "$T/tree/udev" --interval 0.2
+WAIT_LOG=$T/smrd.log wait_until 20 "two samples" bash -c "'$SMRCTL' --socket '$SOCK' --json status | grep -q '\"samples\": [2-9]'"
+
+# golden NAME ARGS...: runs smrctl ARGS (text) and --json ARGS, compares
+# both (with the exit code and stderr) to tests/golden/NAME.{txt,json}.
+# GOLDEN_KINDS=txt for what has no JSON form (help texts).
+golden() {
+	local name=$1; shift
+	local kind
+	for kind in ${GOLDEN_KINDS:-txt json}; do
+		local out=$T/$name.$kind rc
+		if [ "$kind" = json ]; then
+			timeout -k 2 30 "$SMRCTL" --socket "$SOCK" --json "$@" >"$out.raw" 2>"$out.err"; rc=$?
+		else
+			timeout -k 2 30 "$SMRCTL" --socket "$SOCK" "$@" >"$out.raw" 2>"$out.err"; rc=$?
+		fi
+		{ echo "\$ smrctl $([ "$kind" = json ] && echo '--json ')$*"; echo "exit $rc"; cat "$out.err"; echo '--'; cat "$out.raw"; } |
+			$NORM "$kind" >"$out"
+		if [ "${GOLDEN_REGEN:-0}" = 1 ]; then
+			cp "$out" "$GOLDEN/$name.$kind"
+			say "  wrote tests/golden/$name.$kind"
+		elif diff -u "$GOLDEN/$name.$kind" "$out" >"$out.diff"; then
+			ok "smrctl $([ "$kind" = json ] && echo '--json ')$* matches tests/golden/$name.$kind"
+		else
+			fail "smrctl $([ "$kind" = json ] && echo '--json ')$* differs from tests/golden/$name.$kind:"
+			sed 's/^/    /' "$out.diff" | head -60
+		fi
+	done
+}
+
+step "read-only commands"
+golden status status
+golden disks disks
+golden show-sda show sda
+golden show-sdb show sdb
+golden show-nvme0n1 show nvme0n1
+golden events events
+golden events-sdb events --device sdb --limit 2
+golden top top --count 1
+golden show-missing show sdz
+
+step "usage"
+GOLDEN_KINDS=txt golden help --help
+GOLDEN_KINDS=txt golden help-events events --help
+GOLDEN_KINDS=txt golden usage-bad-option top --limit 3
+GOLDEN_KINDS=txt golden usage-no-device show
+
+step "commands that change things (root)"
+golden probe probe sda
+golden reload reload
+golden forget forget sdb
+golden events-after-forget events
+
+stop_smrd
+finish
