@@ -13,8 +13,12 @@
 #     alone after a short random-write burst is probed and found cleaning;
 #     the probes find nothing on the cmr and sequential disks.
 #   Events, the score and the verdict survive SIGTERM and kill -9 restarts.
+#   Every event kind that happened reached a private journald with the
+#   MESSAGE_ID and priority docs/detection.md gives it.
+[ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 use_emu
+private_journal
 
 RUNTIME=${DETECT_RUNTIME:-20}
 
@@ -64,6 +68,7 @@ scrape >"$T/metrics" || fail "scrape"
 ctl show "$S" >"$T/show.txt"
 step "smrctl events"
 sed 's/^/  /' "$T/events.txt" | head -20
+journal_check "$T/events.json"
 [ "$(wc -l <"$T/events.txt")" -gt 20 ] && say "  ... $(wc -l <"$T/events.txt") events in all"
 
 python3 - "$T" "$S" "$C" "$Q" "$START_MS" "$SRCDIR/tests/e2e/metrics.py" "$P" <<'PY' || FAILS=$((FAILS + 1))
