@@ -217,8 +217,12 @@ static int exchange(const char *socket_path, const char *cmd, json_object *args,
 	}
 	_cleanup_free_ char *req = proto_encode_request(cmd, args), *line = NULL;
 	int r = req ? send_all(fd, req) : -ENOMEM;
-	if (r >= 0)
-		r = recv_line(fd, &line);
+	/* A daemon at its client limit answers "busy" and closes before it
+	 * reads: the request then meets a closed socket, the answer is there. */
+	if (r >= 0 || r == -EPIPE || r == -ECONNRESET) {
+		int k = recv_line(fd, &line);
+		r = r >= 0 || k >= 0 ? k : r;
+	}
 	if (r < 0) {
 		fprintf(stderr, "smrctl: no answer from smrd at %s: %s\n", socket_path, strerror(-r));
 		return r;

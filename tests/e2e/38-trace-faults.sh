@@ -18,6 +18,13 @@ losetup -f >/dev/null 2>&1 || unavailable loop "no free loop device"
 mkdir -p "$T/ram" && mount -t tmpfs -o size=1g tmpfs "$T/ram" && at_exit 'umount -l "$T/ram" 2>/dev/null'
 fast_loop() { truncate -s 256M "$T/ram/$1.img"; attach_loop "$T/ram/$1.img" --direct-io=on; }
 ds_writes() { awk -v d="$1" '$3 == d { print $8 }' /proc/diskstats; }
+# Traced from the moment smrd watches the disk, which waits for udev: that
+# can take seconds on a busy host, so wait for it rather than for a while.
+wait_watched() {
+	WAIT_LOG=$3 wait_until 30 "smrd to watch $2" bash -c "curl -sf --max-time 5 'http://127.0.0.1:$1/metrics' |
+		grep -q 'smrd_disk_info{device=\"$2\"'"
+	sleep 0.5
+}
 traced() { curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$T/m" && metrics_py get "$T/m" smrd_disk_io_latency_seconds_count device="$1" op="$2"; }
 fio_on() {	# fio_on DEV SECONDS [args]
 	local dev=$1 secs=$2
@@ -40,7 +47,7 @@ WAIT_LOG=$T/smrd.log wait_until 10 "$NA to leave the metrics" bash -c "curl -sf 
 check "smrd survives the detach and drops the disk" alive
 B=$(fast_loop b)
 NB=${B#/dev/}
-sleep 1.5
+wait_watched "$PORT" "$NB" "$T/smrd.log"
 w0=$(ds_writes "$NB")
 fio_on "$B" 2 --rw=randwrite --iodepth=4 --rate_iops=2000
 sleep 1.5
@@ -107,7 +114,7 @@ check "BPF loaded, then CapEff $eff and CapPrm $prm are empty" \
 	bash -c "grep -q 'per-I/O latency from the bpf tracer' '$T/caps.log' && [ '$eff' = 0000000000000000 ] && [ '$prm' = 0000000000000000 ]"
 C=$(fast_loop c)
 NC=${C#/dev/}
-sleep 1.5
+wait_watched "$CPORT" "$NC" "$T/caps.log"
 w0=$(ds_writes "$NC")
 fio_on "$C" 2 --rw=randwrite --iodepth=4 --rate_iops=1000
 sleep 1.5
