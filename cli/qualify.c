@@ -179,7 +179,7 @@ static int parse_opts(int argc, char **argv, bool json, Opts *o, const char **de
 		    .swaps = "/proc/swaps", .proc_root = "/proc", .sizes = {4096, 65536, 1048576}, .n_sizes = 3,
 		    .json = json};
 	int c;
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc forgets an earlier scan of another argv only then */
 	while ((c = getopt_long(argc, argv, "hj", opts, NULL)) >= 0) {
 		char *end;
 		switch (c) {

@@ -397,7 +397,7 @@ static int command_index(int argc, char **argv)
 static int parse_options(int argc, char **argv, Options *o, char **pos, int max_pos, int *ret_npos)
 {
 	int c, npos = 0;
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc forgets an earlier scan of another argv only then */
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "-hjf", long_options, NULL)) >= 0)
 		switch (c) {

@@ -67,6 +67,10 @@ GOLDEN_KINDS=txt golden help --help
 GOLDEN_KINDS=txt golden help-events events --help
 GOLDEN_KINDS=txt golden usage-bad-option top --limit 3
 GOLDEN_KINDS=txt golden usage-no-device show
+# qualify parses its own options after smrctl's (a second getopt scan)
+GOLDEN_KINDS=txt golden qualify-no-disk qualify sdz --destructive --time-limit 5 --rest 0
+GOLDEN_KINDS=txt golden qualify-bad-option --count 2 qualify sdz
+GOLDEN_KINDS=txt golden qualify-bad-value qualify sdz --hold x
 
 step "commands that change things (root)"
 golden probe probe sda
