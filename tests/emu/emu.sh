@@ -55,8 +55,12 @@ emu_up() {
 		echo "$loop: direct I/O is off; the emulated latencies would be hidden" >&2
 		return 1
 	fi
-	# A loop device says it does not rotate; ours has a head (cmr, dm-smr).
-	[ "$model" = ssd ] || echo 1 >"/sys/block/${loop#/dev/}/queue/rotational" 2>/dev/null
+	# A loop device says it does not rotate; ours has a head (cmr, dm-smr)
+	# and says so, as the modelled disk would (the SSDs keep 0).
+	case $model in
+	ssd|slc-ssd) echo 0 >"/sys/block/${loop#/dev/}/queue/rotational" 2>/dev/null ;;
+	*) echo 1 >"/sys/block/${loop#/dev/}/queue/rotational" 2>/dev/null ;;
+	esac
 	printf -v "$var" '%s' "$loop"
 	echo "emulated $model disk $name: $loop (smr-emu pid ${EMU_PIDS[-1]}, log $dir/emu.log)"
 }

@@ -14,8 +14,14 @@
 
 /* ------------------------------------------------------------------ model */
 
-typedef enum EmuKind { EMU_CMR, EMU_DMSMR, EMU_SSD, _EMU_KIND_MAX } EmuKind;
+typedef enum EmuKind { EMU_CMR, EMU_DMSMR, EMU_SSD, EMU_SLC, _EMU_KIND_MAX } EmuKind;
 typedef enum EmuOp { EMU_READ, EMU_WRITE, EMU_DISCARD, EMU_FLUSH } EmuOp;
+/* What a DM-SMR disk does once its media cache is full (tests/emu/README.md). */
+typedef enum EmuSlow {
+	EMU_SLOW_SERIAL,	/* every write waits for a band rewrite (RAIDIX, Tom's Hardware) */
+	EMU_SLOW_MIXED,		/* most are acked fast, a share waits (aicodix/smr) */
+	_EMU_SLOW_MAX,
+} EmuSlow;
 
 /* All times in microseconds, sizes in bytes. Defaults in emu_defaults(). */
 typedef struct EmuParams {
@@ -24,14 +30,23 @@ typedef struct EmuParams {
 	uint64_t seek_us, rot_us;	/* seek + uniform 0..rot_us rotational delay */
 	uint64_t media_rate;		/* bytes/s streaming to or from the platter */
 	uint64_t ack_min_us, ack_max_us;	/* DM-SMR write into the media cache */
+	uint64_t cache_rate;		/* DM-SMR: bytes/s into the media cache, one write at a time */
 	uint64_t cache_bytes;		/* DM-SMR media cache */
 	uint64_t band_bytes;		/* DM-SMR band: the unit of cleaning */
 	uint64_t clean_rate;		/* bytes/s of band rewrite */
 	uint64_t idle_us;		/* host idle this long: clean in the background */
-	double high_water;		/* cache fill share above which cleaning is forced */
+	double high_water;		/* serial: cache fill share above which cleaning is forced */
 	double low_water;		/* ... until the fill is back under this share */
-	uint64_t host_slice_us;		/* under pressure: host time between band rewrites */
-	uint64_t ssd_us;
+	uint64_t host_slice_us;		/* serial, under pressure: host time between band rewrites */
+	EmuSlow slow;			/* DM-SMR: the shape of the slow phase */
+	double stall_share;		/* mixed: share of writes that wait for a rewrite once full */
+	uint64_t seq_min;		/* DM-SMR: sequential writes under this size still go to the cache */
+	uint64_t hiccup_bytes, hiccup_us;	/* one hiccup per hiccup_bytes written (0: none) */
+	uint64_t collapse_every, collapse_us;	/* DM-SMR: every Nth forced rewrite takes collapse_us */
+	uint64_t ssd_us;		/* ssd, slc: base latency of every request */
+	uint64_t slc_bytes;		/* slc: the SLC write cache */
+	uint64_t slc_rate, slc_slow_rate;	/* slc: write bytes/s into SLC, and once it is full */
+	uint64_t slc_recover_rate;	/* slc: bytes/s of SLC freed while the host is idle */
 	uint64_t write_cache;		/* CMR: writes the DRAM cache holds (0: write-through) */
 	uint64_t seed;
 } EmuParams;
@@ -40,6 +55,7 @@ typedef struct EmuModel {
 	EmuParams p;
 	uint64_t rng;
 	uint64_t head_free;		/* when the head is next free */
+	uint64_t chan_free;		/* when the media-cache (DM-SMR) or NAND (slc) channel is next free */
 	uint64_t last_host;		/* end of the last host I/O */
 	uint64_t next_forced;		/* earliest next forced clean (host slice) */
 	uint64_t last_write_end;	/* byte offset: detects sequential streams */
@@ -55,21 +71,33 @@ typedef struct EmuModel {
 	bool pressed;			/* forced cleaning: between high and low water */
 	uint64_t wc_count;		/* CMR: writes in the DRAM cache; while any, one
 					 * is being destaged, done at head_free */
-	uint64_t bands_cleaned, bytes_cleaned;
+	uint64_t since_hiccup;		/* bytes written since the last hiccup */
+	uint64_t forced;		/* rewrites a write waited for (collapse_every counts them) */
+	uint64_t slc_used, slc_clock;	/* slc: bytes in SLC, and when that was last brought up to date */
+	uint64_t bands_cleaned, bytes_cleaned, hiccups, collapses;
+	uint64_t written;		/* bytes the host wrote */
+	uint64_t cliff_at, cliff_written;	/* when the cache first ran out (0: not yet), and the bytes by then */
 } EmuModel;
 
 static void emu_defaults(EmuParams *p, EmuKind kind)
 {
 	*p = (EmuParams){
 		.kind = kind, .size = 16ULL << 30, .seek_us = 4000, .rot_us = 8300,
-		.media_rate = 150ULL << 20, .ack_min_us = 200, .ack_max_us = 500,
+		.media_rate = 150ULL << 20, .ack_min_us = 200, .ack_max_us = 500, .cache_rate = 200ULL << 20,
 		/* Scaled down: few KiB of cache per band, so that a full cache
 		 * frees little per band rewrite, as on a multi-TB disk. */
 		.cache_bytes = 32ULL << 20, .band_bytes = 4ULL << 20, .clean_rate = 10ULL << 20,
-		.idle_us = 500000, .high_water = 0.9, .low_water = 0.8, .host_slice_us = 100000, .ssd_us = 100,
+		.idle_us = 500000, .high_water = 0.9, .low_water = 0.8, .host_slice_us = 100000,
+		.slow = EMU_SLOW_SERIAL, .stall_share = 0.05,
+		.ssd_us = 100,
+		/* Crucial P1 1 TB: ~130 GB at 1.6 GB/s, then 150 MB/s (scaled) */
+		.slc_bytes = 64ULL << 20, .slc_rate = 1600ULL << 20, .slc_slow_rate = 150ULL << 20,
+		.slc_recover_rate = 64ULL << 20,
 		.write_cache = 32,
 		.seed = 1,
 	};
+	if (kind == EMU_SLC)
+		p->ssd_us = 30;
 }
 
 static uint64_t emu_rand(EmuModel *m, uint64_t n)	/* xorshift64*: deterministic per seed */
@@ -82,8 +110,10 @@ static uint64_t emu_rand(EmuModel *m, uint64_t n)	/* xorshift64*: deterministic 
 
 static int emu_init(EmuModel *m, const EmuParams *p)
 {
-	if (!p->size || !p->band_bytes || !p->clean_rate || !p->media_rate || p->kind >= _EMU_KIND_MAX ||
-	    p->low_water > p->high_water)
+	if (!p->size || !p->band_bytes || !p->clean_rate || !p->media_rate || !p->cache_rate || p->kind >= _EMU_KIND_MAX ||
+	    p->low_water > p->high_water || p->slow >= _EMU_SLOW_MAX || !(p->stall_share > 0 && p->stall_share <= 1) ||
+	    (p->hiccup_bytes && !p->hiccup_us) || (p->collapse_every && !p->collapse_us) ||
+	    (p->kind == EMU_SLC && (!p->slc_rate || !p->slc_slow_rate)))
 		return -1;
 	*m = (EmuModel){.p = *p, .rng = p->seed * 0x9e3779b97f4a7c15ULL + 1};
 	m->nbands = (p->size + p->band_bytes - 1) / p->band_bytes;
@@ -105,11 +135,14 @@ static void emu_done(EmuModel *m)
 static bool under_pressure(const EmuModel *m) { return m->pressed; }
 
 /* Hysteresis: once forced, cleaning goes on until the fill is under low
- * water, which is why a real drive stays slow long after the cliff. */
+ * water, which is why a real drive stays slow long after the cliff. Only
+ * the serial shape forces cleaning; the mixed one cleans when it must. */
 static void update_pressure(EmuModel *m)
 {
 	double fill = (double)m->fill, cache = (double)m->p.cache_bytes;
-	if (fill > m->p.high_water * cache)
+	if (m->p.slow != EMU_SLOW_SERIAL)
+		m->pressed = false;
+	else if (fill > m->p.high_water * cache)
 		m->pressed = true;
 	else if (fill <= m->p.low_water * cache)
 		m->pressed = false;
@@ -130,34 +163,59 @@ static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t transfer_us(uint64_t len, uint64_t rate) { return len * 1000000 / rate; }
 static uint64_t band_time(const EmuModel *m) { return transfer_us(m->p.band_bytes, m->p.clean_rate); }
 
-/* Rewrites the oldest band in the cache, starting at `start`. A band that
- * TRIM emptied since it was queued costs nothing. */
-static void clean_one(EmuModel *m, uint64_t start)
+/* Takes the oldest band with data off the log; false when there is none. */
+static bool pop_band(EmuModel *m)
 {
 	uint64_t best;
 	do {
 		if (!m->q_len)
-			return;
+			return false;
 		best = m->queue[m->q_head];
 		m->q_head = (m->q_head + 1) % m->nbands;
 		m->q_len--;
 		m->queued[best] = false;
 	} while (!m->dirty[best]);
 	m->fill -= m->dirty[best];
-	update_pressure(m);
 	m->bytes_cleaned += m->dirty[best];
 	m->dirty[best] = 0;
 	m->bands_cleaned++;
-	m->head_free = start + band_time(m);
-	m->next_forced = m->head_free + m->p.host_slice_us;
+	return true;
 }
 
+/* One band rewrite starting at `start`, which frees at least `want` bytes
+ * (the oldest bands, as many as that takes: a drive that consolidates frees
+ * more than one band's worth a pass). A write that waits for it may hit a
+ * collapse: every collapse_every-th such rewrite takes collapse_us. */
+static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_waits)
+{
+	uint64_t freed = 0, before = m->fill;
+	while (pop_band(m)) {
+		freed = before - m->fill;
+		if (freed >= want)
+			break;
+	}
+	update_pressure(m);
+	uint64_t took = band_time(m);
+	if (host_waits && m->p.collapse_every && ++m->forced % m->p.collapse_every == 0) {
+		took = m->p.collapse_us;
+		m->collapses++;
+	}
+	m->head_free = start + took;
+	m->next_forced = m->head_free + m->p.host_slice_us;
+}
 
 /* Runs the cleaning that would have started before `now`: forced cleaning
  * when the cache is above high water (one band, then a host slice), and
  * back-to-back cleaning once the host has been idle for idle_us. */
 static void emu_advance(EmuModel *m, uint64_t now)
 {
+	if (m->p.kind == EMU_SLC && now > m->last_host + m->p.idle_us) {
+		/* the SSD folds its SLC cache into QLC while the host is away */
+		uint64_t from = max_u64(m->slc_clock, m->last_host + m->p.idle_us);
+		uint64_t freed = (uint64_t)((double)(now - from) / 1e6 * (double)m->p.slc_recover_rate);
+		m->slc_used = m->slc_used > freed ? m->slc_used - freed : 0;
+		m->slc_clock = now;
+	}
 	if (m->p.kind != EMU_DMSMR)
 		return;
 	while (m->fill > 0) {
@@ -166,7 +224,7 @@ static void emu_advance(EmuModel *m, uint64_t now)
 			start = max_u64(m->head_free, m->next_forced < start ? m->next_forced : start);
 		if (start > now)	/* a tie goes to the cleaner: the host request queues */
 			return;
-		clean_one(m, start);
+		clean_one(m, start, 0, false);
 	}
 }
 
@@ -180,6 +238,20 @@ static uint64_t media_access(EmuModel *m, uint64_t now, uint64_t len, bool seque
 	return m->head_free;
 }
 
+/* A hiccup is due after every hiccup_bytes written: its length, else 0. */
+static uint64_t hiccup(EmuModel *m, uint64_t len)
+{
+	if (!m->p.hiccup_bytes)
+		return 0;
+	m->since_hiccup += len;
+	if (m->since_hiccup < m->p.hiccup_bytes)
+		return 0;
+	m->since_hiccup -= m->p.hiccup_bytes;
+	m->hiccups++;
+	/* +-25%: a drive's own flushes are not a metronome */
+	return m->p.hiccup_us * 3 / 4 + emu_rand(m, m->p.hiccup_us / 2 + 1);
+}
+
 #define SEQ_WINDOW (2ULL << 20)
 
 static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t len)
@@ -191,32 +263,52 @@ static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t le
 	bool sequential = m->wrote && off + win >= e && off <= e + win;
 	m->last_write_end = off + len;
 	m->wrote = true;
-	/* Whole bands and continuing streams go straight to the shingled
-	 * tracks: no read-modify-write is needed, so no cache. */
-	if (sequential || len >= m->p.band_bytes)
+	/* Whole bands and continuing streams of large enough writes go
+	 * straight to the shingled tracks: no read-modify-write is needed, so
+	 * no cache. Small sequential writes (RAIDZ's 32 KiB) still go through it. */
+	if ((sequential && len >= m->p.seq_min) || len >= m->p.band_bytes)
 		return media_access(m, now, len, sequential);
 	uint64_t band = off / m->p.band_bytes;
 	uint64_t add = len;
 	if (m->dirty[band] + add > m->p.band_bytes)
 		add = m->p.band_bytes - m->dirty[band];
-	/* Above high water the drive makes room before it takes more: each
-	 * write waits for a band rewrite (the destage storm), and a full cache
-	 * admits a write only once enough has been freed. */
 	bool waited = false;
-	if (under_pressure(m) && add) {
-		clean_one(m, max_u64(now, m->head_free));
-		waited = true;
-	}
-	while (m->fill + add > m->p.cache_bytes && m->fill > 0) {
-		clean_one(m, max_u64(now, m->head_free));
+	if (m->p.slow == EMU_SLOW_SERIAL) {
+		/* Above high water the drive makes room before it takes more:
+		 * each write waits for a band rewrite (the destage storm), and a
+		 * full cache admits a write only once enough has been freed. */
+		if (under_pressure(m) && add) {
+			clean_one(m, max_u64(now, m->head_free), 0, true);
+			waited = true;
+		}
+		while (m->fill + add > m->p.cache_bytes && m->fill > 0) {
+			clean_one(m, max_u64(now, m->head_free), 0, true);
+			waited = true;
+		}
+	} else if (m->fill + add > m->p.cache_bytes && m->fill > 0) {
+		/* Mixed: writes are acked fast while there is room; the one that
+		 * finds the cache full waits for a rewrite that frees room for
+		 * about 1/stall_share - 1 more. */
+		uint64_t room = (uint64_t)((double)len * (1 / m->p.stall_share - 1) * (0.75 + emu_rand(m, 501) / 1000.0));
+		clean_one(m, max_u64(now, m->head_free), max_u64(room, add), true);
 		waited = true;
 	}
 	bool was_pressed = under_pressure(m);
 	cache_add(m, band, add);
 	if (!was_pressed && under_pressure(m))	/* forced cleaning starts now, not in the past */
 		m->next_forced = max_u64(m->next_forced, now);
-	uint64_t at = waited ? max_u64(now, m->head_free) : now;
-	return at + m->p.ack_min_us + emu_rand(m, m->p.ack_max_us - m->p.ack_min_us + 1);
+	if (!m->cliff_at && (waited || under_pressure(m))) {
+		m->cliff_at = now;
+		m->cliff_written = m->written;
+	}
+	/* Into the media cache one write at a time, after the rewrite waited for. */
+	uint64_t at = max_u64(waited ? max_u64(now, m->head_free) : now, m->chan_free);
+	if (!waited && m->fill < m->p.high_water * (double)m->p.cache_bytes)
+		at += hiccup(m, len);	/* in the fast phase: a flush of the drive's own */
+	uint64_t done = at + m->p.ack_min_us + emu_rand(m, m->p.ack_max_us - m->p.ack_min_us + 1) +
+			transfer_us(len, m->p.cache_rate);
+	m->chan_free = done;
+	return done;
 }
 
 static void dmsmr_discard(EmuModel *m, uint64_t off, uint64_t len)
@@ -255,8 +347,11 @@ static void cmr_advance(EmuModel *m, uint64_t now)
 
 static uint64_t cmr_write(EmuModel *m, uint64_t now, uint64_t len)
 {
+	/* A CMR disk's occasional slow write (a retry, a recalibration): one
+	 * hiccup of its own, with no cliff behind it. */
+	uint64_t extra = hiccup(m, len);
 	if (!m->p.write_cache)
-		return media_access(m, now, len, false);
+		return media_access(m, now, len, false) + extra;
 	uint64_t at = now;
 	cmr_advance(m, now);
 	if (m->wc_count >= m->p.write_cache) {	/* full: wait for the destage under way */
@@ -265,7 +360,7 @@ static uint64_t cmr_write(EmuModel *m, uint64_t now, uint64_t len)
 	}
 	if (m->wc_count++ == 0)
 		m->head_free = max_u64(at, m->head_free) + destage_cost(m, 1, len);
-	return at + m->p.ack_min_us + emu_rand(m, m->p.ack_max_us - m->p.ack_min_us + 1);
+	return at + m->p.ack_min_us + emu_rand(m, m->p.ack_max_us - m->p.ack_min_us + 1) + extra;
 }
 
 /* A read takes the head after the destage under way, then destaging resumes. */
@@ -280,17 +375,40 @@ static uint64_t cmr_read(EmuModel *m, uint64_t now, uint64_t len)
 	return done;
 }
 
+/* An SSD with an SLC write cache: writes at the SLC rate until it holds
+ * slc_bytes, then at the native (QLC) rate, random or sequential alike;
+ * one program at a time; no stalls. Idle time folds the SLC back. */
+static uint64_t slc_write(EmuModel *m, uint64_t now, uint64_t len)
+{
+	bool room = m->slc_used + len <= m->p.slc_bytes;
+	if (!room && !m->cliff_at) {
+		m->cliff_at = now;
+		m->cliff_written = m->written;
+	}
+	uint64_t start = max_u64(now, m->chan_free);
+	uint64_t done = start + m->p.ssd_us + transfer_us(len, room ? m->p.slc_rate : m->p.slc_slow_rate);
+	if (room)
+		m->slc_used += len;
+	m->chan_free = done;
+	m->slc_clock = max_u64(m->slc_clock, done);
+	return done;
+}
+
 /* Submits one request at `now`; returns when it completes. */
 static uint64_t emu_submit(EmuModel *m, uint64_t now, EmuOp op, uint64_t off, uint64_t len)
 {
 	uint64_t done;
 	if (!m->started) {	/* the clock may start anywhere (CLOCK_MONOTONIC: at boot) */
-		m->head_free = m->last_host = m->next_forced = now;
+		m->head_free = m->last_host = m->next_forced = m->chan_free = m->slc_clock = now;
 		m->started = true;
 	}
 	emu_advance(m, now);
-	if (m->p.kind == EMU_SSD) {
+	if (op == EMU_WRITE)
+		m->written += len;
+	if (m->p.kind == EMU_SSD || (m->p.kind == EMU_SLC && op != EMU_WRITE)) {
 		done = now + m->p.ssd_us + transfer_us(len, 10 * m->p.media_rate);
+	} else if (m->p.kind == EMU_SLC) {
+		done = slc_write(m, now, len);
 	} else if (op == EMU_FLUSH || op == EMU_DISCARD) {
 		if (op == EMU_DISCARD && m->p.kind == EMU_DMSMR)
 			dmsmr_discard(m, off, len);
@@ -325,7 +443,7 @@ typedef struct Emu {
 	EmuModel model;
 	pthread_mutex_t lock;
 	int backing_fd;
-	bool stats, trace;
+	bool stats, trace, cliff_said;
 	uint64_t bad_off, bad_len;	/* reads touching [bad_off, bad_off + bad_len) fail with EIO */
 } Emu;
 
@@ -350,7 +468,16 @@ static void emu_delay(Emu *e, EmuOp op, uint64_t off, uint64_t len)
 {
 	pthread_mutex_lock(&e->lock);
 	uint64_t now = mono_us(), done = emu_submit(&e->model, now, op, off, len);
+	bool cliff = e->model.cliff_at && !e->cliff_said;
+	e->cliff_said |= cliff;
+	uint64_t cliff_written = e->model.cliff_written;
 	pthread_mutex_unlock(&e->lock);
+	if (cliff) {	/* for judges of detectors: when, by the model, the cache ran out */
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		fprintf(stderr, "smr-emu: cliff at %.6f after %" PRIu64 " bytes written\n",
+			(double)rt.tv_sec + (double)rt.tv_nsec / 1e9, cliff_written);
+	}
 	if (e->trace)
 		fprintf(stderr, "smr-emu: %c %" PRIu64 "+%" PRIu64 " %" PRIu64 " us\n", "RWDF"[op], off, len, done - now);
 	sleep_until(done);
@@ -455,9 +582,11 @@ static void *stats_thread(void *arg)
 		emu_advance(&e->model, now);
 		for (uint64_t b = 0; b < e->model.nbands; b++)
 			dirty += e->model.dirty[b] > 0;
-		fprintf(stderr, "smr-emu: cache %.1f/%.1f MiB, bands dirty %" PRIu64 ", cleaning %s, bands cleaned %" PRIu64 "\n",
+		fprintf(stderr, "smr-emu: cache %.1f/%.1f MiB, bands dirty %" PRIu64 ", cleaning %s, bands cleaned %" PRIu64
+			", hiccups %" PRIu64 ", collapses %" PRIu64 ", slc %.1f/%.1f MiB\n",
 			e->model.fill / 1048576.0, e->model.p.cache_bytes / 1048576.0, dirty,
-			e->model.head_free > now ? "busy" : "idle", e->model.bands_cleaned);
+			e->model.head_free > now ? "busy" : "idle", e->model.bands_cleaned, e->model.hiccups,
+			e->model.collapses, e->model.slc_used / 1048576.0, e->model.p.slc_bytes / 1048576.0);
 		pthread_mutex_unlock(&e->lock);
 	}
 	return NULL;
@@ -487,59 +616,106 @@ static void usage(void)
 		"usage: smr-emu [options] --backing FILE MOUNTPOINT\n"
 		"Serves MOUNTPOINT/disk with the delays of a disk model; attach it with\n"
 		"  losetup --direct-io=on -f --show MOUNTPOINT/disk\n"
-		"  --model cmr|dm-smr|ssd   (dm-smr)\n"
+		"  --model cmr|dm-smr|ssd|slc-ssd   (dm-smr)\n"
 		"  --backing FILE           data store; its size is the disk's size\n"
 		"  --cache-mib N            DM-SMR media cache (32)\n"
+		"  --cache-mibs N           DM-SMR rate into the media cache, MiB/s (200)\n"
+		"  --ack-us MIN:MAX         DM-SMR write acknowledgement from the cache (200:500)\n"
 		"  --band-mib N             DM-SMR band size (4)\n"
 		"  --clean-mibs N           DM-SMR band rewrite rate, MiB/s (10)\n"
 		"  --idle-ms N              idle time before background cleaning (500)\n"
-		"  --high-water F           cache share that forces cleaning (0.9)\n"
+		"  --high-water F           serial: cache share that forces cleaning (0.9)\n"
 		"  --low-water F            ... until the fill is back under it (0.8)\n"
+		"  --slow serial|mixed      DM-SMR slow phase: every write waits for a band\n"
+		"                           rewrite, or only --stall-share of them (serial)\n"
+		"  --stall-share F          mixed: share of writes that wait (0.05)\n"
+		"  --seq-min-kib N          sequential writes smaller than this go through the\n"
+		"                           cache like random ones (0: all bypass it)\n"
+		"  --hiccup-mib N           one hiccup per N MiB written (DM-SMR: fast phase only)\n"
+		"  --hiccup-ms N            its length, +-25%% (0: none)\n"
+		"  --collapse-every N       DM-SMR: every Nth rewrite a write waits for takes\n"
+		"  --collapse-s N           ... this long instead (0: never)\n"
 		"  --seek-ms N, --rot-ms N  head: seek + uniform rotational delay (4, 8.3)\n"
 		"  --write-cache N          CMR: writes held in DRAM, destaged shortest\n"
 		"                           access first (32; 0 = write-through)\n"
-		"  --ssd-us N               ssd: fixed latency of every request (100)\n"
+		"  --ssd-us N               ssd, slc-ssd: base latency of every request (100, 30)\n"
+		"  --slc-mib N              slc-ssd: SLC write cache (64)\n"
+		"  --slc-mibs N             slc-ssd: write rate into SLC, MiB/s (1600)\n"
+		"  --slow-mibs N            slc-ssd: write rate once SLC is full, MiB/s (150)\n"
+		"  --recover-mibs N         slc-ssd: SLC freed per idle second, MiB (64)\n"
 		"  --seed N                 (1)\n"
 		"  --bad-range OFF:LEN      reads touching these bytes fail with EIO\n"
 		"  --stats                  one line of model state per second on stderr\n"
 		"  --trace                  one line per request on stderr (op offset+length latency)\n");
 }
 
+static EmuKind kind_of(const char *v)
+{
+	return strcmp(v, "cmr") == 0 ? EMU_CMR : strcmp(v, "ssd") == 0 ? EMU_SSD : strcmp(v, "dm-smr") == 0 ? EMU_DMSMR
+		: strcmp(v, "slc-ssd") == 0 ? EMU_SLC : _EMU_KIND_MAX;
+}
+
 static int parse(int argc, char **argv, EmuParams *p, const char **backing, const char **mnt, Emu *e)
 {
-	emu_defaults(p, EMU_DMSMR);
+	/* the model first: its defaults, then the options over them */
+	EmuKind kind = EMU_DMSMR;
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--model") == 0)
+			kind = kind_of(argv[i + 1]);
+	if (kind >= _EMU_KIND_MAX)
+		return -1;
+	emu_defaults(p, kind);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		double x = v ? strtod(v, NULL) : 0;
+		char *end = NULL;
+		double x = v ? strtod(v, &end) : 0;
 		if (strcmp(a, "--stats") == 0) { e->stats = true; continue; }
 		if (strcmp(a, "--trace") == 0) { e->trace = true; continue; }
 		if (a[0] != '-') { *mnt = a; continue; }
 		if (!v) return -1;
 		i++;
-		if (strcmp(a, "--model") == 0)
-			p->kind = strcmp(v, "cmr") == 0 ? EMU_CMR : strcmp(v, "ssd") == 0 ? EMU_SSD
-				: strcmp(v, "dm-smr") == 0 ? EMU_DMSMR : _EMU_KIND_MAX;
+		bool number = end && *end == 0 && x >= 0;
+		if (strcmp(a, "--model") == 0) continue;
 		else if (strcmp(a, "--backing") == 0) *backing = v;
-		else if (strcmp(a, "--cache-mib") == 0) p->cache_bytes = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--band-mib") == 0) p->band_bytes = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--clean-mibs") == 0) p->clean_rate = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--idle-ms") == 0) p->idle_us = (uint64_t)(x * 1000);
-		else if (strcmp(a, "--high-water") == 0) p->high_water = x;
-		else if (strcmp(a, "--low-water") == 0) p->low_water = x;
-		else if (strcmp(a, "--seek-ms") == 0) p->seek_us = (uint64_t)(x * 1000);
-		else if (strcmp(a, "--rot-ms") == 0) p->rot_us = (uint64_t)(x * 1000);
-		else if (strcmp(a, "--seed") == 0) p->seed = (uint64_t)x;
-		else if (strcmp(a, "--write-cache") == 0) p->write_cache = (uint64_t)x;
-		else if (strcmp(a, "--ssd-us") == 0) p->ssd_us = (uint64_t)x;
-		else if (strcmp(a, "--bad-range") == 0) {
+		else if (strcmp(a, "--slow") == 0) {
+			p->slow = strcmp(v, "serial") == 0 ? EMU_SLOW_SERIAL : strcmp(v, "mixed") == 0 ? EMU_SLOW_MIXED : _EMU_SLOW_MAX;
+			if (p->slow == _EMU_SLOW_MAX) return -1;
+		} else if (strcmp(a, "--ack-us") == 0) {
+			unsigned long long lo, hi;
+			if (sscanf(v, "%llu:%llu", &lo, &hi) != 2 || lo > hi) return -1;
+			p->ack_min_us = lo, p->ack_max_us = hi;
+		} else if (strcmp(a, "--bad-range") == 0) {
 			unsigned long long o, l;
 			if (sscanf(v, "%llu:%llu", &o, &l) != 2)
 				return -1;
 			e->bad_off = o, e->bad_len = l;
 		}
+		else if (!number) return -1;
+		else if (strcmp(a, "--cache-mib") == 0) p->cache_bytes = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--cache-mibs") == 0) p->cache_rate = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--band-mib") == 0) p->band_bytes = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--clean-mibs") == 0) p->clean_rate = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--idle-ms") == 0) p->idle_us = (uint64_t)(x * 1000);
+		else if (strcmp(a, "--high-water") == 0) p->high_water = x;
+		else if (strcmp(a, "--low-water") == 0) p->low_water = x;
+		else if (strcmp(a, "--stall-share") == 0) p->stall_share = x;
+		else if (strcmp(a, "--seq-min-kib") == 0) p->seq_min = (uint64_t)(x * 1024);
+		else if (strcmp(a, "--hiccup-mib") == 0) p->hiccup_bytes = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--hiccup-ms") == 0) p->hiccup_us = (uint64_t)(x * 1000);
+		else if (strcmp(a, "--collapse-every") == 0) p->collapse_every = (uint64_t)x;
+		else if (strcmp(a, "--collapse-s") == 0) p->collapse_us = (uint64_t)(x * 1e6);
+		else if (strcmp(a, "--seek-ms") == 0) p->seek_us = (uint64_t)(x * 1000);
+		else if (strcmp(a, "--rot-ms") == 0) p->rot_us = (uint64_t)(x * 1000);
+		else if (strcmp(a, "--seed") == 0) p->seed = (uint64_t)x;
+		else if (strcmp(a, "--write-cache") == 0) p->write_cache = (uint64_t)x;
+		else if (strcmp(a, "--ssd-us") == 0) p->ssd_us = (uint64_t)x;
+		else if (strcmp(a, "--slc-mib") == 0) p->slc_bytes = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--slc-mibs") == 0) p->slc_rate = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--slow-mibs") == 0) p->slc_slow_rate = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--recover-mibs") == 0) p->slc_recover_rate = (uint64_t)(x * 1048576);
 		else return -1;
 	}
-	return *backing && *mnt && p->kind < _EMU_KIND_MAX ? 0 : -1;
+	return *backing && *mnt ? 0 : -1;
 }
 
 int main(int argc, char **argv)

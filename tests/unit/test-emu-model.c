@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The emulated disk's model, fed with a clock and requests (no FUSE): the
  * DM-SMR cliff where the cache size predicts it, no cliff for sequential
- * writes or on CMR, read bands after a burst, draining when idle, TRIM. */
+ * writes or on CMR, read bands after a burst, draining when idle, TRIM;
+ * and the corpus's shapes: a mixed slow phase, hiccups in the fast phase,
+ * small sequential writes that do fill the cache, collapses, an SSD whose
+ * SLC cache runs out. */
 #define SMR_EMU_MODEL_ONLY
 #include "../emu/smr-emu.c"
 #include "test.h"
@@ -38,7 +41,7 @@ static Run qd1(EmuModel *m, uint64_t *now, EmuOp op, uint64_t count, uint64_t bs
 }
 
 /* QD-n closed loop: a new request is issued whenever one completes. */
-static void qdn(EmuModel *m, uint64_t *now, unsigned n, uint64_t count, double *mean_ms, double *iops)
+static void qdn_op(EmuModel *m, uint64_t *now, unsigned n, uint64_t count, uint64_t bs, double *mean_ms, double *iops)
 {
 	uint64_t out[64], t0 = *now, lat_sum = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -49,12 +52,158 @@ static void qdn(EmuModel *m, uint64_t *now, unsigned n, uint64_t count, double *
 			if (out[i] < out[next])
 				next = i;
 		*now = out[next];
-		uint64_t off = emu_rand(m, m->p.size / 4096) * 4096;
-		out[next] = emu_submit(m, *now, EMU_WRITE, off, 4096);
+		uint64_t off = emu_rand(m, m->p.size / bs) * bs;
+		out[next] = emu_submit(m, *now, EMU_WRITE, off, bs);
 		lat_sum += out[next] - *now;
 	}
 	*mean_ms = lat_sum / 1000.0 / count;
 	*iops = count / ((*now - t0) / 1e6);
+}
+
+static void qdn(EmuModel *m, uint64_t *now, unsigned n, uint64_t count, double *mean_ms, double *iops)
+{
+	qdn_op(m, now, n, count, 4096, mean_ms, iops);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Shape 1: most writes still acked fast after the cliff, a share waits. */
+static void test_mixed(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 1000000;
+	emu_defaults(&p, EMU_DMSMR);
+	p.slow = EMU_SLOW_MIXED;
+	p.stall_share = 0.03;
+	CHECK_INT(emu_init(&m, &p), 0);
+	/* fast until the cache is full: all of it, not high water */
+	uint64_t written = 0, first_stall = 0;
+	while (!first_stall) {
+		uint64_t off = emu_rand(&m, p.size / 4096) * 4096;
+		uint64_t done = emu_submit(&m, now, EMU_WRITE, off, 4096);
+		if (done - now > 100000)
+			first_stall = written;
+		written += 4096;
+		now = done;
+	}
+	printf("mixed: first stall after %.3f MiB (cache %.0f MiB)\n", first_stall / 1048576.0, p.cache_bytes / 1048576.0);
+	CHECK(first_stall >= p.cache_bytes * 99 / 100 && first_stall <= p.cache_bytes * 101 / 100);
+	/* after it: ~3% stalled, the median still fast, the rate down >10x */
+	enum { N = 4000 };
+	static uint64_t lat[N];
+	uint64_t t0 = now, slow = 0;
+	for (int i = 0; i < N; i++) {
+		uint64_t off = emu_rand(&m, p.size / 4096) * 4096;
+		uint64_t done = emu_submit(&m, now, EMU_WRITE, off, 4096);
+		lat[i] = done - now;
+		slow += lat[i] > 100000;
+		now = done;
+	}
+	qsort(lat, N, sizeof *lat, cmp_u64);
+	double iops = N / ((now - t0) / 1e6);
+	printf("mixed slow phase: %.1f%% of writes over 100 ms, median %.2f ms, %.0f IOPS\n", 100.0 * slow / N,
+	       lat[N / 2] / 1000.0, iops);
+	CHECK(slow >= N * 2 / 100 && slow <= N * 5 / 100);
+	CHECK(lat[N / 2] < 1000);
+	CHECK(iops < 2000 / 10);
+	emu_done(&m);
+}
+
+/* Shape 3: a ~1 s hiccup per hiccup_bytes in the fast phase, no rewrite. */
+static void test_hiccups(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 1000000;
+	emu_defaults(&p, EMU_DMSMR);
+	p.hiccup_bytes = 4ULL << 20;
+	p.hiccup_us = 800000;
+	CHECK_INT(emu_init(&m, &p), 0);
+	Run r = qd1(&m, &now, EMU_WRITE, 6000, 4096, false);	/* 23 MiB: under high water */
+	printf("hiccups: %llu writes over 100 ms in the first 23 MiB, %llu hiccups, %llu bands cleaned\n",
+	       (unsigned long long)r.slow, (unsigned long long)m.hiccups, (unsigned long long)m.bands_cleaned);
+	CHECK_INT(r.slow, 5);
+	CHECK_INT(m.hiccups, 5);
+	CHECK_INT(m.bands_cleaned, 0);
+	CHECK(r.mean_lat_slow >= 600000 && r.mean_lat_slow <= 1000000);
+	emu_done(&m);
+}
+
+/* Shape 4: 1 MiB sequential bypasses the cache, 32 KiB sequential does not. */
+static void test_small_sequential(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 1000000;
+	emu_defaults(&p, EMU_DMSMR);
+	p.seq_min = 64 << 10;
+	CHECK_INT(emu_init(&m, &p), 0);
+	Run big = qd1(&m, &now, EMU_WRITE, 200, 1 << 20, true);
+	CHECK_INT(big.slow, 0);
+	CHECK(m.fill <= 1 << 20);
+	Run small = qd1(&m, &now, EMU_WRITE, 2000, 32 << 10, true);	/* 62 MiB */
+	printf("sequential: 1 MiB writes %llu slow; 32 KiB writes %llu slow, cache %.1f MiB\n",
+	       (unsigned long long)big.slow, (unsigned long long)small.slow, m.fill / 1048576.0);
+	CHECK(small.slow > 0);
+	CHECK(small.cliff_at > 0);
+	emu_done(&m);
+}
+
+/* Shape 5: now and then a rewrite that a write waits for takes tens of seconds. */
+static void test_collapse(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 1000000;
+	emu_defaults(&p, EMU_DMSMR);
+	p.collapse_every = 4;
+	p.collapse_us = 20000000;
+	CHECK_INT(emu_init(&m, &p), 0);
+	qd1(&m, &now, EMU_WRITE, 7600, 4096, false);
+	uint64_t worst = 0;
+	for (int i = 0; i < 12; i++) {
+		uint64_t off = emu_rand(&m, p.size / 4096) * 4096;
+		uint64_t done = emu_submit(&m, now, EMU_WRITE, off, 4096);
+		worst = max_u64(worst, done - now);
+		now = done;
+	}
+	printf("collapse: worst write %.1f s, %llu collapses\n", worst / 1e6, (unsigned long long)m.collapses);
+	CHECK(worst >= 20000000);
+	CHECK(m.collapses >= 2);
+	emu_done(&m);
+}
+
+/* Shape 7: an SSD whose SLC cache runs out: a flat slower rate after it,
+ * random and sequential alike, never a stall; idle time restores it. */
+static void test_slc(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 1000000;
+	emu_defaults(&p, EMU_SLC);
+	p.slc_bytes = 16ULL << 20;
+	p.slc_rate = 1000ULL << 20;
+	p.slc_slow_rate = 20ULL << 20;
+	CHECK_INT(emu_init(&m, &p), 0);
+	double ms_fast, iops_fast, ms_slow, iops_slow, ms_seq, iops_seq;
+	qdn_op(&m, &now, 4, 4096, 4096, &ms_fast, &iops_fast);		/* 16 MiB: in SLC */
+	qdn_op(&m, &now, 4, 4096, 4096, &ms_slow, &iops_slow);		/* past it */
+	qdn_op(&m, &now, 1, 20, 1 << 20, &ms_seq, &iops_seq);
+	printf("slc-ssd: %.0f IOPS at %.3f ms, then %.0f IOPS at %.3f ms; 1 MiB writes %.1f MiB/s\n", iops_fast,
+	       ms_fast, iops_slow, ms_slow, iops_seq);
+	CHECK(iops_fast > 5 * iops_slow);
+	CHECK(ms_slow < 5);		/* slower, never stalled */
+	CHECK(iops_seq < 25 && iops_seq > 15);	/* sequential at the native rate too */
+	now += 5000000;			/* idle: SLC folded back */
+	double ms_again, iops_again;
+	qdn_op(&m, &now, 4, 1024, 4096, &ms_again, &iops_again);
+	CHECK(iops_again > 5 * iops_slow);
+	emu_done(&m);
 }
 
 static void test_dmsmr_cliff(void)
@@ -204,5 +353,10 @@ int main(void)
 	test_sequential_and_cmr();
 	test_trim_and_determinism();
 	test_no_imaginary_history();
+	test_mixed();
+	test_hiccups();
+	test_small_sequential();
+	test_collapse();
+	test_slc();
 	return test_done("test-emu-model");
 }
