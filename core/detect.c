@@ -29,17 +29,35 @@ typedef struct Param {
 #define P(n, f, d, lo, hi, h) {n, offsetof(DetectParams, f), d, lo, hi, h}
 static const Param params[] = {
 	P("fast-latency", fast_latency, 0.001, 1e-5, 1,
-	  "seconds: writes acknowledged at or under this mean latency are faster than platters"),
+	  "seconds of busy time per write at or under which writes are faster than platters (a cache)"),
+	P("fast-transfer", fast_transfer, 52428800, 1048576, 1e12,
+	  "bytes a second: a write of B bytes may take B / fast-transfer more than fast-latency"),
 	P("fast-iops", fast_iops, 100, 1, 1e7, "and at least this many a second"),
 	P("fast-memory", fast_memory, 1800, 10, 86400, "seconds a fast phase is remembered as a storm's prelude"),
+	P("collapse-ratio", collapse_ratio, 3, 1.5, 1e4,
+	  "write completions a second fall at least this factor below the fast phase's, with the queue busy"),
+	P("collapse-stall", collapse_stall, 0.1, 0.001, 60,
+	  "seconds: a write waiting this long, and longer than queue-wait per I/O in flight, waits for a band rewrite"),
+	P("queue-wait", queue_wait, 0.005, 0.0001, 10,
+	  "seconds per I/O in flight that a write may wait behind the others on a disk that only queues"),
+	P("stall-spread", stall_spread, 10, 2, 1e4, "and this many times the interval's median write latency"),
 	P("collapse-service", collapse_service, 0.05, 0.001, 60,
-	  "seconds of busy time per completed I/O at or above which a busy disk has collapsed"),
-	P("collapse-ratio", collapse_ratio, 10, 2, 1e4,
-	  "and write latency up, write IOPS down, by at least this factor from the fast phase"),
+	  "seconds of busy time per completed I/O that, with writes crawling, show them waiting"),
+	P("crawl-rate", crawl_rate, 2097152, 1024, 1e10,
+	  "bytes written a second of busy time at or under which writes are waiting, not transferring"),
 	P("busy", busy, 0.8, 0.1, 1, "share of the interval with I/O in flight that counts as a busy queue"),
-	P("storm-confirm", storm_confirm, 3, 1, 30, "seconds of collapse within storm-window that start a storm"),
-	P("storm-window", storm_window, 5, 1, 120, "seconds"),
+	P("storm-confirm", storm_confirm, 2.5, 1, 30, "seconds of collapse within storm-window that start a storm"),
+	P("storm-window", storm_window, 3, 1, 30,
+	  "seconds (shorter than the ~5 s between a DM-SMR disk's hiccups in its fast phase)"),
 	P("storm-end", storm_end, 5, 1, 3600, "seconds without collapse that end a storm"),
+	P("slow-confirm", slow_confirm, 20, 3, 3600,
+	  "seconds of busy writing, with no fast phase seen, that recognise a disk already in its slow phase"),
+	P("slow-fast-share", slow_fast_share, 0.25, 0.01, 1,
+	  "... from this share of writes acknowledged faster than platters (fast-latency per I/O in flight)"),
+	P("slow-stall", slow_stall, 0.25, 0.01, 60,
+	  "... mixed with at least three writes waiting this long (and queue-wait per I/O in flight)"),
+	P("slow-service", slow_service, 0.2, 0.01, 60,
+	  "... or from this many seconds of busy time per completed write (every write waits)"),
 	P("stall-threshold", stall_threshold, 1, 0.001, 3600,
 	  "seconds: slower I/Os are stall events (stall-threshold.DEVICE for one disk)"),
 	P("timeout-share", timeout_share, 0.5, 0.05, 1,
@@ -175,55 +193,174 @@ void detect_init(DiskDetect *d)
 
 static void emit_event(DetectEmit emit, void *userdata, DetectEvent *e) { if (emit) emit(e, userdata); }
 
+/* What one interval says about the writes in it. */
+typedef struct WriteFacts {
+	double wiops, service, wlat, queue, busy_share;
+	double fast_service;		/* busy time per write faster than a platter at this write size */
+	double stalls, long_stalls;	/* waits a queue cannot explain: collapse-stall, slow-stall (traced) */
+	double fast;			/* acks faster than platters (traced) */
+	bool traced, stuck, crawl, waiting, busy;
+} WriteFacts;
+
+static void write_facts(const DetectParams *p, const DiskDetect *d, const DetectSample *s, double dt, WriteFacts *f)
+{
+	double done = s->reads + s->writes;
+	/* The kernel credits busy time (io_ticks) and queue time only when an
+	 * I/O starts or ends: an interval in which nothing happened reads as
+	 * idle however long the queue waited. Nothing completed and I/O in
+	 * flight at both samples is a queue that waited the whole interval. */
+	bool waited_all = done == 0 && s->in_flight > 0 && d->prev_in_flight > 0;
+	double busy = waited_all ? 1 : s->busy;
+	*f = (WriteFacts){.wiops = s->writes / dt, .service = done > 0 ? busy * dt / done : INFINITY,
+			  .wlat = s->writes > 0 ? s->write_time / s->writes : NAN, .busy = busy >= p->busy,
+			  .busy_share = busy};
+	/* The queue in front of a write explains a wait of queue-wait per I/O
+	 * on any disk; a band rewrite makes writes wait longer than that. The
+	 * time-weighted queue is credited late too: no deeper than was seen. */
+	double depth = (double)(s->in_flight > d->prev_in_flight ? s->in_flight : d->prev_in_flight);
+	f->queue = fmax(isfinite(s->queue) ? fmin(s->queue, fmax(depth, 1)) : depth, 1);
+	/* A cache takes a write in a fraction of a millisecond plus its
+	 * transfer (64 KiB at 200 MB/s: 0.3 ms); a platter needs a seek and
+	 * half a rotation first (4-8 ms) for any size. */
+	f->fast_service = p->fast_latency + (s->writes > 0 ? s->write_bytes / s->writes / p->fast_transfer : 0);
+	const Hist *w = s->interval[TRACE_WRITE];
+	f->traced = w != NULL;
+	if (w && w->count) {
+		/* A wait is a write slower than its queue explains and far slower
+		 * than the interval's typical one: a band rewrite among fast acks. */
+		double med = hist_quantile(w, 0.5), floor = fmax(f->queue * p->queue_wait, p->stall_spread * med);
+		f->stalls = (double)hist_count_over(w, fmax(p->collapse_stall, floor));
+		f->long_stalls = (double)hist_count_over(w, fmax(p->slow_stall, floor));
+		f->fast = (double)hist_count_under(w, f->fast_service * f->queue);
+	}
+	/* a busy interval in which nothing completed: a write has waited all of it */
+	f->stuck = f->busy && s->in_flight > 0 && done == 0 && dt >= p->collapse_stall;
+	/* Every write waiting alike (a serialised slow phase): long per write,
+	 * and next to no bytes for the busy time. An SSD past its SLC cache is
+	 * slow per write too, but still moves megabytes a second. */
+	double busy_s = busy * dt;
+	f->crawl = s->writes > 0 && f->service >= p->collapse_service && busy_s > 0 &&
+		   s->write_bytes / busy_s <= p->crawl_rate;
+	f->waiting = f->stalls > 0 || f->stuck || f->crawl;
+}
+
+static void fast_phase(DiskDetect *d, const DetectParams *p, const DetectSample *s, const WriteFacts *f)
+{
+	/* Busy time per write, not latency: at queue depth 16 a cache that
+	 * takes each write in 0.3 ms makes each wait 5 ms in the queue. */
+	if (s->writes <= 0 || f->wiops < p->fast_iops || f->service > f->fast_service)
+		return;
+	if (s->now - d->fast_last > p->fast_memory)
+		d->fast_iops = 0, d->fast_latency = f->service;
+	d->fast_iops = fmax(d->fast_iops, f->wiops);
+	/* typical, not best: one lucky second must not set the bar */
+	d->fast_latency = 0.7 * d->fast_latency + 0.3 * f->service;
+	d->fast_last = s->now;
+}
+
+static void remember(DiskDetect *d, const DetectSample *s, double dt, const WriteFacts *f, bool slow, double part)
+{
+	d->hist[d->hist_head].t = s->now;
+	d->hist[d->hist_head].dt = (float)dt;
+	d->hist[d->hist_head].writes = (float)s->writes;
+	d->hist[d->hist_head].write_time = (float)s->write_time;
+	d->hist[d->hist_head].part = (float)(slow ? dt : part);
+	d->hist[d->hist_head].slow = slow;
+	d->hist[d->hist_head].waiting = f->waiting;
+	d->hist[d->hist_head].busy = f->busy;
+	d->hist_head = (d->hist_head + 1) % DETECT_HISTORY;
+	if (d->hist_len < DETECT_HISTORY)
+		d->hist_len++;
+}
+
+/* A run of busy writing while no fast phase is known, for recognising a
+ * disk that was already in its slow phase when smrd started. */
+static void run_update(DiskDetect *d, const DetectSample *s, double dt, const WriteFacts *f, bool fast_known)
+{
+	if (fast_known || d->storm || !f->busy || (s->writes <= 0 && !f->stuck)) {
+		d->run = (typeof(d->run)){0};
+		return;
+	}
+	d->run.t += dt;
+	d->run.writes += s->writes;
+	d->run.bytes += s->write_bytes;
+	d->run.write_time += s->write_time;
+	d->run.fast += f->fast;
+	d->run.stalls += f->long_stalls;
+	d->run.stuck += f->stuck;
+	d->run.busy += f->busy_share * dt;
+	d->run.done += s->reads + s->writes;
+	d->run.peak = fmax(d->run.peak, isfinite(s->write_max) ? s->write_max : 0);
+}
+
+static void storm_begin(DiskDetect *d, DetectStormKind kind, double start, double now, double writes, double wtime,
+			double span, double peak, DetectEmit emit, void *userdata)
+{
+	char a[24], b[24];
+	d->storm = true;
+	d->storm_kind = kind;
+	d->storms++;
+	d->storms_known++;
+	d->storm_start = start;
+	d->storm_last = now;
+	d->storm_peak = peak;
+	d->storm_writes = (uint64_t)writes;
+	d->storm_bytes = 0;
+	d->storm_iops = span > 0 ? writes / span : 0;
+	d->storm_latency = writes > 0 ? wtime / writes : 0;
+	d->ev_storm = now;
+	DetectEvent e = {.kind = EVENT_STORM_START, .op = TRACE_WRITE, .time = start, .latency = d->storm_latency,
+			 .count = (uint64_t)writes, .value = kind == STORM_CLIFF ? d->fast_iops : 0};
+	if (kind == STORM_CLIFF)
+		snprintf(e.message, sizeof e.message,
+			 "destage storm: writes fell from %.0f/s at %s to %.1f/s at %s with the queue busy",
+			 d->fast_iops, fmt_secs(a, d->fast_latency), d->storm_iops, fmt_secs(b, d->storm_latency));
+	else if (kind == STORM_MIXTURE)
+		snprintf(e.message, sizeof e.message,
+			 "destage storm under way: writes acknowledged faster than platters mixed with waits of up to "
+			 "%s, %.1f/s with the queue busy", fmt_secs(a, d->storm_peak), d->storm_iops);
+	else
+		snprintf(e.message, sizeof e.message,
+			 "destage storm under way: every write waits, %.1f/s at %s with the queue busy", d->storm_iops,
+			 fmt_secs(a, d->storm_latency));
+	emit_event(emit, userdata, &e);
+}
+
 static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,
 			void *userdata)
 {
-	double wiops = s->writes / dt, wlat = s->writes > 0 ? s->write_time / s->writes : NAN;
-	double done = s->reads + s->writes, service = done > 0 ? s->busy * dt / done : INFINITY;
+	WriteFacts f;
+	write_facts(p, d, s, dt, &f);
+	d->prev_in_flight = s->in_flight;
+	fast_phase(d, p, s, &f);
+	bool fast_known = d->storm ? d->storm_kind == STORM_CLIFF : s->now - d->fast_last <= p->fast_memory;
 
-	if (s->writes > 0 && wiops >= p->fast_iops && wlat <= p->fast_latency) {
-		if (s->now - d->fast_last > p->fast_memory)
-			d->fast_iops = 0, d->fast_latency = wlat;
-		d->fast_iops = fmax(d->fast_iops, wiops);
-		/* typical, not best: one lucky second must not set the bar */
-		d->fast_latency = 0.7 * d->fast_latency + 0.3 * wlat;
-		d->fast_last = s->now;
+	/* A slow interval: the queue busy and write completions fallen from
+	 * the fast phase's rate, whatever the mixture of latencies behind it
+	 * (a serialised slow phase, or fast acks among long waits). One that
+	 * fell only part of the way may hold the cliff: what its rate lost is
+	 * the part of it that was slow. */
+	bool slow = false;
+	double part = 0;
+	if (f.busy && fast_known) {
+		slow = s->writes > 0 ? f.wiops * p->collapse_ratio <= d->fast_iops : s->in_flight > 0;
+		part = d->fast_iops > 0 ? dt * fmax(1 - f.wiops / d->fast_iops, 0) : 0;
+	} else if (f.busy && d->storm) {	/* a storm recognised without a fast phase */
+		slow = f.waiting;
 	}
-	bool fast_known = d->storm || s->now - d->fast_last <= p->fast_memory;
-	bool prev_collapsed = d->prev_collapsed;
+	remember(d, s, dt, &f, slow, part);
+	run_update(d, s, dt, &f, fast_known);
 
-	bool collapsed = false;
-	if (fast_known && s->busy >= p->busy) {
-		if (s->writes > 0)
-			collapsed = service >= p->collapse_service && wlat >= p->collapse_ratio * d->fast_latency &&
-				    wiops * p->collapse_ratio <= d->fast_iops;
-		else if (s->in_flight > 0 && (done == 0 || d->storm || prev_collapsed))
-			/* Writes queued behind a band rewrite complete nothing for a
-			 * while (a busy second with no completion is a collapse on its
-			 * own); reads queued behind them only continue one. */
-			collapsed = service >= p->collapse_service;
-	}
-	d->prev_collapsed = collapsed;
-	if (collapsed) {
-		d->hist[d->hist_head].t = s->now;
-		d->hist[d->hist_head].dt = (float)dt;
-		d->hist[d->hist_head].writes = s->writes;
-		d->hist[d->hist_head].write_time = s->write_time;
-		d->hist_head = (d->hist_head + 1) % DETECT_HISTORY;
-		if (d->hist_len < DETECT_HISTORY)
-			d->hist_len++;
-	}
-
-	double peak = fmax(isfinite(s->write_max) ? s->write_max : 0, isfinite(wlat) ? wlat : 0);
+	double peak = fmax(isfinite(s->write_max) ? s->write_max : 0, isfinite(f.wlat) ? f.wlat : 0);
 	if (d->storm) {
 		d->storm_writes += (uint64_t)s->writes;
 		d->storm_bytes += (uint64_t)s->write_bytes;
-		if (collapsed) {
+		if (slow) {
 			d->storm_last = s->now;
 			d->storm_peak = fmax(d->storm_peak, peak);
 			d->ev_storm = s->now;
 		}
-		if (!collapsed && s->now - d->storm_last >= p->storm_end) {
+		if (!slow && s->now - d->storm_last >= p->storm_end) {
 			char a[24], b[24];
 			double len = d->storm_last - d->storm_start;
 			DetectEvent e = {.kind = EVENT_STORM_END, .op = TRACE_WRITE, .time = d->storm_start,
@@ -233,44 +370,69 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 				 "destage storm ended after %s: %" PRIu64 " writes completed (%.1f/s), slowest %s",
 				 fmt_secs(a, len), d->storm_writes, e.value, fmt_secs(b, d->storm_peak));
 			d->storm = false;
+			d->run = (typeof(d->run)){0};
 			emit_event(emit, userdata, &e);
 		}
 		return;
 	}
-	if (!collapsed)
+
+	/* A disk already slow when we first see it: a long enough run of busy
+	 * writing that mixes fast acknowledgements with long waits, or in
+	 * which every write waits. */
+	if (d->run.t >= p->slow_confirm && d->run.writes > 0) {
+		bool mixture = d->run.fast >= p->slow_fast_share * d->run.writes && d->run.stalls + d->run.stuck >= 3;
+		bool serial = d->run.done > 0 && d->run.busy / d->run.done >= p->slow_service &&
+			      d->run.bytes / d->run.busy <= p->crawl_rate;
+		if (mixture || serial) {
+			storm_begin(d, mixture ? STORM_MIXTURE : STORM_SERIAL, s->now - d->run.t, s->now, d->run.writes,
+				    d->run.write_time, d->run.t, fmax(d->run.peak, peak), emit, userdata);
+			d->run = (typeof(d->run)){0};
+			return;
+		}
+	}
+	if (!slow)
 		return;
 
-	/* Confirm: enough collapsed time in the window, writes among it. */
+	/* Confirm: enough slow time in the window (the slow intervals, and the
+	 * slow part of one just before a slow one: the cliff), writes among it,
+	 * and at least one write that waited longer than its queue explains (an
+	 * SSD whose SLC cache ran out also slows down, but never makes one wait).
+	 * Or the window as a whole: a disk that frees its cache in bursts
+	 * (a sequential writer through it, RAIDZ's 32 KiB chunks) completes
+	 * hundreds of writes in one second and two in the next; over the window
+	 * the rate has fallen all the same. */
 	double window = fmax(p->storm_window, p->storm_confirm), sum = 0, writes = 0, wtime = 0, start = s->now;
+	double all_dt = 0, all_writes = 0, all_wtime = 0, all_start = s->now;
+	bool waited = false, next_slow = false, all_busy = true;
 	for (unsigned i = 0; i < d->hist_len; i++) {
 		unsigned k = (d->hist_head + DETECT_HISTORY - 1 - i) % DETECT_HISTORY;
 		if (s->now - d->hist[k].t >= window)
 			break;
-		sum += d->hist[k].dt;
+		all_dt += d->hist[k].dt;
+		all_writes += d->hist[k].writes;
+		all_wtime += d->hist[k].write_time;
+		all_busy &= d->hist[k].busy;
+		waited |= d->hist[k].waiting;
+		if (d->hist[k].part > 0)
+			all_start = d->hist[k].t - d->hist[k].part;
+		bool counts = d->hist[k].slow || (next_slow && d->hist[k].part > 0);
+		next_slow = d->hist[k].slow;
+		if (!counts)
+			continue;
+		sum += d->hist[k].part;
 		writes += d->hist[k].writes;
 		wtime += d->hist[k].write_time;
-		start = d->hist[k].t - d->hist[k].dt;
+		start = d->hist[k].t - d->hist[k].part;
 	}
-	if (sum + 1e-6 < p->storm_confirm || writes <= 0)
+	if (!waited)
 		return;
-	d->storm = true;
-	d->storms++;
-	d->storms_known++;
-	d->storm_start = start;
-	d->storm_last = s->now;
-	d->storm_peak = peak;
-	d->storm_writes = (uint64_t)writes;
-	d->storm_bytes = 0;
-	d->storm_iops = writes / sum;
-	d->storm_latency = wtime / writes;
-	d->ev_storm = s->now;
-	char a[24], b[24];
-	DetectEvent e = {.kind = EVENT_STORM_START, .op = TRACE_WRITE, .time = start, .latency = d->storm_latency,
-			 .count = (uint64_t)writes, .value = d->fast_iops};
-	snprintf(e.message, sizeof e.message,
-		 "destage storm: writes fell from %.0f/s at %s to %.1f/s at %s with the queue busy",
-		 d->fast_iops, fmt_secs(a, d->fast_latency), d->storm_iops, fmt_secs(b, d->storm_latency));
-	emit_event(emit, userdata, &e);
+	if (sum + 1e-6 < p->storm_confirm || writes <= 0) {
+		if (all_dt + 1e-6 < window || !all_busy || all_writes <= 0 ||
+		    all_writes * p->collapse_ratio > d->fast_iops * all_dt)
+			return;
+		sum = all_dt, writes = all_writes, wtime = all_wtime, start = all_start;
+	}
+	storm_begin(d, STORM_CLIFF, start, s->now, writes, wtime, sum, peak, emit, userdata);
 }
 
 /* One slow read on a quiet disk after a write burst: from the host's

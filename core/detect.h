@@ -22,9 +22,10 @@
 
 /* Thresholds: each has a config key "detect.<name>" (see detect.c's table). */
 typedef struct DetectParams {
-	double fast_latency, fast_iops, fast_memory;
-	double collapse_service, collapse_ratio, busy;
+	double fast_latency, fast_transfer, fast_iops, fast_memory;
+	double collapse_ratio, collapse_stall, queue_wait, stall_spread, collapse_service, crawl_rate, busy;
 	double storm_confirm, storm_window, storm_end;
+	double slow_confirm, slow_fast_share, slow_stall, slow_service;
 	double stall_threshold, timeout_share;
 	double band_window, band_min_share, band_min_count, band_valley, band_slow, band_ratio;
 	double idle_max_iops, idle_read_slow, idle_after, idle_burst, idle_confirm, idle_end;
@@ -61,19 +62,28 @@ typedef struct DetectEvent {
 typedef void (*DetectEmit)(const DetectEvent *e, void *userdata);
 
 /* One interval of one disk. Latencies come from the tracer when it runs
- * (write_max/read_max NaN otherwise); the rest from diskstats. */
+ * (write_max/read_max NaN, interval NULL otherwise); the rest from diskstats. */
 typedef struct DetectSample {
 	double now, dt;
 	double reads, writes;
 	double read_bytes, write_bytes;
 	double read_time, write_time;	/* seconds summed over completed I/Os */
 	double busy;			/* share of dt with I/O in flight */
+	double queue;			/* I/Os in flight on average over dt (weighted_ms); NaN unknown */
 	unsigned in_flight;
 	double read_max, write_max;	/* slowest completed in the interval */
+	const Hist *interval[2];	/* reads, writes completed in the interval; NULL untraced */
 	const Hist *window[2];		/* reads, writes over band_window; NULL untraced */
 } DetectSample;
 
 #define DETECT_HISTORY 32
+
+/* How a storm was recognised. */
+typedef enum DetectStormKind {
+	STORM_CLIFF,			/* writes fell from a fast phase seen here */
+	STORM_MIXTURE,			/* already slow: fast acks mixed with long waits */
+	STORM_SERIAL,			/* already slow: every write waits */
+} DetectStormKind;
 
 typedef struct DetectScore {
 	double score;
@@ -83,18 +93,24 @@ typedef struct DetectScore {
 typedef struct DiskDetect {
 	/* the fast phase: writes acknowledged faster than platters can */
 	double fast_last, fast_iops, fast_latency;
-	/* the recent collapsed intervals, for the storm's confirmation window
-	 * (only those count, so a small ring covers any window the
-	 * parameters allow: storm-confirm is at most 30 intervals) */
+	/* the recent intervals, for the storm's confirmation window (a small
+	 * ring covers any window the parameters allow: at most 30 intervals) */
 	struct {
 		double t;
-		double writes, write_time;
-		float dt;
+		float dt, writes, write_time;
+		float part;		/* seconds of it that were slow: dt if slow, else what the rate lost */
+		bool slow, busy, waiting;	/* waiting: a write waited longer than its queue explains */
 	} hist[DETECT_HISTORY];
-	bool prev_collapsed;
 	unsigned hist_head, hist_len;
+	unsigned prev_in_flight;		/* at the previous sample */
+	/* a run of busy writing with no fast phase known: a disk already slow */
+	struct {
+		double t, writes, bytes, fast, stalls, busy, done, write_time, peak;
+		unsigned stuck;
+	} run;
 	/* the storm */
 	bool storm;
+	DetectStormKind storm_kind;
 	double storm_start, storm_last, storm_peak, storm_iops, storm_latency;
 	uint64_t storm_writes, storm_bytes;
 	uint64_t storms;			/* since start */

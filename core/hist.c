@@ -182,3 +182,29 @@ void lat_window_sum(const LatWindow *w, double seconds, Hist *ret)
 		covered += WINDOW_SLOT_SECONDS;
 	}
 }
+
+uint64_t hist_count_under(const Hist *h, double seconds)
+{
+	uint64_t n = 0;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		double lo, hi;
+		hist_bucket_bounds(b, &lo, &hi);
+		if (hi > seconds)
+			break;
+		n += h->bucket[b];
+	}
+	return n;
+}
+
+uint64_t hist_count_over(const Hist *h, double seconds)
+{
+	uint64_t n = 0;
+	for (unsigned b = HIST_BUCKETS; b-- > 0;) {
+		double lo, hi;
+		hist_bucket_bounds(b, &lo, &hi);
+		if (lo < seconds)
+			break;
+		n += h->bucket[b];
+	}
+	return n;
+}

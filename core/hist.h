@@ -28,6 +28,10 @@ double hist_quantile(const Hist *h, double q);
 /* The upper edge of the highest non-empty bucket (seconds); NaN when empty. */
 double hist_max(const Hist *h);
 double hist_mean(const Hist *h);
+/* Observations in buckets wholly at or under `seconds`, or wholly at or
+ * over it (a bucket that straddles the bound counts in neither). */
+uint64_t hist_count_under(const Hist *h, double seconds);
+uint64_t hist_count_over(const Hist *h, double seconds);
 
 /*
  * Sliding windows over one op's histograms: the last completed second, and

@@ -156,6 +156,7 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 		.read_bytes = (double)v[DS_READ_SECTORS] * 512, .write_bytes = (double)v[DS_WRITE_SECTORS] * 512,
 		.read_time = (double)v[DS_READ_MS] / 1e3, .write_time = (double)v[DS_WRITE_MS] / 1e3,
 		.busy = fmin((double)v[DS_IO_MS] / 1e3 / dt, 1),
+		.queue = (double)v[DS_WEIGHTED_MS] / 1e3 / dt,
 		.in_flight = (unsigned)d->ds.total[DS_IN_FLIGHT],
 		.read_max = NAN, .write_max = NAN,
 	};
@@ -177,6 +178,7 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 			s->read_max = probes && !s->reads ? NAN : mx;
 		else
 			s->write_max = mx;
+		s->interval[op] = &o->window.last_second;
 		if (now >= d->det.bands_next) {
 			lat_window_sum(&o->window, m->cfg->detect.band_window, &win[op]);
 			s->window[op] = &win[op];
