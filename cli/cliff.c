@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#define BIN 0.05	/* seconds: completions are counted in bins this wide */
+
 static int cmp_float(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;
@@ -26,7 +28,66 @@ double cliff_median_lat(const IoRec *r, size_t from, size_t to)
 	return m;
 }
 
-void cliff_find(const IoRec *r, size_t n, double duration, double confirm, CliffResult *ret)
+void cliff_rules_init(CliffRules *rules, unsigned qd, double confirm)
+{
+	/* The daemon's defaults (detect.collapse-ratio, collapse-stall,
+	 * queue-wait): a fall of 3x (aicodix's moving average: 47 MiB/s to
+	 * 3-15), a wait of 100 ms, 5 ms per I/O in flight. Half a second of
+	 * fast phase before writes wait (a small media cache fills in a second
+	 * or two); two before a plateau, where nothing waits (a CMR disk's DRAM
+	 * burst is over in a fraction of a second). */
+	*rules = (CliffRules){.confirm = confirm, .ratio = 3, .min_fast = 0.5, .min_plateau = 2, .stall = 0.1,
+			      .queue_wait = 0.005,
+			      .qd = qd ? qd : 1};
+}
+
+/* Completions counted per bin, as prefix sums: cum[k] = completions before k * BIN. */
+typedef struct Rate {
+	uint64_t *cum;
+	size_t nb;
+} Rate;
+
+static int rate_build(const IoRec *r, size_t n, double duration, Rate *ret)
+{
+	size_t nb = (size_t)ceil(duration / BIN) + 1;
+	uint64_t *cum = calloc(nb + 1, sizeof *cum);
+	if (!cum)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		double c = r[i].t + r[i].lat;
+		size_t k = c <= 0 ? 0 : (size_t)(c / BIN);
+		cum[(k < nb ? k : nb - 1) + 1]++;
+	}
+	for (size_t k = 1; k <= nb; k++)
+		cum[k] += cum[k - 1];
+	*ret = (Rate){.cum = cum, .nb = nb};
+	return 0;
+}
+
+/* Completions a second over [a, b). */
+static double rate_between(const Rate *rt, double a, double b)
+{
+	size_t ka = (size_t)fmax(a / BIN, 0), kb = (size_t)fmax(b / BIN, 0);
+	ka = ka > rt->nb ? rt->nb : ka;
+	kb = kb > rt->nb ? rt->nb : kb;
+	return b > a && kb > ka ? (double)(rt->cum[kb] - rt->cum[ka]) / ((double)(kb - ka) * BIN) : 0;
+}
+
+/* A fall at t: fast for min_fast seconds before it, both on the whole and
+ * in the last second (a DRAM burst at the start is not a fast phase), and
+ * down by `ratio` from that for the window after and for the rest of the run. */
+static bool fell_at(const Rate *rt, const CliffRules *rules, double min_fast, double t, double window,
+		    double duration)
+{
+	if (t < min_fast || t + rules->confirm > duration)
+		return false;
+	double before = fmin(rate_between(rt, 0, t), rate_between(rt, t - 1, t));
+	double end = fmin(t + window, duration);
+	double after = rate_between(rt, t, end), rest = rate_between(rt, t, duration);
+	return before > 0 && after * rules->ratio <= before && rest * rules->ratio <= before;
+}
+
+void cliff_find(const IoRec *r, size_t n, double duration, const CliffRules *rules, CliffResult *ret)
 {
 	*ret = (CliffResult){0};
 	if (n == 0 || duration <= 0)
@@ -34,35 +95,62 @@ void cliff_find(const IoRec *r, size_t n, double duration, double confirm, Cliff
 	/* the early median: the first 5% of the I/Os, at least 50 */
 	size_t early = n / 20 < 50 ? (n < 50 ? n : 50) : n / 20;
 	double base = cliff_median_lat(r, 0, early);
-	double slow = fmax(10 * base, 0.05);
-	size_t j = 0;	/* first I/O submitted at or after r[i].t + confirm */
-	for (size_t i = 0; i < n; i++) {
-		if (r[i].lat < slow || r[i].t + confirm > duration)
-			continue;
-		double fast_iops = r[i].t > 0 ? (double)i / r[i].t : 0;
-		if (j < i)
-			j = i;
-		while (j < n && r[j].t < r[i].t + confirm)
-			j++;
-		size_t in = j - i, slow_n = 0;
-		for (size_t k = i; k < j; k++)
-			slow_n += r[k].lat >= slow;
-		if ((double)in / confirm * 10 <= fast_iops && slow_n * 2 >= in) {
-			ret->found = true;
+	ret->stall_floor = fmax(fmax(rules->stall, rules->qd * rules->queue_wait), 10 * base);
+	Rate rt;
+	if (rate_build(r, n, duration, &rt) < 0)
+		return;
+
+	/* A media cache filling: the first write that waited, after which the
+	 * rate is down (a hiccup in the fast phase is followed by fast writes
+	 * again; the window after a wait is five times its length, so that a
+	 * long hiccup does not pass for a fall). */
+	for (size_t i = 0; i < n && !ret->found; i++)
+		if (r[i].lat >= ret->stall_floor &&
+		    fell_at(&rt, rules, rules->min_fast, r[i].t, fmax(rules->confirm, 5 * (double)r[i].lat), duration)) {
+			ret->found = ret->fell = true;
 			ret->cliff_t = r[i].t;
-			ret->fast_ios = i;
-			ret->slow_ios = n - i;
-			break;
+		}
+	/* Else a plateau: the rate down with no write waiting (an SSD whose
+	 * SLC cache ran out). */
+	for (size_t k = (size_t)(rules->min_plateau / BIN); !ret->fell && k < rt.nb; k++)
+		if (fell_at(&rt, rules, rules->min_plateau, (double)k * BIN, rules->confirm, duration)) {
+			/* the window after k still held some of the fast phase: the
+			 * fall is the first quarter second that is itself down */
+			double before = rate_between(&rt, 0, (double)k * BIN);
+			size_t j = k;
+			while (j < rt.nb && rate_between(&rt, (double)j * BIN, (double)j * BIN + 0.25) * rules->ratio > before)
+				j++;
+			ret->fell = true;
+			ret->cliff_t = (double)(j < rt.nb ? j : k) * BIN;
+		}
+	free(rt.cum);
+
+	double t_fast = ret->fell ? ret->cliff_t : duration;
+	size_t cut = 0;
+	for (size_t i = 0; i < n; i++)
+		cut += r[i].t < t_fast;
+	ret->fast_ios = ret->fell ? cut : n;
+	ret->fast_iops = t_fast > 0 ? (double)ret->fast_ios / t_fast : 0;
+	if (!ret->fell) {
+		ret->fast_lat = cliff_median_lat(r, 0, n);
+		return;
+	}
+	/* records are in completion order: split them by submit time */
+	IoRec *fast = malloc((cut ? cut : 1) * sizeof *fast), *slow = malloc((n - cut ? n - cut : 1) * sizeof *slow);
+	size_t nf = 0, ns = 0;
+	for (size_t i = 0; fast && slow && i < n; i++) {
+		if (r[i].t < t_fast) {
+			fast[nf++] = r[i];
+		} else {
+			slow[ns++] = r[i];
+			ret->stalls += r[i].lat >= ret->stall_floor;
+			ret->slowest = fmax(ret->slowest, r[i].lat);
 		}
 	}
-	size_t cut = ret->found ? ret->fast_ios : n;
-	double t_fast = ret->found ? ret->cliff_t : duration;
-	ret->fast_iops = t_fast > 0 ? (double)cut / t_fast : 0;
-	ret->fast_lat = cliff_median_lat(r, 0, cut);
-	if (ret->found) {
-		ret->slow_iops = (double)(n - cut) / (duration - ret->cliff_t);
-		ret->slow_lat = cliff_median_lat(r, cut, n);
-	} else {
-		ret->fast_ios = n;
-	}
+	ret->fast_lat = cliff_median_lat(fast, 0, nf);
+	ret->slow_lat = cliff_median_lat(slow, 0, ns);
+	ret->slow_ios = n - cut;
+	ret->slow_iops = duration > ret->cliff_t ? (double)ret->slow_ios / (duration - ret->cliff_t) : 0;
+	free(fast);
+	free(slow);
 }

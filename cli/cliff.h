@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Finding the write cliff in a qualification run (pure): from every I/O's
- * submit time and latency, the fast phase (the media cache taking writes),
- * the cliff, and what the disk does after it.
+ * submit time and latency, where the completion rate fell from a fast phase
+ * and stayed down, and what the disk did after it.
+ *
+ * A cliff is a sustained fall in the completion *rate*, whatever mixture of
+ * latencies is behind it: a DM-SMR disk whose every write waits for a band
+ * rewrite (2500 IOPS, then 3: RAIDIX), and one that still acknowledges most
+ * writes in under a millisecond while a few wait a second or two (aicodix's
+ * ST8000AS0002), fall alike. What tells a media cache from an SSD's SLC
+ * cache is whether writes *wait* after the fall: a band rewrite makes some
+ * wait far longer than the queue in front of them explains; an SSD past its
+ * SLC cache is slower for every write and never makes one wait.
+ * docs/detection.md gives each rule with the figures behind it.
  */
 #pragma once
 
@@ -15,17 +25,32 @@ typedef struct IoRec {
 	float lat;		/* seconds */
 } IoRec;
 
+typedef struct CliffRules {
+	double confirm;		/* seconds the rate must stay down after the fall (at least) */
+	double ratio;		/* ... by this factor below the fast phase's rate */
+	double min_fast;	/* seconds of fast phase before a fall with writes waiting */
+	double min_plateau;	/* ... before one without (a DRAM burst is not a fast phase) */
+	double stall;		/* seconds a write must wait to count as waiting... */
+	double queue_wait;	/* ... and more than this per I/O in flight */
+	unsigned qd;		/* queue depth of the run */
+} CliffRules;
+
+/* The defaults, for a run at queue depth qd (docs/detection.md). */
+void cliff_rules_init(CliffRules *rules, unsigned qd, double confirm);
+
 typedef struct CliffResult {
-	bool found;
-	double cliff_t;			/* seconds into the phase */
+	bool fell;			/* the rate fell and stayed down */
+	bool found;			/* ... with writes waiting: a media cache filled */
+	double cliff_t;			/* seconds into the phase where it fell */
 	double fast_iops, fast_lat;	/* before it: rate and median latency */
 	double slow_iops, slow_lat;	/* after it */
 	uint64_t fast_ios, slow_ios;
+	uint64_t stalls;		/* I/Os after the fall that waited (>= stall_floor) */
+	double stall_floor;		/* seconds */
+	double slowest;			/* the slowest I/O after the fall */
 } CliffResult;
 
-/* A cliff is the first slow I/O (10x the early median latency and at least
- * 50 ms) after which, for `confirm` seconds, completions fall to a tenth of
- * the fast rate and at least half are slow. duration: the phase's length. */
-void cliff_find(const IoRec *r, size_t n, double duration, double confirm, CliffResult *ret);
+/* duration: the phase's length so far. */
+void cliff_find(const IoRec *r, size_t n, double duration, const CliffRules *rules, CliffResult *ret);
 /* Median of latencies of r[from, to); NaN if empty. */
 double cliff_median_lat(const IoRec *r, size_t from, size_t to);

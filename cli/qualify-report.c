@@ -54,16 +54,31 @@ json_object *report_write_phase(const Phase *p, const CliffResult *c)
 	json_object_object_add(w, "stopped_by", json_object_new_string(p->stopped ? p->stopped : "?"));
 	json_object *x = json_object_new_object();
 	json_object_object_add(x, "found", json_object_new_boolean(c->found));
-	json_object_object_add(x, "at", c->found ? jd(c->cliff_t) : NULL);
+	json_object_object_add(x, "rate_fell", json_object_new_boolean(c->fell));
+	json_object_object_add(x, "at", c->fell ? jd(c->cliff_t) : NULL);
 	json_object_object_add(x, "fast_iops", jd(c->fast_iops));
 	json_object_object_add(x, "fast_latency", jd(c->fast_lat));
 	json_object_object_add(x, "fast_bytes", json_object_new_int64((int64_t)(c->fast_ios * p->io_bytes)));
-	json_object_object_add(x, "slow_iops", c->found ? jd(c->slow_iops) : NULL);
-	json_object_object_add(x, "slow_latency", c->found ? jd(c->slow_lat) : NULL);
+	json_object_object_add(x, "slow_iops", c->fell ? jd(c->slow_iops) : NULL);
+	json_object_object_add(x, "slow_latency", c->fell ? jd(c->slow_lat) : NULL);
+	json_object_object_add(x, "waits", json_object_new_int64((int64_t)c->stalls));
+	json_object_object_add(x, "wait_floor", jd(c->stall_floor));
+	json_object_object_add(x, "slowest_after", c->fell ? jd(c->slowest) : NULL);
 	json_object_object_add(w, "cliff", x);
 	json_object_object_add(w, "latency", report_hist(&p->hist));
 	json_object_object_add(w, "per_second", report_seconds(p));
 	return w;
+}
+
+json_object *report_seq_phase(const Phase *p)
+{
+	json_object *x = report_hist(&p->hist);
+	json_object_object_add(x, "duration", jd(p->duration));
+	json_object_object_add(x, "block_size", json_object_new_int64((int64_t)p->io_bytes));
+	json_object_object_add(x, "bytes", json_object_new_int64((int64_t)p->bytes));
+	json_object_object_add(x, "bytes_per_second", jd(p->duration > 0 ? (double)p->bytes / p->duration : 0));
+	json_object_object_add(x, "per_second", report_seconds(p));
+	return x;
 }
 
 json_object *report_read_phase(const Phase *p)

@@ -18,6 +18,7 @@ json_object *report_seconds(const Phase *p);
 json_object *report_write_phase(const Phase *p, const CliffResult *c);
 /* A read phase with its rate. */
 json_object *report_read_phase(const Phase *p);
+json_object *report_seq_phase(const Phase *p);
 json_object *report_verdict(const QualifyVerdict *v);
 /* Two panels over time: IOPS (log) and mean latency (log). */
 int report_svg(const char *path, const Phase *p, const char *title);

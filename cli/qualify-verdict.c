@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "qualify-verdict.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "output.h"
 #include "qualify-engine.h"
@@ -15,7 +17,13 @@ unsigned verdict_bands(const Hist *h, Band out[BANDS_MAX])
 
 bool verdict_cliff_is_smr(const CliffResult *c)
 {
-	return c->found && c->slow_lat >= 10 * c->fast_lat && c->fast_iops >= 10 * c->slow_iops;
+	return c->fell && c->found && c->stalls > 0;
+}
+
+bool verdict_sequential_fast(const QualifyFacts *f)
+{
+	double slow_rate = f->cliff.slow_iops * (double)f->block_size;
+	return f->seq_ran && f->seq_rate >= SEQ_FAST_RATIO * slow_rate;
 }
 
 bool verdict_reads_banded(const Hist *reads, Band *ret_slowest)
@@ -39,13 +47,34 @@ void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret)
 {
 	QualifyVerdict v = {0};
 	const CliffResult *c = &f->cliff;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	if (f->wrote && verdict_cliff_is_smr(c)) {
 		v.smr_like = true;
 		snprintf(v.text, sizeof v.text,
-			 "behaves like DM-SMR: fast phase of %.1f s at %.0f IOPS (%s at %s), then %.1f IOPS at %s",
+			 "behaves like DM-SMR: fast phase of %.1f s at %.0f IOPS (%s at %s), then %.1f IOPS with %" PRIu64
+			 " write(s) waiting up to %s%s%s",
 			 c->cliff_t, c->fast_iops, fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)),
-			 output_seconds(c->fast_lat, b2, sizeof b2), c->slow_iops, output_seconds(c->slow_lat, b3, sizeof b3));
+			 output_seconds(c->fast_lat, b2, sizeof b2), c->slow_iops, c->stalls,
+			 output_seconds(c->slowest, b3, sizeof b3),
+			 verdict_sequential_fast(f) ? "; sequential writes stay fast at " : "",
+			 verdict_sequential_fast(f) ? fmt_bytes(b4, sizeof b4, f->seq_rate) : "");
+		if (verdict_sequential_fast(f))
+			strncat(v.text, "/s", sizeof v.text - strlen(v.text) - 1);
+		if (f->seq_ran && !verdict_sequential_fast(f))
+			limit(&v, "sequential writes were slow after the cliff too (a drive busy cleaning, or a small band cache)");
+	} else if (f->wrote && c->fell && f->seq_ran && !verdict_sequential_fast(f)) {
+		snprintf(v.text, sizeof v.text,
+			 "SSD write cache exhausted: %s at %.0f IOPS, then %.0f IOPS with no write waiting over %s, and "
+			 "sequential writes as slow (%s/s): an SSD's SLC cache ran out, not a shingled disk's media cache",
+			 fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)), c->fast_iops, c->slow_iops,
+			 output_seconds(c->stall_floor, b2, sizeof b2), fmt_bytes(b5, sizeof b5, f->seq_rate));
+	} else if (f->wrote && c->fell) {
+		snprintf(v.text, sizeof v.text,
+			 "write rate fell after %s (%.0f to %.0f IOPS) but no write waited over %s: not the shape of a "
+			 "media cache filling%s", fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)), c->fast_iops,
+			 c->slow_iops, output_seconds(c->stall_floor, b2, sizeof b2),
+			 f->seq_ran ? "; sequential writes stayed fast" : "");
+		limit(&v, "an SSD's write cache running out looks like this; a sequential phase (--seq-seconds) tells it apart");
 	} else if (f->wrote) {
 		snprintf(v.text, sizeof v.text, "no cliff after %s written at %.0f IOPS (%s): consistent with CMR%s",
 			 fmt_bytes(b1, sizeof b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),

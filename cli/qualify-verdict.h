@@ -22,6 +22,8 @@ typedef struct QualifyFacts {
 	bool wrote;			/* the write phase ran */
 	CliffResult cliff;		/* of the random writes */
 	uint64_t block_size, written;
+	bool seq_ran;			/* sequential writes after the random ones */
+	double seq_rate;		/* their bytes a second */
 	const Hist *reads;		/* the first read phase (4 KiB), or NULL */
 } QualifyFacts;
 
@@ -32,9 +34,16 @@ typedef struct QualifyVerdict {
 	unsigned n_limits;
 } QualifyVerdict;
 
-/* The factor: a cliff as deep as a media cache filling makes (latency up and
- * completions down, each by at least 10x). */
+/* The factor: the completion rate fell and stayed down, with writes waiting
+ * longer than their queue explains (a band rewrite), as a media cache
+ * filling makes. */
 bool verdict_cliff_is_smr(const CliffResult *c);
+/* The factor: sequential writes after the fall still run at least
+ * SEQ_FAST_RATIO times the random writes' byte rate after it (a DM-SMR
+ * disk writes streams past its media cache; an SSD past its SLC cache is
+ * as slow for them). */
+#define SEQ_FAST_RATIO 4
+bool verdict_sequential_fast(const QualifyFacts *f);
 /* The factor for read-only runs: read bands with one beyond 100 ms. */
 bool verdict_reads_banded(const Hist *reads, Band *ret_slowest);
 void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret);

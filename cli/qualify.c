@@ -49,7 +49,7 @@ typedef struct Opts {
 	const char *confirm;		/* --yes-destroy */
 	unsigned iodepth;
 	uint64_t bs, budget;
-	double time_limit, rest, read_seconds, confirm_s, hold;
+	double time_limit, rest, read_seconds, confirm_s, hold, seq_seconds;
 	uint64_t sizes[MAX_SIZES];
 	unsigned n_sizes;
 	const char *report_prefix, *sysfs_root, *udev_root, *mountinfo, *swaps, *proc_root;
@@ -78,12 +78,16 @@ static int parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
+#define SEQ_BLOCK (1u << 20)
+
 typedef struct WriteStop {
 	uint64_t budget;
-	double confirm, hold, last_check;
+	CliffRules rules;
+	double hold, last_check;
 } WriteStop;
 
-/* Stop once a cliff has been seen and held for --hold seconds, or at the budget. */
+/* Stop once the rate has fallen and stayed down for --hold seconds, or at
+ * the budget. */
 static bool write_stop(Phase *p, double elapsed, void *userdata)
 {
 	WriteStop *w = userdata;
@@ -95,9 +99,9 @@ static bool write_stop(Phase *p, double elapsed, void *userdata)
 		return false;
 	w->last_check = elapsed;
 	CliffResult c;
-	cliff_find(p->rec, p->n, elapsed, w->confirm, &c);
-	if (c.found && elapsed - c.cliff_t >= w->hold) {
-		p->stopped = "cliff seen";
+	cliff_find(p->rec, p->n, elapsed, &w->rules, &c);
+	if (c.fell && elapsed - c.cliff_t >= w->hold) {
+		p->stopped = c.found ? "cliff seen" : "write rate fell";
 		return true;
 	}
 	return false;
@@ -110,7 +114,7 @@ static void usage(FILE *f)
 		"Tests a disk for hidden (drive-managed) SMR. Read-only by default: random reads of\n"
 		"several sizes across the whole disk, the latency distribution and its bands.\n"
 		"With --destructive (OVERWRITES THE DISK): sustained random writes until the write\n"
-		"cliff appears or a budget is spent, a rest, and reads.\n\n"
+		"cliff appears or a budget is spent, sequential writes, a rest, and reads.\n\n"
 		"  --destructive          write to the disk (refused if it has partitions, holders,\n"
 		"                         mounts, writers, any signature, a GPT header, or data in\n"
 		"                         its first, middle or last MiB; asks for its serial number)\n"
@@ -124,6 +128,9 @@ static void usage(FILE *f)
 		"  --time-limit SECONDS   stop writing after this long (600)\n"
 		"  --hold SECONDS         how long the slow phase must last after the cliff before\n"
 		"                         the writes stop (10)\n"
+		"  --seq-seconds SECONDS  after the random writes, sequential 1 MiB writes for this\n"
+		"                         long (10; 0: none): a DM-SMR disk stays fast, an SSD past\n"
+		"                         its SLC cache does not\n"
 		"  --rest SECONDS         idle time between writes and reads (30)\n"
 		"  --read-seconds SECONDS reads per transfer size (10)\n"
 		"  --sizes LIST           read transfer sizes (4k,64k,1m)\n"
@@ -172,9 +179,10 @@ static int parse_opts(int argc, char **argv, bool json, Opts *o, const char **de
 		{"sysfs-root", required_argument, NULL, 1}, {"udev-root", required_argument, NULL, 2},
 		{"mountinfo", required_argument, NULL, 3}, {"socket", required_argument, NULL, 4},
 		{"proc-root", required_argument, NULL, 5}, {"hold", required_argument, NULL, 'H'},
+		{"seq-seconds", required_argument, NULL, 'Q'},
 		{"help", no_argument, NULL, 'h'}, {},
 	};
-	*o = (Opts){.iodepth = 1, .bs = 4096, .time_limit = 600, .rest = 30, .read_seconds = 10, .confirm_s = 3, .hold = 10,
+	*o = (Opts){.iodepth = 1, .bs = 4096, .time_limit = 600, .rest = 30, .read_seconds = 10, .confirm_s = 3, .hold = 10, .seq_seconds = 10,
 		    .report = true, .sysfs_root = "/sys", .udev_root = "/run/udev", .mountinfo = "/proc/self/mountinfo",
 		    .swaps = "/proc/swaps", .proc_root = "/proc", .sizes = {4096, 65536, 1048576}, .n_sizes = 3,
 		    .json = json};
@@ -224,6 +232,10 @@ static int parse_opts(int argc, char **argv, bool json, Opts *o, const char **de
 			break;
 		case 'H':
 			if (parse_seconds(optarg, 1, &o->hold) < 0)
+				return -EINVAL;
+			break;
+		case 'Q':
+			if (parse_seconds(optarg, 0, &o->seq_seconds) < 0)
 				return -EINVAL;
 			break;
 		case 'S':
@@ -341,7 +353,7 @@ typedef struct Run {
 	Verdict v;
 	DiskIdentity id;
 	json_object *rep;
-	Phase wp, rp[MAX_SIZES];
+	Phase wp, sp, rp[MAX_SIZES];
 	CliffResult cliff;
 	bool learned;
 } Run;
@@ -350,6 +362,7 @@ static void run_done(Run *r)
 {
 	json_object_put(r->rep);
 	phase_free(&r->wp);
+	phase_free(&r->sp);
 	for (unsigned i = 0; i < MAX_SIZES; i++) {
 		phase_free(&r->rp[i]);
 		free((char *)r->rp[i].name);
@@ -367,21 +380,43 @@ static int write_phase(Run *r, Engine *e, json_object *phases)
 	fprintf(r->out, "writing random %s blocks at queue depth %u until the write cliff, %s or %.0f s\n",
 		fmt_bytes(b1, sizeof b1, (double)r->o.bs), r->o.iodepth, fmt_bytes(b2, sizeof b2, (double)budget),
 		r->o.time_limit);
-	WriteStop ws = {.budget = budget, .confirm = r->o.confirm_s, .hold = r->o.hold};
+	WriteStop ws = {.budget = budget, .hold = r->o.hold};
+	cliff_rules_init(&ws.rules, r->o.iodepth, r->o.confirm_s);
 	r->wp = (Phase){.name = "write", .write = true, .io_bytes = r->o.bs};
 	int k = engine_run(e, &r->wp, r->id.size, r->o.time_limit, write_stop, &ws, &interrupted,
 			   !r->o.json && isatty(STDERR_FILENO));
-	cliff_find(r->wp.rec, r->wp.n, r->wp.duration, r->o.confirm_s, &r->cliff);
+	cliff_find(r->wp.rec, r->wp.n, r->wp.duration, &ws.rules, &r->cliff);
 	r->learned = r->wp.n > 0;
 	json_object_object_add(phases, "write", report_write_phase(&r->wp, &r->cliff));
 	if (k < 0)
 		fprintf(stderr, "smrctl: qualify: writing failed: %s\n", strerror(-k));
-	if (!interrupted && k >= 0 && r->o.rest > 0) {
-		fprintf(r->out, "resting %.0f s (the drive may clean its cache now)\n", r->o.rest);
-		for (double t0 = now_seconds(CLOCK_MONOTONIC); !interrupted && now_seconds(CLOCK_MONOTONIC) - t0 < r->o.rest;)
-			usleep(100000);
-	}
 	return k;
+}
+
+/* Sequential 1 MiB writes right after the random ones: past a media cache
+ * a DM-SMR disk still streams them to the shingles at speed; an SSD past
+ * its SLC cache writes them as slowly as the random ones. */
+static int seq_phase(Run *r, Engine *e, json_object *phases)
+{
+	if (r->o.seq_seconds <= 0 || interrupted)
+		return 0;
+	fprintf(r->out, "writing sequential 1 MiB blocks for %.0f s\n", r->o.seq_seconds);
+	r->sp = (Phase){.name = "sequential", .write = true, .sequential = true, .io_bytes = SEQ_BLOCK};
+	int k = engine_run(e, &r->sp, r->id.size, r->o.seq_seconds, NULL, NULL, &interrupted,
+			   !r->o.json && isatty(STDERR_FILENO));
+	if (k < 0)
+		fprintf(stderr, "smrctl: qualify: sequential writing failed: %s\n", strerror(-k));
+	json_object_object_add(phases, "sequential", report_seq_phase(&r->sp));
+	return k;
+}
+
+static void rest(Run *r)
+{
+	if (interrupted || r->o.rest <= 0)
+		return;
+	fprintf(r->out, "resting %.0f s (the drive may clean its cache now)\n", r->o.rest);
+	for (double t0 = now_seconds(CLOCK_MONOTONIC); !interrupted && now_seconds(CLOCK_MONOTONIC) - t0 < r->o.rest;)
+		usleep(100000);
 }
 
 /* Reads: every size in read-only mode; 4 KiB after the writes. */
@@ -496,9 +531,15 @@ static void finish_discard(Run *r, int fd)
 		return;
 	const char *what = !r->o.discard ? "not asked for (--discard)" : interrupted ? "skipped: the run was interrupted"
 			 : r->sys.facts.discard_max_bytes == 0 ? "not supported by the disk" : NULL;
-	uint64_t ranges = 0, bytes = 0;
+	uint64_t ranges = 0, bytes = 0, sr = 0, sb = 0;
 	if (!what)
 		what = discard_written(fd, &r->wp, &ranges, &bytes);
+	/* and the sequential phase's blocks, if it ran */
+	if (r->sp.n && streq(what, "done")) {
+		what = discard_written(fd, &r->sp, &sr, &sb);
+		ranges += sr;
+		bytes += sb;
+	}
 	char b[32];
 	fprintf(r->out, "discard of the blocks this run wrote: %s", what);
 	if (ranges)
@@ -514,7 +555,7 @@ static void finish_discard(Run *r, int fd)
 static int measure(Run *r, int fd)
 {
 	Engine *e = NULL;
-	uint64_t maxbuf = r->o.bs;
+	uint64_t maxbuf = r->o.bs > SEQ_BLOCK ? r->o.bs : SEQ_BLOCK;
 	for (unsigned i = 0; i < r->o.n_sizes; i++)
 		maxbuf = r->o.sizes[i] > maxbuf ? r->o.sizes[i] : maxbuf;
 	/* Only now, checks passed: the page cache must not answer our I/O. */
@@ -526,8 +567,8 @@ static int measure(Run *r, int fd)
 	}
 	json_object *phases = json_object_new_object();
 	json_object_object_add(r->rep, "phases", phases);
-	if (r->o.destructive)
-		write_phase(r, e, phases);
+	if (r->o.destructive && write_phase(r, e, phases) >= 0 && seq_phase(r, e, phases) >= 0)
+		rest(r);
 	read_phases(r, e, phases);
 	engine_free(e);
 	return 0;
@@ -537,6 +578,7 @@ static void conclude(Run *r)
 {
 	QualifyFacts f = {.destructive = r->o.destructive, .interrupted = interrupted, .static_class = r->v.class,
 			  .wrote = r->o.destructive, .cliff = r->cliff, .block_size = r->o.bs, .written = r->wp.bytes,
+			  .seq_ran = r->sp.n > 0, .seq_rate = r->sp.duration > 0 ? (double)r->sp.bytes / r->sp.duration : 0,
 			  .reads = r->rp[0].n ? &r->rp[0].hist : NULL};
 	QualifyVerdict v;
 	qualify_verdict(&f, &v);

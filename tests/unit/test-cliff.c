@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The qualification's cliff finder on synthetic runs: the primer's DM-SMR
- * (2500 IOPS for 70 s, then 3 IOPS), a CMR disk at 490 IOPS with jitter and
- * rare slow writes, and a short run that never reaches the cliff. */
+/* The qualification's cliff finder on synthetic runs of the corpus's
+ * shapes: the primer's serialised DM-SMR slow phase (2500 IOPS for 70 s,
+ * then 3 IOPS), aicodix's mixed one (most writes still fast, a few wait a
+ * second), hiccups in the fast phase, the same at queue depth 16, an SSD
+ * whose SLC cache runs out (the rate falls, nothing waits), CMR disks
+ * (no fall; a DRAM burst is not a fast phase), and runs too short to tell. */
 #include <stdlib.h>
 
 #include "cliff.h"
@@ -14,55 +17,125 @@ static double urand(void)
 	return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-/* QD1: each I/O is submitted when the previous completes. */
-static size_t run(IoRec *r, size_t cap, double duration, double (*lat)(double t))
+/* A disk serving one I/O at a time (FIFO), kept busy by a closed loop of
+ * qd I/Os: service(t, i) is how long the i-th I/O takes once it reaches the
+ * head of the queue at t. Records come out in completion order. */
+static size_t simulate(IoRec *r, size_t cap, unsigned qd, double duration, double (*service)(double t, size_t i))
 {
+	double free_at = 0, submit[64];
+	for (unsigned k = 0; k < qd; k++)
+		submit[k] = 0;
 	size_t n = 0;
-	for (double t = 0; t < duration && n < cap; n++) {
-		r[n].t = t;
-		r[n].lat = (float)lat(t);
-		t += r[n].lat;
+	for (unsigned k = 0; n < cap; k = (k + 1) % qd) {
+		double start = submit[k] > free_at ? submit[k] : free_at;
+		if (start >= duration)
+			break;
+		double done = start + service(start, n);
+		r[n++] = (IoRec){.t = submit[k], .lat = (float)(done - submit[k])};
+		free_at = done;
+		submit[k] = done;	/* the loop submits the next one at once */
 	}
 	return n;
 }
 
-static double smr(double t) { return t < 70 ? 0.0004 * (0.8 + 0.4 * urand()) : 0.333 * (0.8 + 0.4 * urand()); }
-static double cmr(double t) { (void)t; return urand() < 0.002 ? 0.06 : 0.002 + 0.002 * urand(); }
-static double short_smr(double t) { return smr(t); }
+static double jitter(double v) { return v * (0.8 + 0.4 * urand()); }
+/* RAIDIX: 2500 IOPS for 70 s, then every write waits for a rewrite (3 IOPS). */
+static double serial(double t, size_t i) { (void)i; return t < 70 ? jitter(0.0004) : jitter(0.333); }
+/* aicodix: after 20 s, 3% of writes wait ~0.4-1.2 s, the rest stay fast. */
+static double mixed(double t, size_t i) { (void)i; return t >= 20 && urand() < 0.03 ? 0.4 + 0.8 * urand() : jitter(0.00037); }
+/* and about one write in a few thousand takes ~1 s before the cliff */
+static double hiccups(double t, size_t i) { return t < 20 && i % 12000 == 11999 ? jitter(1.0) : mixed(t, i); }
+/* a small cache (8 MiB of 4 KiB writes, 90% full): 1800 writes, then serial */
+static double small_cache(double t, size_t i) { (void)t; return i < 1800 ? jitter(0.0006) : jitter(0.4); }
+/* Crucial P1 (scaled): 33 us a write until 16 s, then 0.9 ms; never a wait. */
+static double slc(double t, size_t i) { (void)i; return t < 16 ? jitter(0.000033) : jitter(0.0009); }
+/* CMR, write cache on: 490 IOPS at 2 ms, rarely 60 ms. */
+static double cmr(double t, size_t i) { (void)t, (void)i; return urand() < 0.002 ? 0.06 : jitter(0.002); }
+/* CMR, write-through, after a 256-write DRAM burst at 0.3 ms: 8 ms, spikes of 90 ms. */
+static double cmr_burst(double t, size_t i) { (void)t; return i < 256 ? 0.0003 : urand() < 0.003 ? 0.09 : jitter(0.008); }
+
+static void check_cliff(const char *name, const CliffResult *c, double at, double fast_iops)
+{
+	printf("%s: fell %d, waits %d (%llu over %.0f ms, slowest %.2f s) at %.2f s after %llu I/Os; %.0f IOPS, then %.1f\n",
+	       name, c->fell, c->found, (unsigned long long)c->stalls, c->stall_floor * 1000, c->slowest, c->cliff_t,
+	       (unsigned long long)c->fast_ios, c->fast_iops, c->slow_iops);
+	CHECK(c->fell);
+	CHECK(c->found);
+	CHECK(fabs(c->cliff_t - at) < 0.02 * at + 0.05);
+	CHECK(fabs(c->fast_iops - fast_iops) < 0.1 * fast_iops);
+	CHECK(c->slow_iops * 3 < c->fast_iops);
+	CHECK(c->stalls > 0);
+}
 
 int main(void)
 {
-	size_t cap = 400000;
+	size_t cap = 2000000;
 	IoRec *r = calloc(cap, sizeof *r);
 	CliffResult c;
+	CliffRules rules, qd16;
+	cliff_rules_init(&rules, 1, 3);
+	cliff_rules_init(&qd16, 16, 3);
 
-	size_t n = run(r, cap, 130, smr);
-	cliff_find(r, n, 130, 3, &c);
-	CHECK(c.found);
-	CHECK_NEAR(c.cliff_t, 70, 0.01);
-	CHECK(fabs(c.fast_iops - 2500) < 50);
+	size_t n = simulate(r, cap, 1, 130, serial);
+	cliff_find(r, n, 130, &rules, &c);
+	check_cliff("serial", &c, 70, 2500);
 	CHECK(fabs(c.fast_lat - 0.0004) < 0.00005);
 	CHECK(fabs(c.slow_iops - 3) < 0.3);
 	CHECK(fabs(c.slow_lat - 0.333) < 0.03);
 	CHECK_INT(c.fast_ios + c.slow_ios, n);
 
-	n = run(r, cap, 120, cmr);
-	cliff_find(r, n, 120, 3, &c);
+	/* most writes still fast after the cliff: the median says nothing, the rate does */
+	n = simulate(r, cap, 1, 50, mixed);
+	cliff_find(r, n, 50, &rules, &c);
+	check_cliff("mixed", &c, 20, 2700);
+	CHECK(c.slow_lat < 0.001);
+
+	n = simulate(r, cap, 1, 50, hiccups);
+	cliff_find(r, n, 50, &rules, &c);
+	check_cliff("hiccups then mixed", &c, 20, 2270);	/* four 1 s hiccups in 20 s */
+
+	/* a fast phase of ~1.1 s: too short to need two seconds of it */
+	n = simulate(r, cap, 1, 20, small_cache);
+	cliff_find(r, n, 20, &rules, &c);
+	check_cliff("small cache", &c, 1.08, 1667);
+
+	/* at queue depth 16 every fast write waits 16 services in the queue */
+	n = simulate(r, cap, 16, 50, mixed);
+	cliff_find(r, n, 50, &qd16, &c);
+	check_cliff("mixed at QD16", &c, 20, 2700);
+
+	/* the rate falls, nothing waits: a plateau, not a media cache */
+	n = simulate(r, cap, 4, 40, slc);
+	cliff_find(r, n, 40, &rules, &c);
+	printf("slc: fell %d at %.2f s, waits %d (%llu), %.0f IOPS then %.0f\n", c.fell, c.cliff_t, c.found,
+	       (unsigned long long)c.stalls, c.fast_iops, c.slow_iops);
+	CHECK(c.fell);
 	CHECK(!c.found);
-	CHECK(fabs(c.fast_iops - 330) < 30);
+	CHECK_INT(c.stalls, 0);
+	CHECK(fabs(c.cliff_t - 16) < 0.5);
+
+	n = simulate(r, cap, 1, 120, cmr);
+	cliff_find(r, n, 120, &rules, &c);
+	CHECK(!c.fell && !c.found);
+	CHECK(fabs(c.fast_iops - 490) < 40);
 	CHECK_INT(c.fast_ios, n);
 
-	n = run(r, cap, 30, short_smr);	/* stopped before the cache filled */
-	cliff_find(r, n, 30, 3, &c);
-	CHECK(!c.found);
+	n = simulate(r, cap, 1, 60, cmr_burst);
+	cliff_find(r, n, 60, &rules, &c);
+	printf("cmr after a DRAM burst: fell %d, found %d, %.0f IOPS\n", c.fell, c.found, c.fast_iops);
+	CHECK(!c.fell && !c.found);
+
+	n = simulate(r, cap, 1, 30, serial);	/* stopped before the cache filled */
+	cliff_find(r, n, 30, &rules, &c);
+	CHECK(!c.found && !c.fell);
 	CHECK(c.fast_iops > 2000);
 
 	/* a cliff in the last seconds cannot be confirmed yet */
-	n = run(r, cap, 71.5, smr);
-	cliff_find(r, n, 71.5, 3, &c);
+	n = simulate(r, cap, 1, 71.5, serial);
+	cliff_find(r, n, 71.5, &rules, &c);
 	CHECK(!c.found);
 
-	cliff_find(r, 0, 10, 3, &c);
+	cliff_find(r, 0, 10, &rules, &c);
 	CHECK(!c.found);
 	free(r);
 	return test_done("cliff");
