@@ -106,6 +106,22 @@ void output_status(FILE *f, json_object *r)
 	}
 }
 
+/* "tank" for a disk in ZFS pool tank, "md0", "lvm:vg0"; "+1" per further
+ * membership; "-" for none. */
+static const char *output_pool(json_object *members, char *buf, size_t n)
+{
+	size_t k = members && json_object_is_type(members, json_type_array) ? json_object_array_length(members) : 0;
+	if (k == 0) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	json_object *m = json_object_array_get_idx(members, 0);
+	const char *type = jstr(m, "type");
+	bool bare = strcmp(type, "zfs") == 0 || strcmp(type, "md") == 0;	/* pool and array names say what they are */
+	snprintf(buf, n, "%s%s%s%s", bare ? "" : type, bare ? "" : ":", jstr(m, "name"), k > 1 ? "+" : "");
+	return buf;
+}
+
 void output_disks(FILE *f, json_object *r)
 {
 	json_object *a = jget(r, "disks");
@@ -114,13 +130,14 @@ void output_disks(FILE *f, json_object *r)
 		fprintf(f, "no disks watched\n");
 		return;
 	}
-	fprintf(f, "%-10s %-24s %-12s %5s %5s %8s %8s %9s %9s %8s %8s\n", "DEVICE", "MODEL", "CLASS", "SMR", "GC",
-		"R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT");
+	fprintf(f, "%-10s %-24s %-12s %-14s %5s %5s %8s %8s %9s %9s %8s %8s\n", "DEVICE", "MODEL", "CLASS", "POOL",
+		"SMR", "GC", "R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT");
 	for (size_t i = 0; i < n; i++) {
 		json_object *d = json_object_array_get_idx(a, i);
-		char rb[16], wb[16], rl[16], wl[16];
-		fprintf(f, "%-10s %-24.24s %-12s %5.2f %5.2f %8.1f %8.1f %9s %9s %8s %8s%s\n", jstr(d, "device"),
-			jstr(d, "model"), jstr(d, "class"), jnum(d, "smr_confidence"), jnum(d, "gc_score"),
+		char rb[16], wb[16], rl[16], wl[16], pool[64];
+		output_pool(jget(d, "members"), pool, sizeof pool);
+		fprintf(f, "%-10s %-24.24s %-12s %-14.14s %5.2f %5.2f %8.1f %8.1f %9s %9s %8s %8s%s\n", jstr(d, "device"),
+			jstr(d, "model"), jstr(d, "class"), pool, jnum(d, "smr_confidence"), jnum(d, "gc_score"),
 			jnum(d, "reads_per_second"),
 			jnum(d, "writes_per_second"), output_bytes(jnum(d, "read_bytes_per_second"), rb, sizeof rb),
 			output_bytes(jnum(d, "write_bytes_per_second"), wb, sizeof wb),
@@ -338,6 +355,12 @@ void output_show(FILE *f, json_object *r)
 	fprintf(f, "%s: %s\n", jstr(r, "device"), *jstr(r, "model") ? jstr(r, "model") : "(no model reported)");
 	fprintf(f, "  serial %s, wwn %s\n", *jstr(r, "serial") ? jstr(r, "serial") : "-",
 		*jstr(r, "wwn") ? jstr(r, "wwn") : "-");
+	json_object *mem = jget(r, "members");
+	for (size_t i = 0; mem && json_object_is_type(mem, json_type_array) && i < json_object_array_length(mem); i++) {
+		json_object *m = json_object_array_get_idx(mem, i);
+		fprintf(f, "  member of %s %s (on %s%s%s)\n", jstr(m, "type"), jstr(m, "name"), jstr(m, "via"),
+			*jstr(m, "detail") ? ", " : "", jstr(m, "detail"));
+	}
 	fprintf(f, "  %s, %.0f:%.0f, %s, zoned %s", jstr(r, "transport"), jnum(r, "major"), jnum(r, "minor"),
 		output_bytes(jnum(r, "size_bytes"), size, sizeof size), jstr(r, "zoned"));
 	if (!isnan(jnum(r, "io_timeout_seconds")))

@@ -259,3 +259,86 @@ int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret)
 	snprintf(path, sizeof path, "block/%s/size", name);
 	return read_u64_at(sysfs_fd, path, ret);
 }
+
+/* One device's signature: udev's ID_FS_* (or the fallback's), and holders/. */
+static void read_signature(int sysfs_fd, int udev_fd, int dir_fd, const char *device, SignatureProbe fallback,
+			   void *userdata, MemberSignature *s)
+{
+	*s = (MemberSignature){0};
+	snprintf(s->device, sizeof s->device, "%s", device);
+	unsigned major = 0, minor = 0;
+	bool udev_known = false;
+	if (probe_devnum(dir_fd, &major, &minor) == 0 && udev_fd >= 0) {
+		char path[64];
+		_cleanup_free_ char *text = NULL;
+		snprintf(path, sizeof path, "data/b%u:%u", major, minor);
+		if (read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, NULL) == 0) {
+			udev_known = true;
+			udevdb_lookup(text, "ID_FS_TYPE", s->fs_type, sizeof s->fs_type);
+			udevdb_lookup(text, "ID_FS_LABEL", s->label, sizeof s->label);
+			udevdb_lookup(text, "ID_FS_UUID", s->uuid, sizeof s->uuid);
+			udevdb_lookup(text, "ID_FS_UUID_SUB", s->uuid_sub, sizeof s->uuid_sub);
+		}
+	}
+	if (!udev_known && fallback && major)
+		(void)fallback(device, major, minor, s, userdata);
+
+	int hfd = openat(dir_fd, "holders", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = hfd >= 0 ? fdopendir(hfd) : NULL;
+	if (!dir) {
+		if (hfd >= 0)
+			close(hfd);
+		return;
+	}
+	for (struct dirent *de; (de = readdir(dir)) && s->n_holders < MEMBER_HOLDERS;) {
+		if (de->d_name[0] == '.' || !sysfs_valid_name(de->d_name))
+			continue;
+		unsigned i = s->n_holders++;
+		size_t len = strlen(de->d_name);	/* under 32: sysfs_valid_name */
+		memcpy(s->holders[i], de->d_name, len + 1);
+		/* holders/dm-3 links to the dm device's directory in the tree */
+		char path[300];
+		snprintf(path, sizeof path, "block/%s/dm/name", de->d_name);
+		if (attr_str(sysfs_fd, path, s->holder_names[i], sizeof s->holder_names[i]) < 0)
+			s->holder_names[i][0] = 0;
+	}
+	closedir(dir);
+}
+
+int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, SignatureProbe fallback, void *userdata,
+			   Memberships *ret)
+{
+	char path[64];
+	Memberships ms = {0};
+	MemberSignature sig;
+	Membership m;
+	if (!sysfs_valid_name(name))
+		return -EINVAL;
+	snprintf(path, sizeof path, "block/%s", name);
+	int blk = openat(sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (blk < 0)
+		return -errno;
+	read_signature(sysfs_fd, udev_fd, blk, name, fallback, userdata, &sig);
+	if (membership_from_signature(&sig, &m))
+		memberships_add(&ms, &m);
+	DIR *dir = fdopendir(blk);
+	if (!dir) {
+		int r = -errno;
+		close(blk);
+		return r;
+	}
+	/* partitions are the subdirectories with a "partition" file */
+	for (struct dirent *de; (de = readdir(dir));) {
+		if (de->d_name[0] == '.' || !startswith(de->d_name, name) || !sysfs_valid_name(de->d_name))
+			continue;
+		_cleanup_close_ int part = openat(blk, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (part < 0 || faccessat(part, "partition", F_OK, 0) < 0)
+			continue;
+		read_signature(sysfs_fd, udev_fd, part, de->d_name, fallback, userdata, &sig);
+		if (membership_from_signature(&sig, &m))
+			memberships_add(&ms, &m);
+	}
+	closedir(dir);
+	*ret = ms;
+	return 0;
+}

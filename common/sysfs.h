@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "classify.h"
+#include "membership.h"
 
 typedef struct SysfsDisk {
 	unsigned major, minor;
@@ -34,3 +35,14 @@ int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret
 int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret);
 /* Looks up KEY in the text of a udev database file ("E:KEY=value" lines). */
 bool udevdb_lookup(const char *text, const char *key, char *buf, size_t n);
+
+/* Where udev knows nothing of a device (no udevd, or a disk that came
+ * before it ran): fills s's fs_type, label, uuid, uuid_sub from the
+ * device itself; 0, or -errno. Called with major:minor so that the
+ * opened node can be checked to be that device. */
+typedef int (*SignatureProbe)(const char *device, unsigned major, unsigned minor, MemberSignature *s,
+			      void *userdata);
+/* What block/<name> and its partitions are members of, from udev's
+ * database and holders/ (and fallback, which may be NULL). */
+int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, SignatureProbe fallback, void *userdata,
+			   Memberships *ret);

@@ -18,6 +18,7 @@
 typedef struct Disk {
 	char name[32];
 	SysfsDisk sys;
+	Memberships members;	/* pools, arrays, volume groups it is part of */
 	Verdict verdict;
 	DiskstatAccum ds;
 	double interval;	/* seconds covered by ds.delta */

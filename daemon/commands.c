@@ -90,6 +90,21 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	return 0;
 }
 
+static json_object *members_json(const Disk *d)
+{
+	json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < d->members.n; i++) {
+		const Membership *m = &d->members.m[i];
+		json_object *o = json_object_new_object();
+		json_object_object_add(o, "type", json_object_new_string(member_type_to_string(m->type)));
+		json_object_object_add(o, "name", json_object_new_string(m->name));
+		json_object_object_add(o, "via", json_object_new_string(m->via));
+		json_object_object_add(o, "detail", json_object_new_string(m->detail));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *disk_summary(const Context *ctx, const Disk *d)
 {
 	json_object *o = json_object_new_object();
@@ -102,6 +117,7 @@ static json_object *disk_summary(const Context *ctx, const Disk *d)
 	json_object_object_add(o, "device", json_object_new_string(d->name));
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
+	json_object_object_add(o, "members", members_json(d));
 	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v.class)));
 	json_object_object_add(o, "confidence", json_object_new_double(v.confidence));
 	json_object_object_add(o, "smr_confidence", json_object_new_double(v.smr_confidence));
@@ -445,6 +461,7 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
 	json_object_object_add(o, "wwn", json_object_new_string(d->sys.wwn));
+	json_object_object_add(o, "members", members_json(d));
 	json_object_object_add(o, "transport", json_object_new_string(transport_to_string(f->transport)));
 	json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t)(d->sys.size_sectors * 512)));
 	json_object_object_add(o, "zoned", json_object_new_string(f->zoned[0] ? f->zoned : "none"));

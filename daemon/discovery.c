@@ -6,9 +6,12 @@
  */
 #include "discovery.h"
 
+#include <blkid/blkid.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <libudev.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "log.h"
@@ -60,6 +63,91 @@ static void drop(Discovery *disc, const char *name, const char *why)
 		disc->cb.changed(disc->cb.userdata);
 }
 
+/* libblkid on the device node, for a device udev knows nothing about.
+ * Only the node that is major:minor (a captured tree's names mean nothing
+ * here), opened read-only and never exclusively. */
+static int blkid_signature(const char *device, unsigned major, unsigned minor, MemberSignature *s, void *userdata)
+{
+	(void)userdata;
+	char node[64];
+	snprintf(node, sizeof node, "/dev/%s", device);
+	_cleanup_close_ int fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(major, minor))
+		return -ENODEV;
+	blkid_probe pr = blkid_new_probe();
+	if (!pr)
+		return -ENOMEM;
+	int r = -ENODATA;
+	if (blkid_probe_set_device(pr, fd, 0, 0) == 0) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
+		if (blkid_do_safeprobe(pr) == 0) {
+			static const struct { const char *key; size_t off, len; } keys[] = {
+				{"TYPE", offsetof(MemberSignature, fs_type), sizeof s->fs_type},
+				{"LABEL", offsetof(MemberSignature, label), sizeof s->label},
+				{"UUID", offsetof(MemberSignature, uuid), sizeof s->uuid},
+				{"UUID_SUB", offsetof(MemberSignature, uuid_sub), sizeof s->uuid_sub},
+			};
+			for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+				const char *v;
+				if (blkid_probe_lookup_value(pr, keys[i].key, &v, NULL) == 0) {
+					_cleanup_free_ char *clean = str_sanitize(v);
+					if (clean)
+						snprintf((char *)s + keys[i].off, keys[i].len, "%s", clean);
+				}
+			}
+			r = 0;
+		}
+	}
+	blkid_free_probe(pr);
+	return r;
+}
+
+static bool same_members(const Memberships *a, const Memberships *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (unsigned i = 0; i < a->n; i++)
+		if (a->m[i].type != b->m[i].type || !streq(a->m[i].name, b->m[i].name) || !streq(a->m[i].via, b->m[i].via))
+			return false;
+	return true;
+}
+
+/* Re-reads what d belongs to; says what changed. Reading a signature
+ * from the disk itself (no udev database) is I/O on the event loop, and a
+ * disk in a destage storm can take seconds to answer: done when the disk
+ * comes and on its own uevents (probe), never on the periodic rescan. */
+static void read_members(Discovery *disc, Disk *d, bool probe)
+{
+	Memberships ms;
+	char path[64];
+	snprintf(path, sizeof path, "data/b%u:%u", d->sys.major, d->sys.minor);
+	bool udev_known = disc->src.udev_fd >= 0 && faccessat(disc->src.udev_fd, path, F_OK, 0) == 0;
+	if (!probe && !udev_known && disc->src.live)
+		return;
+	int r = sysfs_read_memberships(disc->src.sysfs_fd, disc->src.udev_fd, d->name,
+				       disc->src.live && probe ? blkid_signature : NULL, NULL, &ms);
+	if (r < 0 || same_members(&d->members, &ms))
+		return;
+	for (unsigned i = 0; i < ms.n; i++)
+		log_info("%s is a member of %s %s (on %s%s%s)", d->name, member_type_to_string(ms.m[i].type),
+			 ms.m[i].name, ms.m[i].via, *ms.m[i].detail ? ", " : "", ms.m[i].detail);
+	if (ms.n == 0)
+		log_info("%s is no longer a member of any pool, array or volume group", d->name);
+	d->members = ms;
+	if (disc->cb.changed)
+		disc->cb.changed(disc->cb.userdata);
+}
+
+void discovery_refresh_members(Discovery *disc)
+{
+	for (size_t i = 0; i < registry_size(disc->disks); i++)
+		read_members(disc, registry_at(disc->disks, i), false);
+}
+
 void discovery_probe(Discovery *disc, const char *name)
 {
 	SysfsDisk sys;
@@ -105,6 +193,7 @@ void discovery_probe(Discovery *disc, const char *name)
 		classify_disk(&d->sys.facts, disc->models, &d->verdict);
 		if (old != d->verdict.class)
 			log_verdict(d, "reclassified");
+		read_members(disc, d, true);
 		return;
 	}
 	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME)};
@@ -116,6 +205,7 @@ void discovery_probe(Discovery *disc, const char *name)
 		return;
 	}
 	log_verdict(d, "watching");
+	read_members(disc, d, true);
 	if (disc->cb.added)
 		disc->cb.added(d, disc->cb.userdata);
 	if (disc->cb.changed)
@@ -215,6 +305,9 @@ int discovery_scan(Discovery *disc)
 		return log_warning_errno(r, "Failed to enumerate block devices, keeping the current list: %m");
 	}
 	sweep(disc);
+	/* without udev's events (a captured tree, no udevd) this is how a
+	 * disk joining a pool is seen */
+	discovery_refresh_members(disc);
 	return 0;
 }
 
@@ -250,13 +343,27 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		const char *name = udev_device_get_sysname(dev);
 		const char *type = udev_device_get_devtype(dev);
 		const char *action = udev_device_get_action(dev);
-		if (!name || !type || !streq(type, "disk"))
+		if (!name || !type)
 			continue;
 		log_debug("uevent %s %s", action ? action : "?", name);
+		if (streq(type, "partition")) {
+			/* a signature written to or wiped from a partition */
+			struct udev_device *parent = udev_device_get_parent_with_subsystem_devtype(dev, "block", "disk");
+			const char *pname = parent ? udev_device_get_sysname(parent) : NULL;
+			Disk *d = pname ? registry_get(disc->disks, pname) : NULL;
+			if (d)
+				read_members(disc, d, true);
+			continue;
+		}
+		if (!streq(type, "disk"))
+			continue;
 		if (action && streq(action, "remove"))
 			drop(disc, name, "device removed");
 		else
 			discovery_probe(disc, name);
+		/* an array or volume assembled or stopped changes its members' holders */
+		if (!registry_get(disc->disks, name))
+			discovery_refresh_members(disc);
 	}
 }
 
@@ -282,7 +389,7 @@ static int start_monitor(Discovery *d)
 	d->monitor = udev_monitor_new_from_netlink(d->udev, udevd ? "udev" : "kernel");
 	if (!d->monitor)
 		return -errno ? -errno : -ENOMEM;
-	int r = udev_monitor_filter_add_match_subsystem_devtype(d->monitor, "block", "disk");
+	int r = udev_monitor_filter_add_match_subsystem_devtype(d->monitor, "block", NULL);
 	if (r >= 0)
 		r = udev_monitor_enable_receiving(d->monitor);
 	if (r < 0)

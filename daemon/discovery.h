@@ -40,6 +40,11 @@ void discovery_probe(Discovery *d, const char *name);
  * with a medium (changes to known disks arrive as uevents). Cheap enough to
  * call for every disk on every scan. */
 void discovery_check(Discovery *d, const char *name);
+/* Re-reads what every watched disk is a member of (pools, arrays, volume
+ * groups) from udev's database and holders/; done on every scan and when
+ * an array or volume comes or goes. A disk's own uevents (and its
+ * partitions') re-read it, with libblkid where udev knows nothing. */
+void discovery_refresh_members(Discovery *d);
 /* Re-applies the rules to every watched disk (after a reload). */
 void discovery_reclassify(Discovery *d);
 /* Failed reads of a disk's sysfs attributes, since start. */

@@ -60,6 +60,8 @@ static void add_classification(MetricSet *set, Context *ctx)
 		"Zone size of a zoned disk.");
 	MetricFamily *tmo = metricset_family(set, "smrd_disk_io_timeout_seconds", METRIC_GAUGE,
 		"The kernel's I/O timeout for the disk (queue/io_timeout): a stall longer than this resets the disk.");
+	MetricFamily *member = metricset_family(set, "smrd_disk_membership_info", METRIC_GAUGE,
+		"What the disk belongs to: type zfs (pool), md (array), lvm (volume group), bcache or btrfs; one series each.");
 
 	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
 		const Disk *d = registry_at(ctx->disks, i);
@@ -72,6 +74,11 @@ static void add_classification(MetricSet *set, Context *ctx)
 					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
 		metric_add(info, NULL, labels, 1);
 		metric_add(conf, NULL, dev, v.smr_confidence);
+		for (unsigned k = 0; k < d->members.n; k++) {
+			const char *ml[] = {"device", d->name, "type", member_type_to_string(d->members.m[k].type),
+					    "name", d->members.m[k].name, NULL};
+			metric_add(member, NULL, ml, 1);
+		}
 		if (f->nr_zones > 0) {
 			metric_add(zones, NULL, dev, (double)f->nr_zones);
 			if (f->zone_sectors > 0)

@@ -30,6 +30,15 @@ for dir in "$FIX"/*/; do
 		got=$(metrics_py get "$T/$case.prom" smrd_disk_smr_confidence device="$dev")
 		check "$case: $dev SMR confidence $conf (got $got)" python3 -c "import sys; sys.exit(abs($got-$conf)>1e-9)"
 	done <"$dir/expected"
+	# pools, arrays and volume groups: each expected series, and no other
+	if [ -f "$dir/members" ]; then
+		while read -r dev type name; do
+			got=$(metrics_py get "$T/$case.prom" smrd_disk_membership_info device="$dev" type="$type" name="$name")
+			check "$case: $dev is a member of $type $name" [ "$got" = 1 ]
+		done <"$dir/members"
+		n=$(grep -c '^smrd_disk_membership_info{' "$T/$case.prom")
+		check "$case: $(wc -l <"$dir/members") memberships, no other ($n)" [ "$n" -eq "$(wc -l <"$dir/members")" ]
+	fi
 	check "$case: promtool check metrics" sh -c "promtool check metrics <'$T/$case.prom'"
 
 	# node_exporter, same tree, diskstats only, nothing excluded.

@@ -42,7 +42,10 @@ def compare_node(node_path, smrd_path):
     devices = {d for (_, d) in smrd}
     compared = bad = 0
     for n, labels, v in parse(node_path):
-        if not n.startswith('node_disk_') or n == 'node_disk_info':
+        # the diskstats counters; node_exporter's udev-derived *_info series
+        # (node_disk_info, filesystem_info, device_mapper_info) say what
+        # smrd_disk_info and smrd_disk_membership_info say in their own form
+        if not n.startswith('node_disk_') or n.endswith('_info') or n.startswith('node_disk_ata_'):
             continue
         dev = labels.get('device')
         if dev not in devices:

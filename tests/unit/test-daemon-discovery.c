@@ -58,6 +58,59 @@ static void reset(Heard *h)
 	*h = (Heard){.disks = disks};
 }
 
+/* The pools tree: each disk's memberships, then a pool destroyed and a
+ * disk joining a volume group, seen at the next scan with a changed(). */
+static void test_members(const char *fixtures, const ModelList *models, const DeviceFilter *all)
+{
+	_cleanup_(unit_tree_freep) char *root = unit_tree_copy(fixtures, "pools");
+	CHECK(root != NULL);
+	if (!root)
+		return;
+	DiskSources src = {.sysfs_fd = unit_tree_open(root, "sys"), .procfs_fd = unit_tree_open(root, "proc"),
+			   .udev_fd = unit_tree_open(root, "udev"), .live = false};
+	sd_event *e = NULL;
+	CHECK_INT(sd_event_new(&e), 0);
+	DiskRegistry *disks = registry_new();
+	Heard h = {.disks = disks};
+	DiscoveryCallbacks cb = {.added = on_added, .removed = on_removed, .changed = on_changed, .userdata = &h};
+	Discovery *disc = NULL;
+	CHECK_INT(discovery_new(e, &src, disks, &cb, false, &disc), 0);
+	discovery_set_rules(disc, all, models);
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK_INT(registry_size(disks), 9);		/* md127 and dm-0 have size 0 */
+	Disk *sda = registry_get(disks, "sda"), *sdg = registry_get(disks, "sdg"), *sdi = registry_get(disks, "sdi");
+	CHECK(sda && sda->members.n == 1 && sda->members.m[0].type == MEMBER_ZFS &&
+	      streq(sda->members.m[0].name, "tank") && streq(sda->members.m[0].via, "sda1"));
+	CHECK(sdg && sdg->members.n == 1 && sdg->members.m[0].type == MEMBER_MD && streq(sdg->members.m[0].name, "md127"));
+	CHECK(sdi && sdi->members.n == 1 && sdi->members.m[0].type == MEMBER_LVM &&
+	      streq(sdi->members.m[0].name, "vg-data"));
+
+	/* zpool destroy wipes the labels; sda joins nothing; the next scan says so */
+	reset(&h);
+	CHECK_INT(unit_tree_write(src.udev_fd, "data/b8:1", "E:ID_PART_ENTRY_NAME=zfs\n"), 0);
+	CHECK_INT(discovery_scan(disc), 0);
+	sda = registry_get(disks, "sda");
+	CHECK(sda && sda->members.n == 0);
+	CHECK_INT(h.n_changed, 1);
+	/* garbage in the database is no membership, and no crash */
+	CHECK_INT(unit_tree_write(src.udev_fd, "data/b8:1", "E:ID_FS_TYPE=zfs_member\nE:ID_FS_LABEL\n\x01\n"), 0);
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK(sda && sda->members.n == 0);
+	/* the md array stopped: its members keep the array's created name */
+	reset(&h);
+	CHECK_INT(unlinkat(src.sysfs_fd, "block/sdg/sdg1/holders/md127", 0), 0);
+	discovery_refresh_members(disc);
+	sdg = registry_get(disks, "sdg");
+	CHECK(sdg && sdg->members.n == 1 && streq(sdg->members.m[0].name, "0") &&
+	      streq(sdg->members.m[0].detail, "not assembled"));
+	CHECK_INT(h.n_changed, 1);
+
+	discovery_free(disc);
+	registry_free(disks);
+	sd_event_unref(e);
+	close(src.sysfs_fd), close(src.procfs_fd), close(src.udev_fd);
+}
+
 int main(int argc, char **argv)
 {
 	log_set_max_level(LOG_CRIT);	/* the module logs what it drops; the test checks what it says */
@@ -190,6 +243,7 @@ int main(int argc, char **argv)
 	registry_free(other);
 
 	discovery_free(disc);
+	test_members(fixtures, models, all);
 	filter_free(all);
 	filter_free(no_sdb);
 	modellist_free(models);
