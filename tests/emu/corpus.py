@@ -79,9 +79,13 @@ def draw_case(rng, shape, idx, scale):
                "--low-water", f"{low:.3f}", "--slow", slow]
         if slow == "mixed":
             # the share of writes that wait: the rate falls 1 + share * stall / t_write
-            # times; aicodix's moving average fell 3-15x, the disk 175x
+            # times; aicodix's moving average fell 3-15x, the disk 175x.
+            # The shape is "most writes still acked fast": at queue depth 16 a
+            # share of 1/16 would hold every write in flight behind each
+            # rewrite (all of them wait: the serial shape), so at most a
+            # quarter of the writes in flight wait behind one
             while True:
-                share = loguniform(rng, 0.004, 0.06)
+                share = loguniform(rng, 0.004, min(0.06, 0.25 / qd))
                 if 1 + share * stall / t_write >= 5:
                     break
             emu += ["--stall-share", f"{share:.4f}"]
