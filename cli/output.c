@@ -353,8 +353,8 @@ void output_show(FILE *f, json_object *r)
 	json_object *v = jget(r, "verdict");
 	char size[16], rb[16], wb[16], rl[16], wl[16];
 	fprintf(f, "%s: %s\n", jstr(r, "device"), *jstr(r, "model") ? jstr(r, "model") : "(no model reported)");
-	fprintf(f, "  serial %s, wwn %s\n", *jstr(r, "serial") ? jstr(r, "serial") : "-",
-		*jstr(r, "wwn") ? jstr(r, "wwn") : "-");
+	fprintf(f, "  serial %s, wwn %s, firmware %s\n", *jstr(r, "serial") ? jstr(r, "serial") : "-",
+		*jstr(r, "wwn") ? jstr(r, "wwn") : "-", *jstr(r, "firmware") ? jstr(r, "firmware") : "-");
 	json_object *mem = jget(r, "members");
 	for (size_t i = 0; mem && json_object_is_type(mem, json_type_array) && i < json_object_array_length(mem); i++) {
 		json_object *m = json_object_array_get_idx(mem, i);

@@ -148,6 +148,7 @@ static void probe_udev(int udev_fd, unsigned major, unsigned minor, DiskFacts *f
 	if (!udevdb_lookup(text, "ID_SERIAL_SHORT", f->udev_serial, sizeof f->udev_serial))
 		udevdb_lookup(text, "ID_SERIAL", f->udev_serial, sizeof f->udev_serial);
 	udevdb_lookup(text, "ID_WWN", f->udev_wwn, sizeof f->udev_wwn);
+	udevdb_lookup(text, "ID_REVISION", f->udev_revision, sizeof f->udev_revision);
 	uint64_t v;
 	if (udevdb_lookup(text, "ID_ATA_ROTATION_RATE_RPM", rpm, sizeof rpm) && parse_u64(rpm, &v) == 0 &&
 	    v < 1000000)
@@ -206,6 +207,14 @@ static void probe_identity(int dev_fd, SysfsDisk *d)
 		snprintf(d->wwn, sizeof d->wwn, "%s", f->udev_wwn);
 	else if (dev_fd >= 0)
 		wwn_from_wwid(dev_fd, d->wwn, sizeof d->wwn);
+	/* the revision a firmware advisory names: ATA's own before the SCSI
+	 * layer's four characters (a SAT bridge truncates it) */
+	if (f->udev_revision[0])
+		snprintf(d->firmware, sizeof d->firmware, "%s", f->udev_revision);
+	else if (f->id_status == 0 && f->id.firmware[0])
+		snprintf(d->firmware, sizeof d->firmware, "%s", f->id.firmware);
+	else if (dev_fd >= 0 && attr_str(dev_fd, "rev", d->firmware, sizeof d->firmware) < 0)
+		attr_str(dev_fd, "firmware_rev", d->firmware, sizeof d->firmware);	/* NVMe */
 }
 
 int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret)
@@ -341,4 +350,26 @@ int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, Signatur
 	closedir(dir);
 	*ret = ms;
 	return 0;
+}
+
+void sysfs_disk_identity(int udev_fd, const char *name, const SysfsDisk *d, DiskIds *ret)
+{
+	*ret = (DiskIds){.name = name, .wwn = d->wwn, .serial = d->serial};
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	if (udev_fd < 0)
+		return;
+	snprintf(path, sizeof path, "data/b%u:%u", d->major, d->minor);
+	if (read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, NULL) < 0)
+		return;
+	for (const char *p = text; p && *p && ret->n_links < DISK_LINKS_MAX; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!startswith(p, "S:disk/by-id/"))
+			continue;
+		const char *v = p + strlen("S:disk/by-id/");
+		size_t len = strcspn(v, "\n");
+		if (len == 0 || len >= DISK_RULE_ID)
+			continue;
+		memcpy(ret->links[ret->n_links], v, len);
+		ret->links[ret->n_links++][len] = 0;
+	}
 }

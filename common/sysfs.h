@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "classify.h"
+#include "diskrule.h"
 #include "membership.h"
 
 typedef struct SysfsDisk {
@@ -17,6 +18,7 @@ typedef struct SysfsDisk {
 	uint64_t size_sectors;		/* 512-byte sectors, as sysfs reports */
 	int64_t io_timeout_ms;		/* queue/io_timeout, -1 if absent */
 	char serial[FACT_STR], wwn[FACT_STR], model[FACT_STR];
+	char firmware[24];		/* revision: udev, ATA IDENTIFY, SCSI rev, NVMe firmware_rev */
 	DiskFacts facts;
 } SysfsDisk;
 
@@ -46,3 +48,7 @@ typedef int (*SignatureProbe)(const char *device, unsigned major, unsigned minor
  * database and holders/ (and fallback, which may be NULL). */
 int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, SignatureProbe fallback, void *userdata,
 			   Memberships *ret);
+
+/* Who the disk is, for per-disk settings: name, WWN and serial from d, and
+ * its /dev/disk/by-id link names from udev's database ("S:" lines). */
+void sysfs_disk_identity(int udev_fd, const char *name, const SysfsDisk *d, DiskIds *ret);

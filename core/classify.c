@@ -46,7 +46,7 @@ const char *transport_to_string(Transport t)
 
 void disk_facts_init(DiskFacts *f, const char *name)
 {
-	*f = (DiskFacts){.transport = TRANSPORT_UNKNOWN, .rotational = -1, .scsi_type = -1,
+	*f = (DiskFacts){.admin_class = -1, .transport = TRANSPORT_UNKNOWN, .rotational = -1, .scsi_type = -1,
 			 .discard_max_bytes = -1, .nr_zones = -1, .zone_sectors = -1,
 			 .udev_rpm = -1, .b1_status = -ENOENT, .id_status = -ENOENT};
 	snprintf(f->name, sizeof f->name, "%s", name);
@@ -79,7 +79,7 @@ static Evidence *add(Ctx *c, const char *source, const char *implies, const char
 	_printf_(4, 5);
 static Evidence *add(Ctx *c, const char *source, const char *implies, const char *fmt, ...)
 {
-	/* At most 13 pieces are ever added; past the cap one is dropped (NULL). */
+	/* At most 14 pieces are ever added; past the cap one is dropped (NULL). */
 	if (c->v->n_evidence >= VERDICT_MAX_EVIDENCE)
 		return NULL;
 	Evidence *e = &c->v->evidence[c->v->n_evidence++];
@@ -294,6 +294,10 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 	if (f->size_status < 0)
 		size_ev = add(&c, "sysfs size", "cannot tell whether a medium is present: the attributes are not trusted",
 			      "unreadable: %s", read_error_string(f->size_status));
+	Evidence *admin_ev = NULL;
+	if (f->admin_class >= 0 && f->admin_class < _DISK_CLASS_MAX)
+		admin_ev = add(&c, "smrd.conf", "declared by the administrator: kept as the class, behaviour still watched",
+			       "%s = %s", f->admin_rule, disk_class_to_string((DiskClass)f->admin_class));
 	DiskClass declared = zoned_evidence(&c, &decl_ev);
 	const ModelEntry *m = model_evidence(&c, ml, &model_ev);
 	int rot = rotation_evidence(&c, &strong_rot);
@@ -302,7 +306,12 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 	if (size_ev)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, size_ev,
 		       "its size could not be read: watched, but not classified");
-	else if (declared >= 0)
+	else if (admin_ev) {
+		DiskClass a = (DiskClass)f->admin_class;
+		bool smr = a == DISK_CLASS_DM_SMR || a == DISK_CLASS_HOST_AWARE || a == DISK_CLASS_HOST_MANAGED;
+		decide(&v, a, 1.0, smr ? SMR_CONF_DECLARED : a == DISK_CLASS_SSD ? SMR_CONF_SOLID_STATE : SMR_CONF_KNOWN_CMR,
+		       admin_ev, "declared in smrd.conf by the administrator");
+	} else if (declared >= 0)
 		decide(&v, declared, 1.0, SMR_CONF_DECLARED, decl_ev, "declared by the drive or kernel");
 	else if (f->scsi_type > 0)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.9, SMR_CONF_SOLID_STATE, NULL,

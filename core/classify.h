@@ -41,6 +41,8 @@ typedef enum Transport {
 /* What the sysfs/udev reader found; empty strings and -1 mean "not there". */
 typedef struct DiskFacts {
 	char name[32];
+	int admin_class;		/* DiskClass declared in smrd.conf (disk.<ID>.expect), or -1 */
+	char admin_rule[112];		/* that key, for the evidence */
 	Transport transport;
 	int rotational;			/* queue/rotational */
 	char zoned[24];			/* queue/zoned */
@@ -50,6 +52,7 @@ typedef struct DiskFacts {
 	int64_t nr_zones, zone_sectors;	/* queue/nr_zones, queue/chunk_sectors */
 	char sysfs_vendor[FACT_STR], sysfs_model[FACT_STR];
 	char udev_model[FACT_STR], udev_serial[FACT_STR], udev_wwn[FACT_STR];
+	char udev_revision[24];
 	int udev_rpm;			/* ID_ATA_ROTATION_RATE_RPM */
 	int size_status;		/* 0, or why block/<name>/size could not be read */
 	int b1_status;			/* 0, or -ENOENT/-ENODATA/-EBADMSG/-EIO */

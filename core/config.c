@@ -91,10 +91,12 @@ static const ConfigItem *find_item(const char *key)
 }
 
 #define DETECT_PREFIX "detect."
+#define DISK_PREFIX "disk."
 
 bool config_has_key(const char *key)
 {
-	return find_item(key) || (startswith(key, DETECT_PREFIX) && detect_param_known(key + strlen(DETECT_PREFIX)));
+	return find_item(key) || (startswith(key, DETECT_PREFIX) && detect_param_known(key + strlen(DETECT_PREFIX))) ||
+	       (startswith(key, DISK_PREFIX) && disk_rule_key_known(key + strlen(DISK_PREFIX)));
 }
 
 char *config_regex_to_posix(const char *re)
@@ -186,6 +188,8 @@ int config_set(Config *c, const char *key, const char *value, char **ret_error)
 	double num = 0;
 	if (!it && startswith(key, DETECT_PREFIX))
 		return detect_param_set(&c->detect, key + strlen(DETECT_PREFIX), value, ret_error);
+	if (!it && startswith(key, DISK_PREFIX))
+		return disk_rule_set(&c->disks, key + strlen(DISK_PREFIX), value, ret_error);
 	if (!it)
 		return set_errorf(ret_error, -EINVAL, "unknown setting '%s'", key);
 	int r = validate(it, value, &num, ret_error);
@@ -326,4 +330,5 @@ void config_print(const Config *c, FILE *f)
 			fprintf(f, "%s = \"%s\"\n", it->key, *(char *const *)((const char *)c + it->offset));
 	}
 	detect_params_print(&c->detect, f);
+	disk_rules_print(&c->disks, f);
 }

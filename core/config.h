@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "detect.h"
+#include "diskrule.h"
 
 typedef struct Config {
 	char *listen;		/* HTTP address:port */
@@ -29,6 +30,7 @@ typedef struct Config {
 	double probe;		/* 0/1: confirm idle cleaning with a small read probe */
 	double probe_interval;	/* seconds between probe reads of one disk */
 	DetectParams detect;	/* detect.* keys */
+	DiskRules disks;	/* disk.<ID>.* keys */
 } Config;
 
 #define CONFIG_DEFAULT_LISTEN ":9863"

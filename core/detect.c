@@ -572,8 +572,9 @@ void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s
 	emit_event(emit, userdata, &e);
 }
 
-void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, int op, double latency,
-		    uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit, void *userdata)
+void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, double stall_threshold, int op,
+		    double latency, uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit,
+		    void *userdata)
 {
 	if (op < 0 || op >= TRACE_OPS)
 		return;
@@ -584,7 +585,7 @@ void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, in
 		d->minute_max[slot] = 0;
 	}
 	d->minute_max[slot] = fmax(d->minute_max[slot], latency);
-	if (latency < detect_stall_threshold(p, device))
+	if (latency < stall_threshold)
 		return;
 	char a[24];
 	d->stalls[op]++;

@@ -146,8 +146,11 @@ void detect_init(DiskDetect *d);
  * (static_smr says whether static evidence already makes the disk SMR). */
 void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool static_smr,
 		     DetectEmit emit, void *userdata);
-/* One I/O slower than the slow threshold; io_timeout in seconds, 0 unknown. */
-void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, int op, double latency,
+/* One I/O slower than the slow threshold; a stall from stall_threshold
+ * seconds (the disk's own: disk_stall_threshold()); io_timeout in seconds,
+ * 0 unknown. */
+void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, double stall_threshold, int op,
+		    double latency,
 		    uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit,
 		    void *userdata);
 /* Whether a probe read would tell something now: after a write burst, the

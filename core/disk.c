@@ -121,3 +121,8 @@ const char *disk_identity(const Disk *d)
 {
 	return d->sys.wwn[0] ? d->sys.wwn : d->sys.serial;
 }
+
+double disk_stall_threshold(const Disk *d, const DetectParams *p)
+{
+	return isfinite(d->stall_threshold) ? d->stall_threshold : detect_stall_threshold(p, d->name);
+}

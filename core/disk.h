@@ -19,6 +19,7 @@ typedef struct Disk {
 	char name[32];
 	SysfsDisk sys;
 	Memberships members;	/* pools, arrays, volume groups it is part of */
+	double stall_threshold;	/* from smrd.conf disk.<ID>.stall-threshold; NaN: the default */
 	Verdict verdict;
 	DiskstatAccum ds;
 	double interval;	/* seconds covered by ds.delta */
@@ -55,6 +56,9 @@ int registry_add(DiskRegistry *r, const Disk *d, Disk **ret);
 bool registry_remove(DiskRegistry *r, const char *name);
 
 void disk_rates(const Disk *d, DiskRates *ret);
+/* The stall threshold for this disk: its own setting by identity, else
+ * detect.stall-threshold.<name>, else detect.stall-threshold. */
+double disk_stall_threshold(const Disk *d, const DetectParams *p);
 /* Who the disk is across renames (sdb today, sdc after a reboot): its WWN,
  * else its serial, else "". */
 const char *disk_identity(const Disk *d);

@@ -84,6 +84,7 @@ int vpd_decode_89(const uint8_t *p, size_t len, AtaIdentify *ret)
 	a.rotation_rate = id_word(id, 217);
 	id_string(id, 27, 20, a.model);
 	id_string(id, 10, 10, a.serial);
+	id_string(id, 23, 4, a.firmware);
 	*ret = a;
 	return 0;
 }

@@ -22,6 +22,7 @@ int vpd_decode_b1(const uint8_t *p, size_t len, VpdB1 *ret);
 
 #define ATA_MODEL_LEN 40
 #define ATA_SERIAL_LEN 20
+#define ATA_FIRMWARE_LEN 8
 
 typedef struct AtaIdentify {
 	uint16_t word69_zoned;		/* bits 1:0: 0 not reported, 1 HA, 2 DM */
@@ -31,6 +32,7 @@ typedef struct AtaIdentify {
 	bool has_checksum;
 	char model[ATA_MODEL_LEN + 1];	/* words 27-46, trimmed */
 	char serial[ATA_SERIAL_LEN + 1];	/* words 10-19, trimmed */
+	char firmware[ATA_FIRMWARE_LEN + 1];	/* words 23-26, trimmed */
 } AtaIdentify;
 
 /* Decodes VPD 0x89; -EBADMSG on a wrong page code or a failed IDENTIFY checksum,

@@ -304,7 +304,7 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	for (int op = 0; op < TRACE_OPS; op++)
 		json_object_object_add(stalls, trace_op_to_string(op), json_object_new_int64((int64_t)t->stalls[op]));
 	json_object_object_add(stalls, "slowest", json_object_new_double(t->stall_max));
-	json_object_object_add(stalls, "threshold", json_object_new_double(detect_stall_threshold(&ctx->config.detect, d->name)));
+	json_object_object_add(stalls, "threshold", json_object_new_double(disk_stall_threshold(d, &ctx->config.detect)));
 	json_object_object_add(o, "stalls", stalls);
 	for (int op = 0; op < 2; op++)
 		json_object_object_add(bands, trace_op_to_string(op), bands_json(t->bands[op], t->n_bands[op]));
@@ -461,6 +461,7 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
 	json_object_object_add(o, "wwn", json_object_new_string(d->sys.wwn));
+	json_object_object_add(o, "firmware", json_object_new_string(d->sys.firmware));
 	json_object_object_add(o, "members", members_json(d));
 	json_object_object_add(o, "transport", json_object_new_string(transport_to_string(f->transport)));
 	json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t)(d->sys.size_sectors * 512)));

@@ -148,6 +148,9 @@ double context_slow_threshold(const Context *ctx)
 	double t = fmin(ctx->config.slow_io, p->stall_threshold);
 	for (unsigned i = 0; i < p->n_overrides; i++)
 		t = fmin(t, p->overrides[i].stall_threshold);
+	for (unsigned i = 0; i < ctx->config.disks.n; i++)
+		if (isfinite(ctx->config.disks.r[i].stall_threshold))
+			t = fmin(t, ctx->config.disks.r[i].stall_threshold);
 	return t;
 }
 
@@ -340,7 +343,9 @@ int context_init(Context *ctx)
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up disk discovery: %m");
 	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);
+	discovery_set_disk_rules(ctx->discovery, &ctx->config.disks);
 	discovery_scan(ctx->discovery);
+	discovery_report_disk_rules(ctx->discovery);
 	r = sampler_new(ctx->src.procfs_fd, ctx->disks, &ctx->sampler);
 	if (r < 0)
 		return log_error_errno(r, "Out of memory");
@@ -408,6 +413,7 @@ static int apply_config(Context *ctx, Config *n)
 	applied.interval = n->interval;
 	applied.slow_io = n->slow_io;
 	applied.detect = n->detect;
+	applied.disks = n->disks;
 	applied.history_days = n->history_days;
 	applied.history_max_events = n->history_max_events;
 	applied.probe = n->probe;
@@ -455,7 +461,9 @@ int context_reload(Context *ctx, char **ret_error)
 	apply_log_level(ctx->config.log_level);
 	tracer_set_slow(ctx->tracer, context_slow_threshold(ctx));
 	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);
+	discovery_set_disk_rules(ctx->discovery, &ctx->config.disks);
 	discovery_reclassify(ctx->discovery);
+	discovery_report_disk_rules(ctx->discovery);
 	log_info("reloaded %s", ctx->config_path);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <libudev.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -23,6 +24,7 @@ struct Discovery {
 	DiscoveryCallbacks cb;
 	const DeviceFilter *filter;
 	const ModelList *models;
+	const DiskRules *disk_rules;
 	struct udev *udev;
 	struct udev_monitor *monitor;
 	sd_event_source *source;
@@ -148,6 +150,24 @@ void discovery_refresh_members(Discovery *disc)
 		read_members(disc, registry_at(disc->disks, i), false);
 }
 
+/* The administrator's settings for this disk, by its stable identity. */
+static void apply_disk_rules(Discovery *disc, const char *name, SysfsDisk *sys, double *ret_stall)
+{
+	*ret_stall = NAN;
+	sys->facts.admin_class = -1;
+	sys->facts.admin_rule[0] = 0;
+	if (!disc->disk_rules || disc->disk_rules->n == 0)
+		return;
+	DiskIds who;
+	sysfs_disk_identity(disc->src.udev_fd, name, sys, &who);
+	const DiskRule *r = disk_rules_find(disc->disk_rules, &who);
+	if (!r)
+		return;
+	sys->facts.admin_class = r->expect;
+	snprintf(sys->facts.admin_rule, sizeof sys->facts.admin_rule, "disk.%s.expect", r->id);
+	*ret_stall = r->stall_threshold;
+}
+
 void discovery_probe(Discovery *disc, const char *name)
 {
 	SysfsDisk sys;
@@ -187,16 +207,19 @@ void discovery_probe(Discovery *disc, const char *name)
 		drop(disc, name, "replaced by another device of the same name");
 		d = NULL;
 	}
+	double stall;
+	apply_disk_rules(disc, name, &sys, &stall);
 	if (d) {
 		DiskClass old = d->verdict.class;
 		d->sys = sys;
+		d->stall_threshold = stall;
 		classify_disk(&d->sys.facts, disc->models, &d->verdict);
 		if (old != d->verdict.class)
 			log_verdict(d, "reclassified");
 		read_members(disc, d, true);
 		return;
 	}
-	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME)};
+	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME), .stall_threshold = stall};
 	snprintf(n.name, sizeof n.name, "%s", name);
 	classify_disk(&n.sys.facts, disc->models, &n.verdict);
 	r = registry_add(disc->disks, &n, &d);
@@ -323,10 +346,35 @@ void discovery_reclassify(Discovery *disc)
 		Disk *d = registry_at(disc->disks, i);
 		if (!filter_wants(disc->filter, d->name))
 			drop(disc, d->name, "excluded by --include/--exclude");
-		else
+		else {
+			apply_disk_rules(disc, d->name, &d->sys, &d->stall_threshold);
 			classify_disk(&d->sys.facts, disc->models, &d->verdict);
+		}
 	}
 	discovery_scan(disc);
+}
+
+void discovery_set_disk_rules(Discovery *disc, const DiskRules *rules) { disc->disk_rules = rules; }
+
+unsigned discovery_report_disk_rules(Discovery *disc)
+{
+	unsigned unmatched = 0;
+	for (unsigned i = 0; disc->disk_rules && i < disc->disk_rules->n; i++) {
+		const DiskRule *r = &disc->disk_rules->r[i];
+		bool found = false;
+		for (size_t k = 0; k < registry_size(disc->disks) && !found; k++) {
+			const Disk *d = registry_at(disc->disks, k);
+			DiskIds who;
+			sysfs_disk_identity(disc->src.udev_fd, d->name, &d->sys, &who);
+			found = disk_rule_matches(r, &who);
+		}
+		if (!found) {
+			unmatched++;
+			log_warning("smrd.conf: disk.%s names no watched disk (by WWN, serial, /dev/disk/by-id name or "
+				    "device name): its settings apply to nothing", r->id);
+		}
+	}
+	return unmatched;
 }
 
 uint64_t discovery_probe_errors(const Discovery *disc) { return disc ? disc->probe_errors : 0; }

@@ -45,6 +45,13 @@ void discovery_check(Discovery *d, const char *name);
  * an array or volume comes or goes. A disk's own uevents (and its
  * partitions') re-read it, with libblkid where udev knows nothing. */
 void discovery_refresh_members(Discovery *d);
+/* The administrator's per-disk settings (smrd.conf disk.<ID>.*), kept
+ * alive by the caller; applied at the next probe or reclassify. */
+void discovery_set_disk_rules(Discovery *d, const DiskRules *rules);
+/* Warns about each per-disk setting that names no watched disk; returns
+ * how many (at start and after a reload: a typo in a serial is silent
+ * otherwise). */
+unsigned discovery_report_disk_rules(Discovery *d);
 /* Re-applies the rules to every watched disk (after a reload). */
 void discovery_reclassify(Discovery *d);
 /* Failed reads of a disk's sysfs attributes, since start. */

@@ -70,7 +70,7 @@ static void add_classification(MetricSet *set, Context *ctx)
 		Verdict v;
 		monitor_verdict(ctx->monitor, d, &v);
 		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
-					"wwn", d->sys.wwn, "class", disk_class_to_string(v.class),
+					"wwn", d->sys.wwn, "firmware", d->sys.firmware, "class", disk_class_to_string(v.class),
 					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
 		metric_add(info, NULL, labels, 1);
 		metric_add(conf, NULL, dev, v.smr_confidence);
@@ -165,7 +165,7 @@ static void add_detection(MetricSet *set, Context *ctx)
 		metric_add(storms, NULL, dev, (double)t->storms);
 		metric_add(idle, NULL, dev, d->det_ready && t->idle);
 		metric_add(score, NULL, dev, sc.score);
-		metric_add(thr, NULL, dev, detect_stall_threshold(&ctx->config.detect, d->name));
+		metric_add(thr, NULL, dev, disk_stall_threshold(d, &ctx->config.detect));
 		metric_add(behav, NULL, dev, monitor_smr_by_behaviour(d));
 		metric_add(slowest, NULL, dev, d->det_ready ? detect_slowest_recent(t, now_seconds(CLOCK_MONOTONIC)) : 0);
 		if (probes)

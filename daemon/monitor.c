@@ -234,7 +234,7 @@ void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r)
 		prepare(m, d);
 	EmitCtx ec = {m, d};
 	double timeout = d->sys.io_timeout_ms > 0 ? (double)d->sys.io_timeout_ms / 1000 : 0;
-	detect_slow_io(&d->det, &m->cfg->detect, d->name, r->op, r->latency, r->sector, r->bytes,
+	detect_slow_io(&d->det, &m->cfg->detect, d->name, disk_stall_threshold(d, &m->cfg->detect), r->op, r->latency, r->sector, r->bytes,
 		       (double)r->done_mono_usec / 1e6, timeout, on_event, &ec);
 }
 

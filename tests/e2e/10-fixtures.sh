@@ -54,6 +54,46 @@ for dir in "$FIX"/*/; do
 	check "$case: counters equal node_exporter's" metrics_py compare-node "$T/$case.node" "$T/$case.prom"
 done
 
+# Per-disk settings by identity (smrd.conf disk.<ID>.*): sdb declared DM-SMR
+# by its serial, sda's stall threshold by its WWN, nvme0n1 by its by-id
+# name; an identity that names no disk is said at start.
+step "per-disk settings by WWN, serial and by-id name"
+M=$FIX/mixed
+printf 'S:disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_500GB_S4EVNX0N123456\n' >"$T/nvme-links"
+mkdir -p "$T/mixed-udev/data" && cp -a "$M/udev/data/." "$T/mixed-udev/data/"
+cat "$T/nvme-links" >>"$T/mixed-udev/data/b259:0"
+cat >"$T/disks.conf" <<'EOF2'
+disk.WD-WCC7K0AAAAAA.expect = dm-smr
+disk.wwn-0x50014ee2bbbbbbbb.stall-threshold = 7
+disk./dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_500GB_S4EVNX0N123456.stall-threshold = 3
+disk.WD-NOSUCHDISK.expect = cmr
+EOF2
+"$SMRD" --oneshot --config "$T/disks.conf" --sysfs-root "$M/sys" --procfs-root "$M/proc" --udev-root "$T/mixed-udev" \
+	--exclude '^$' >"$T/decl.prom" 2>"$T/decl.log" || fail "smrd --oneshot with per-disk settings"
+check "sdb declared dm-smr by serial: class dm-smr" \
+	[ "$(metrics_py get "$T/decl.prom" smrd_disk_info device=sdb class=dm-smr)" = 1 ]
+check "  ... SMR confidence 1 (declared)" [ "$(metrics_py get "$T/decl.prom" smrd_disk_smr_confidence device=sdb)" = 1 ]
+grep 'names no watched disk' "$T/decl.log" | sed 's/^/    /'
+check "the identity that names no disk is reported" grep -q 'disk.WD-NOSUCHDISK names no watched disk' "$T/decl.log"
+check "  ... and only that one" [ "$(grep -c 'names no watched disk' "$T/decl.log")" = 1 ]
+# the detector's settings are on a running daemon's page (the last --config wins)
+start_smrd --config "$T/disks.conf" --sysfs-root "$M/sys" --procfs-root "$M/proc" --udev-root "$T/mixed-udev" \
+	--exclude '^$'
+scrape >"$T/decl2.prom"
+check "sda's stall threshold by WWN: 7 s" \
+	[ "$(metrics_py get "$T/decl2.prom" smrd_disk_stall_threshold_seconds device=sda)" = 7 ]
+check "nvme0n1's by /dev/disk/by-id: 3 s" \
+	[ "$(metrics_py get "$T/decl2.prom" smrd_disk_stall_threshold_seconds device=nvme0n1)" = 3 ]
+check "sdb keeps the default (1 s)" \
+	[ "$(metrics_py get "$T/decl2.prom" smrd_disk_stall_threshold_seconds device=sdb)" = 1 ]
+check "smrctl show sdb lists the declaration as decisive evidence" \
+	sh -c "'$SMRCTL' --socket '$SOCK' show sdb | grep -q '^  \* smrd.conf .*disk.WD-WCC7K0AAAAAA.expect = dm-smr'"
+sed -i 's/^disk.WD-NOSUCHDISK.expect = cmr$/disk.WD-STILLNOSUCH.expect = cmr/' "$T/disks.conf"
+ctl reload >/dev/null
+wait_until 5 "the reload's report" grep -q 'disk.WD-STILLNOSUCH names no watched disk' "$T/smrd.log"
+check "a reload reports an identity that names no disk" grep -q 'disk.WD-STILLNOSUCH names no watched disk' "$T/smrd.log"
+stop_smrd
+
 # The real /sys trees captured on real machines (the workplace's shared data,
 # never copied into the repository): SMRD_REAL_SYSFS, else beside the clone.
 REAL=""

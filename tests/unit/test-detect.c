@@ -144,7 +144,7 @@ static void test_stalls(void)
 	detect_params_init(&p);
 	detect_init(&d);
 	/* WD60EZAZ: a single request waited 200 s; the default timeout is 30 s. */
-	detect_slow_io(&d, &p, "sdb", 1, 200, 123456, 4096, 1000, 30, on_event, &r);
+	detect_slow_io(&d, &p, "sdb", detect_stall_threshold(&p, "sdb"), 1, 200, 123456, 4096, 1000, 30, on_event, &r);
 	CHECK_INT(r.n, 2);
 	CHECK_INT(r.ev[0].kind, EVENT_STALL);
 	CHECK_INT(r.ev[0].op, 1);
@@ -157,24 +157,24 @@ static void test_stalls(void)
 	CHECK(strstr(r.ev[1].message, "queue/io_timeout = 30 s") != NULL);
 	CHECK(strstr(r.ev[1].message, "echo 400000 > /sys/block/sdb/queue/io_timeout") != NULL);
 	/* Under the threshold: nothing. Over it but far from the timeout: a stall only. */
-	detect_slow_io(&d, &p, "sdb", 0, 0.9, 1, 512, 1001, 30, on_event, &r);
+	detect_slow_io(&d, &p, "sdb", detect_stall_threshold(&p, "sdb"), 0, 0.9, 1, 512, 1001, 30, on_event, &r);
 	CHECK_INT(r.n, 2);
-	detect_slow_io(&d, &p, "sdb", 0, 1.5, 1, 512, 1002, 30, on_event, &r);
+	detect_slow_io(&d, &p, "sdb", detect_stall_threshold(&p, "sdb"), 0, 1.5, 1, 512, 1002, 30, on_event, &r);
 	CHECK_INT(r.n, 3);
 	CHECK_INT(r.ev[2].kind, EVENT_STALL);
 	/* The risk warning repeats at most every ten minutes. */
-	detect_slow_io(&d, &p, "sdb", 1, 20, 1, 512, 1100, 30, on_event, &r);
+	detect_slow_io(&d, &p, "sdb", detect_stall_threshold(&p, "sdb"), 1, 20, 1, 512, 1100, 30, on_event, &r);
 	CHECK_INT(r.n, 4);
-	detect_slow_io(&d, &p, "sdb", 1, 20, 1, 512, 1700, 30, on_event, &r);
+	detect_slow_io(&d, &p, "sdb", detect_stall_threshold(&p, "sdb"), 1, 20, 1, 512, 1700, 30, on_event, &r);
 	CHECK_INT(r.n, 6);
 	CHECK_INT(r.ev[5].kind, EVENT_TIMEOUT_RISK);
 	CHECK_INT(d.stalls[0], 1);
 	CHECK_INT(d.stalls[1], 3);
 	/* Per-disk thresholds. */
 	CHECK_INT(detect_param_set(&p, "stall-threshold.sdc", "5", &err), 0);
-	detect_slow_io(&d, &p, "sdc", 1, 2, 1, 512, 1800, 0, on_event, &r);
+	detect_slow_io(&d, &p, "sdc", detect_stall_threshold(&p, "sdc"), 1, 2, 1, 512, 1800, 0, on_event, &r);
 	CHECK_INT(r.n, 6);
-	detect_slow_io(&d, &p, "sdd", 1, 2, 1, 512, 1800, 0, on_event, &r);
+	detect_slow_io(&d, &p, "sdd", detect_stall_threshold(&p, "sdd"), 1, 2, 1, 512, 1800, 0, on_event, &r);
 	CHECK_INT(r.n, 7);
 	CHECK(detect_param_set(&p, "stall-threshold", "0", &err) == -EINVAL);
 	CHECK_STR(err, "detect.stall-threshold: '0' is not a number from 0.001 to 3600");
