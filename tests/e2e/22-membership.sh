@@ -48,7 +48,10 @@ mkfs.btrfs -q -f -L media "$B" >/dev/null 2>&1 || fail "mkfs.btrfs $B"
 uevent "$BN"
 check "$BN is a member of btrfs media" timed "btrfs on $BN" member "$BN" btrfs media
 printf 'label: gpt\n,64M\n,\n' | sfdisk -q "$C" >/dev/null 2>&1 || fail "sfdisk $C"
-# this kernel's loop devices drop what a re-read finds; partx adds them (BLKPG)
+# this kernel's loop devices drop what a re-read finds; partx adds them (BLKPG).
+# Partitions added so outlive the loop device's detach: the next test to get
+# this loop number would find them (qualify refuses a disk with partitions).
+at_exit "partx -d '$C' 2>/dev/null"
 partx -a "$C" 2>/dev/null
 wait_until 5 "${CN}p2 to appear" test -e "/sys/class/block/${CN}p2"
 mkfs.btrfs -q -f -L backup "${C}p2" >/dev/null 2>&1 || fail "mkfs.btrfs ${C}p2"
@@ -75,4 +78,6 @@ grep -E 'member of|no longer a member' "$T/smrd.log" | sed 's/^/    log: /'
 check "the journal says when a disk joins and leaves" grep -q "$AN is no longer a member" "$T/smrd.log"
 check "daemon still running" alive
 stop_smrd
+partx -d "$C" 2>/dev/null
+check "the partitions it added are gone again" bash -c "! ls /sys/class/block | grep -q '^${CN}p'"
 finish

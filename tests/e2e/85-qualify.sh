@@ -30,6 +30,7 @@ for mib in 8 16 32; do
 		--read-seconds 2 --report "$T/smr$mib" >"$T/smr$mib.out" 2>&1
 	rc=$?
 	sed -n 's/^verdict: /  /p' "$T/smr$mib.out"
+	[ "$rc" -eq 0 ] && [ -s "$T/smr$mib.json" ] || { say "  qualify exited $rc; its output:"; tail -15 "$T/smr$mib.out" | sed 's/^/    /'; }
 	python3 - "$T/smr$mib.json" $mib "$rc" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys
 r, mib, rc = json.load(open(sys.argv[1])), float(sys.argv[2]), int(sys.argv[3])
@@ -129,7 +130,7 @@ N=${L#/dev/}
 V=$T/sysview/block/$N
 mkdir -p "$V/queue" "$V/holders/dm-0"
 for f in dev size removable ro; do cat "/sys/block/$N/$f" >"$V/$f"; done
-for f in /sys/block/$N/queue/*; do [ -f "$f" ] && cat "$f" >"$V/$f" 2>/dev/null && mv "$V/$f" "$V/queue/${f##*/}" 2>/dev/null; done
+for f in /sys/block/$N/queue/*; do [ -f "$f" ] && cat "$f" >"$V/queue/${f##*/}" 2>/dev/null; done
 refused "holder" "held by dm-0" "$L" --yes-destroy "$N" --sysfs-root "$T/sysview"
 refused "wrong confirmation" "not confirmed" "$L" --yes-destroy not-the-name
 refused "no confirmation on a non-terminal" "not confirmed" "$L" </dev/null
@@ -138,7 +139,8 @@ refused "no confirmation on a non-terminal" "not confirmed" "$L" </dev/null
 python3 -c 'import sys, time; f = open(sys.argv[1], "r+b"); time.sleep(60)' "$L" &
 WRITER=$!
 at_exit 'kill "$WRITER" 2>/dev/null'
-sleep 0.5
+# until it holds the device open (python starts slowly on a loaded machine)
+wait_until 30 "the writer to open $L" bash -c "ls -l /proc/$WRITER/fd 2>/dev/null | grep -q ' -> $L\$'"
 refused "a process writing to it" "process $WRITER \\(python3\\) has $N open for writing" "$L" --yes-destroy "$N"
 stop_pid "$WRITER" 5 "the writer to exit"
 
@@ -213,6 +215,9 @@ d0=$(awk -v d="$N" '$3 == d { print $15 }' /proc/diskstats)
 	--read-seconds 2 --report "$T/int" >"$T/int.out" 2>&1 &
 QP=$!
 at_exit 'kill "$QP" 2>/dev/null' 
+# 1 s into the writes: the checks before them take longer on a loaded machine
+w0=$(wr "$N")
+wait_until 60 "qualify's writes to start" bash -c "[ \$(awk -v d='$N' '\$3 == d { print \$8 }' /proc/diskstats) -gt $((w0 + 100)) ]"
 sleep 1
 kill -INT "$QP"
 t0=$(now_ms)
