@@ -51,7 +51,8 @@ static const StatMetric stat_metrics[] = {
 static void add_classification(MetricSet *set, Context *ctx)
 {
 	MetricFamily *info = metricset_family(set, "smrd_disk_info", METRIC_GAUGE,
-		"Identity and class of a watched disk; class is cmr, dm-smr, host-aware, host-managed, ssd or unknown.");
+		"Identity and class of a watched disk; class is cmr, dm-smr, host-aware, host-managed, ssd or unknown; "
+		"declared is the class smrd.conf declares for it (disk.<ID>.expect), empty if none.");
 	MetricFamily *conf = metricset_family(set, "smrd_disk_smr_confidence", METRIC_GAUGE,
 		"How sure smrd is that the disk shingles (0..1), from static and behavioural evidence.");
 	MetricFamily *zones = metricset_family(set, "smrd_disk_zones", METRIC_GAUGE,
@@ -71,6 +72,7 @@ static void add_classification(MetricSet *set, Context *ctx)
 		monitor_verdict(ctx->monitor, d, &v);
 		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
 					"wwn", d->sys.wwn, "firmware", d->sys.firmware, "class", disk_class_to_string(v.class),
+					"declared", f->admin_class >= 0 ? disk_class_to_string((DiskClass)f->admin_class) : "",
 					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
 		metric_add(info, NULL, labels, 1);
 		metric_add(conf, NULL, dev, v.smr_confidence);

@@ -73,6 +73,9 @@ EOF2
 check "sdb declared dm-smr by serial: class dm-smr" \
 	[ "$(metrics_py get "$T/decl.prom" smrd_disk_info device=sdb class=dm-smr)" = 1 ]
 check "  ... SMR confidence 1 (declared)" [ "$(metrics_py get "$T/decl.prom" smrd_disk_smr_confidence device=sdb)" = 1 ]
+check "  ... and smrd_disk_info says it was declared (the dashboards show it)" \
+	[ "$(metrics_py get "$T/decl.prom" smrd_disk_info device=sdb declared=dm-smr)" = 1 ]
+check "  ... a listed disk is not declared" [ "$(metrics_py get "$T/decl.prom" smrd_disk_info device=sda declared=)" = 1 ]
 grep 'names no watched disk' "$T/decl.log" | sed 's/^/    /'
 check "the identity that names no disk is reported" grep -q 'disk.WD-NOSUCHDISK names no watched disk' "$T/decl.log"
 check "  ... and only that one" [ "$(grep -c 'names no watched disk' "$T/decl.log")" = 1 ]
