@@ -130,6 +130,16 @@ static void read_members(Discovery *disc, Disk *d, bool probe)
 	bool udev_known = disc->src.udev_fd >= 0 && faccessat(disc->src.udev_fd, path, F_OK, 0) == 0;
 	if (!probe && !udev_known && disc->src.live)
 		return;
+	/* Nor on a disk that is busy or slow right now: in a storm, with a
+	 * read of 100 ms or more in the last ten minutes, or with I/O in
+	 * flight. Its memberships stay as they were until it is idle and
+	 * another uevent comes (or udev speaks for it). */
+	if (probe && !udev_known && disc->src.live &&
+	    (d->ds.total[DS_IN_FLIGHT] > 0 ||
+	     (d->det_ready && (d->det.storm || detect_slowest_recent(&d->det, now_seconds(CLOCK_MONOTONIC)) >= 0.1)))) {
+		log_debug("%s is busy or slow: its signatures are read later", d->name);
+		return;
+	}
 	int r = sysfs_read_memberships(disc->src.sysfs_fd, disc->src.udev_fd, d->name,
 				       disc->src.live && probe ? blkid_signature : NULL, NULL, &ms);
 	if (r < 0 || same_members(&d->members, &ms))
