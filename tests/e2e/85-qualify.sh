@@ -26,7 +26,7 @@ step "1. dm-smr, three cache sizes"
 for mib in 8 16 32; do
 	emu_up D smr$mib dm-smr --cache-mib $mib --seed $((40 + mib)) >/dev/null || exit 1
 	N=${D#/dev/}
-	timeout -k 5 150 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --discard --time-limit 60 --hold 4 --rest 1 \
+	timeout -k 5 150 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --discard --time-limit 60 --hold 4 --seq-seconds 3 --rest 1 \
 		--read-seconds 2 --report "$T/smr$mib" >"$T/smr$mib.out" 2>&1
 	rc=$?
 	sed -n 's/^verdict: /  /p' "$T/smr$mib.out"
@@ -61,7 +61,7 @@ emu_up C cmr cmr --seed 51 >/dev/null || exit 1
 emu_up S ssd ssd --ssd-us 100 >/dev/null || exit 1
 for d in "$C" "$S"; do
 	N=${d#/dev/}
-	timeout -k 5 90 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 8 --rest 0 --read-seconds 2 \
+	timeout -k 5 90 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 8 --seq-seconds 2 --rest 0 --read-seconds 2 \
 		--report "$T/$N" >"$T/$N.out" 2>&1 || fail "qualify $N exited $?"
 	say "  $N: $(sed -n 's/^verdict: //p' "$T/$N.out")"
 	check "$N is not reported as DM-SMR" [ "$(jget "$T/$N.json" 'd["verdict"]["smr_like"]')" = False ]
@@ -148,7 +148,7 @@ stop_pid "$WRITER" 5 "the writer to exit"
 python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY); os.pwrite(fd, os.urandom(4096), 128 << 20); os.close(fd)' "$L"
 refused "data in the middle MiB" "holds data: .* in its middle MiB" "$L" --yes-destroy "$N"
 w0=$(wr "$N")
-timeout -k 5 60 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --force-nonzero --time-limit 2 --rest 0 --read-seconds 1 \
+timeout -k 5 60 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --force-nonzero --time-limit 2 --seq-seconds 1 --rest 0 --read-seconds 1 \
 	--no-report >"$T/force.out" 2>&1
 check "--force-nonzero overrides that rule alone (exit $?, $w0 -> $(wr "$N") writes)" \
 	bash -c "[ $(wr "$N") -gt $w0 ] && grep -q '^verdict' '$T/force.out'"
@@ -165,7 +165,7 @@ step "5. what changes while the prompt waits"
 L=$(attach_loop "$(img race0)")
 N=${L#/dev/}
 timeout -k 5 90 python3 "$SRCDIR/tests/e2e/pty-answer.py" "Type its" "mkfs.ext4 -q -F '$L' && echo mkfs wrote" "$N" -- \
-	"$SMRCTL" qualify "$N" --destructive --time-limit 2 --rest 0 --read-seconds 1 --no-report >"$T/race0.out" 2>&1
+	"$SMRCTL" qualify "$N" --destructive --time-limit 2 --seq-seconds 1 --rest 0 --read-seconds 1 --no-report >"$T/race0.out" 2>&1
 rc=$?
 sed 's/^/    /' "$T/race0.out" | grep -E 'mischief|mkfs|apparently|changed|verdict' | head -5
 check "mkfs.ext4 during the prompt: it wrote nothing and the test ran, or it wrote and was refused (exit $rc)" \
@@ -177,7 +177,7 @@ N=${L#/dev/}
 w0=$(wr "$N")
 timeout -k 5 90 python3 "$SRCDIR/tests/e2e/pty-answer.py" "Type its" \
 	"dd if='$ext4img' of='$L' bs=1M oflag=direct conv=notrunc status=none" "$N" -- \
-	"$SMRCTL" qualify "$N" --destructive --time-limit 5 --rest 0 --read-seconds 1 --no-report >"$T/race1.out" 2>&1
+	"$SMRCTL" qualify "$N" --destructive --time-limit 5 --seq-seconds 1 --rest 0 --read-seconds 1 --no-report >"$T/race1.out" 2>&1
 rc=$?
 w1=$(wr "$N")
 sed 's/^/    /' "$T/race1.out" | grep -E 'mischief|changed|  - ' | head -5
@@ -192,7 +192,7 @@ python3 -c 'import sys; open(sys.argv[1], "r+b").write(b"precious" * 512)' "$I2"
 sum0=$(sha256sum <"$I2")
 timeout -k 5 90 python3 "$SRCDIR/tests/e2e/pty-answer.py" "Type its" \
 	"losetup -d '$L'; losetup '$L' '$I2' && echo attached $I2" "$N" -- \
-	"$SMRCTL" qualify "$N" --destructive --time-limit 5 --rest 0 --read-seconds 1 --no-report >"$T/race2.out" 2>&1
+	"$SMRCTL" qualify "$N" --destructive --time-limit 5 --seq-seconds 1 --rest 0 --read-seconds 1 --no-report >"$T/race2.out" 2>&1
 rc=$?
 sed 's/^/    /' "$T/race2.out" | grep -E 'mischief|attached|refusing|not the disk|busy' | head -5
 losetup -d "$L" 2>/dev/null
