@@ -50,6 +50,8 @@ static const Param params[] = {
 	P("storm-window", storm_window, 3, 1, 30,
 	  "seconds (shorter than the ~5 s between a DM-SMR disk's hiccups in its fast phase)"),
 	P("storm-end", storm_end, 5, 1, 3600, "seconds without collapse that end a storm"),
+	P("storm-onset", storm_onset, 10, 2, 3600,
+	  "seconds after the fall within which writes must start waiting: an SSD past its SLC cache falls without a wait"),
 	P("slow-confirm", slow_confirm, 20, 3, 3600,
 	  "seconds of busy writing, with no fast phase seen, that recognise a disk already in its slow phase"),
 	P("slow-fast-share", slow_fast_share, 0.25, 0.01, 1,
@@ -348,6 +350,13 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 	} else if (f.busy && d->storm) {	/* a storm recognised without a fast phase */
 		slow = f.waiting;
 	}
+	/* the fall's onset: reset by a fast interval that did not fall (an SSD
+	 * past its SLC cache still writes thousands of 4 KiB a second: fast,
+	 * and fallen from its peak) */
+	if (d->fast_last == s->now && !slow)
+		d->fell_at = 0;
+	else if (slow && d->fell_at == 0 && fast_known)
+		d->fell_at = s->now - dt;
 	remember(d, s, dt, &f, slow, part);
 	run_update(d, s, dt, &f, fast_known);
 
@@ -424,7 +433,11 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 		wtime += d->hist[k].write_time;
 		start = d->hist[k].t - d->hist[k].part;
 	}
-	if (!waited)
+	/* A media cache filling makes writes wait as the rate falls; a disk
+	 * that fell without a wait and stays down (an SSD past its SLC cache)
+	 * and only later shows a long write (a large one, a new workload) is
+	 * not a cache that just filled. */
+	if (!waited || (d->fell_at > 0 && s->now - d->fell_at > p->storm_onset))
 		return;
 	if (sum + 1e-6 < p->storm_confirm || writes <= 0) {
 		if (all_dt + 1e-6 < window || !all_busy || all_writes <= 0 ||

@@ -24,7 +24,7 @@
 typedef struct DetectParams {
 	double fast_latency, fast_transfer, fast_iops, fast_memory;
 	double collapse_ratio, collapse_stall, queue_wait, stall_spread, collapse_service, crawl_rate, busy;
-	double storm_confirm, storm_window, storm_end;
+	double storm_confirm, storm_window, storm_end, storm_onset;
 	double slow_confirm, slow_fast_share, slow_stall, slow_service;
 	double stall_threshold, timeout_share;
 	double band_window, band_min_share, band_min_count, band_valley, band_slow, band_ratio;
@@ -93,6 +93,7 @@ typedef struct DetectScore {
 typedef struct DiskDetect {
 	/* the fast phase: writes acknowledged faster than platters can */
 	double fast_last, fast_iops, fast_latency;
+	double fell_at;			/* when the rate first fell after the last fast interval; 0 none */
 	/* the recent intervals, for the storm's confirmation window (a small
 	 * ring covers any window the parameters allow: at most 30 intervals) */
 	struct {

@@ -519,6 +519,19 @@ static void test_slc_cache_exhausted(void)
 					t.s.interval[TRACE_WRITE] = NULL, t.s.write_max = NAN;
 				trun_scored(&d, &p, &r, &t, &max_score);
 			}
+			/* then 1 MiB sequential writes (a backup after the random
+			 * ones): the second that holds both has a 0.5 s write among
+			 * fast ones, long after the fall */
+			traced_sec(&t, 201, cases[c].qd, 50, 0.001, 1, 0.5, cases[c].bs);
+			if (!traced)
+				t.s.interval[TRACE_WRITE] = NULL, t.s.write_max = NAN;
+			trun_scored(&d, &p, &r, &t, &max_score);
+			for (int s = 202; s <= 230; s++) {
+				traced_sec(&t, s, 1, 0, 0, 2, 0.5, 1 << 20);
+				if (!traced)
+					t.s.interval[TRACE_WRITE] = NULL, t.s.write_max = NAN;
+				trun_scored(&d, &p, &r, &t, &max_score);
+			}
 			check_quiet(&r, max_score, "slc case", (int)c);
 		}
 	}
