@@ -19,7 +19,6 @@ typedef struct Disk {
 	char name[32];
 	SysfsDisk sys;
 	Memberships members;	/* pools, arrays, volume groups it is part of */
-	bool members_pending;	/* its signatures are being read off the event loop */
 	double stall_threshold;	/* from smrd.conf disk.<ID>.stall-threshold; NaN: the default */
 	Verdict verdict;
 	DiskstatAccum ds;

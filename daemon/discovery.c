@@ -8,8 +8,6 @@
 
 #include <blkid/blkid.h>
 #include <dirent.h>
-#include <pthread.h>
-#include <sys/socket.h>
 #include <fcntl.h>
 #include <libudev.h>
 #include <math.h>
@@ -31,10 +29,6 @@ struct Discovery {
 	struct udev_monitor *monitor;
 	sd_event_source *source;
 	uint64_t probe_errors;
-	/* Signatures read by libblkid off the event loop: a worker thread per
-	 * disk sends its finished job back through this socket pair. */
-	int jobs[2];
-	sd_event_source *jobs_source;
 };
 
 static void udev_enumerate_unrefp(struct udev_enumerate **e)
@@ -138,95 +132,6 @@ static void set_members(Discovery *disc, Disk *d, const Memberships *ms)
 		disc->cb.changed(disc->cb.userdata);
 }
 
-/* A disk's signatures read by libblkid in a thread of its own: a disk in
- * a destage storm, or a failing one, can take seconds per read, and the
- * event loop must not wait for it. The job owns copies of the root fds
- * and of the reply socket, so that it outlives a Discovery freed meanwhile
- * (then its reply fails and it frees itself). */
-typedef struct MemberJob {
-	int sysfs_fd, udev_fd, reply_fd;
-	char name[32];
-	unsigned major, minor;
-	int r;
-	Memberships result;
-} MemberJob;
-
-static void member_job_free(MemberJob *j)
-{
-	if (j->sysfs_fd >= 0)
-		close(j->sysfs_fd);
-	if (j->udev_fd >= 0)
-		close(j->udev_fd);
-	if (j->reply_fd >= 0)
-		close(j->reply_fd);
-	free(j);
-}
-
-static void *member_job_run(void *p)
-{
-	MemberJob *j = p;
-	j->r = sysfs_read_memberships(j->sysfs_fd, j->udev_fd, j->name, blkid_signature, NULL, &j->result);
-	int fd = j->reply_fd;
-	j->reply_fd = -1;
-	/* after a successful send the loop owns j */
-	if (send(fd, &j, sizeof j, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof j)
-		member_job_free(j);
-	close(fd);
-	return NULL;
-}
-
-static int on_member_job(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	Discovery *disc = userdata;
-	(void)s, (void)revents;
-	MemberJob *j;
-	while (recv(fd, &j, sizeof j, MSG_DONTWAIT) == (ssize_t)sizeof j) {
-		Disk *d = registry_get(disc->disks, j->name);
-		/* the same device still, and still one that is watched */
-		if (d && d->sys.major == j->major && d->sys.minor == j->minor) {
-			d->members_pending = false;
-			if (j->r == 0)
-				set_members(disc, d, &j->result);
-		}
-		member_job_free(j);
-	}
-	return 0;
-}
-
-static int start_member_job(Discovery *disc, Disk *d)
-{
-	if (d->members_pending)
-		return 0;
-	if (disc->jobs[0] < 0) {
-		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, disc->jobs) < 0)
-			return disc->jobs[0] = disc->jobs[1] = -1, -errno;
-		int r = sd_event_add_io(disc->event, &disc->jobs_source, disc->jobs[0], EPOLLIN, on_member_job, disc);
-		if (r < 0)
-			return r;
-	}
-	MemberJob *j = calloc(1, sizeof *j);
-	if (!j)
-		return -ENOMEM;
-	*j = (MemberJob){.sysfs_fd = fcntl(disc->src.sysfs_fd, F_DUPFD_CLOEXEC, 3),
-			 .udev_fd = disc->src.udev_fd >= 0 ? fcntl(disc->src.udev_fd, F_DUPFD_CLOEXEC, 3) : -1,
-			 .reply_fd = fcntl(disc->jobs[1], F_DUPFD_CLOEXEC, 3), .major = d->sys.major, .minor = d->sys.minor};
-	snprintf(j->name, sizeof j->name, "%s", d->name);
-	pthread_attr_t attr;
-	pthread_t t;
-	int r = j->sysfs_fd < 0 || j->reply_fd < 0 ? -EMFILE : -pthread_attr_init(&attr);
-	if (r == 0) {
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		r = -pthread_create(&t, &attr, member_job_run, j);
-		pthread_attr_destroy(&attr);
-	}
-	if (r < 0) {
-		member_job_free(j);
-		return r;
-	}
-	d->members_pending = true;
-	return 0;
-}
-
 /* I/Os in flight now (block/NAME/inflight: reads and writes), or -1: at
  * the moment a disk is added diskstats has not been sampled yet. */
 static int in_flight(Discovery *disc, const char *name)
@@ -241,9 +146,10 @@ static int in_flight(Discovery *disc, const char *name)
 }
 
 /* Re-reads what d belongs to; says what changed. Reading a signature from
- * the disk itself (no udev database) is done in a thread (above), when
- * the disk comes and on its own uevents (probe), never on the periodic
- * rescan, and never on a disk that is busy or slow right now. */
+ * the disk itself (no udev database) is I/O on the event loop, and a disk
+ * in a destage storm can take seconds to answer: done when the disk comes
+ * and on its own uevents (probe), never on the periodic rescan, and never
+ * on a disk that is busy or slow right now. */
 static void read_members(Discovery *disc, Disk *d, bool probe)
 {
 	Memberships ms;
@@ -261,12 +167,9 @@ static void read_members(Discovery *disc, Disk *d, bool probe)
 			log_debug("%s is busy or slow: its signatures are read later", d->name);
 			return;
 		}
-		int r = start_member_job(disc, d);
-		if (r < 0)
-			log_warning_errno(r, "Cannot read the signatures of %s: %m", d->name);
-		return;
 	}
-	if (sysfs_read_memberships(disc->src.sysfs_fd, disc->src.udev_fd, d->name, NULL, NULL, &ms) == 0)
+	if (sysfs_read_memberships(disc->src.sysfs_fd, disc->src.udev_fd, d->name,
+				   disc->src.live && !udev_known ? blkid_signature : NULL, NULL, &ms) == 0)
 		set_members(disc, d, &ms);
 }
 
@@ -547,15 +450,6 @@ Discovery *discovery_free(Discovery *d)
 	if (!d)
 		return NULL;
 	sd_event_source_disable_unref(d->source);
-	/* jobs still running reply into a closed socket and free themselves */
-	sd_event_source_disable_unref(d->jobs_source);
-	if (d->jobs[0] >= 0) {
-		MemberJob *j;
-		while (recv(d->jobs[0], &j, sizeof j, MSG_DONTWAIT) == (ssize_t)sizeof j)
-			member_job_free(j);
-		close(d->jobs[0]);
-		close(d->jobs[1]);
-	}
 	if (d->monitor)
 		udev_monitor_unref(d->monitor);
 	if (d->udev)
@@ -591,8 +485,7 @@ int discovery_new(sd_event *e, const DiskSources *src, DiskRegistry *disks, cons
 	_cleanup_(discovery_freep) Discovery *d = calloc(1, sizeof *d);
 	if (!d)
 		return -ENOMEM;
-	*d = (Discovery){.event = e, .src = *src, .disks = disks, .cb = cb ? *cb : (DiscoveryCallbacks){0},
-			 .jobs = {-1, -1}};
+	*d = (Discovery){.event = e, .src = *src, .disks = disks, .cb = cb ? *cb : (DiscoveryCallbacks){0}};
 	if (src->live) {
 		d->udev = udev_new();
 		if (!d->udev)
