@@ -26,10 +26,10 @@ member() {	# member DEV TYPE NAME: the series is on the page
 }
 no_member() { scrape >"$T/m" && ! grep -q "^smrd_disk_membership_info{device=\"$1\"" "$T/m"; }
 uevent() { echo change >"/sys/class/block/$1/uevent"; }
-timed() {	# timed WHAT CMD...: how long until CMD holds (ms), at most 3 s
+timed() {	# timed WHAT CMD...: how long until CMD holds (ms), at most 10 s (the sanitizer build is slower)
 	local t0 ms
 	t0=$(now_ms)
-	if wait_until 3 "$1" "${@:2}"; then ms=$(( $(now_ms) - t0 )); say "  measured: $1 after $ms ms"; return 0; fi
+	if wait_until 10 "$1" "${@:2}"; then ms=$(( $(now_ms) - t0 )); say "  measured: $1 after $ms ms"; return 0; fi
 	return 1
 }
 
