@@ -87,6 +87,12 @@ def api(path, **params):
     if d.get("status") != "success":
         raise RuntimeError(d)
     return d["data"]
+# The recording rules run every 30 s and increase() needs two of their
+# samples: wait for them (the sanitizer build gets here sooner in that cycle).
+for _ in range(90):
+    if api("query", query="instance:smrd_destage_storms:increase1h")["result"]:
+        break
+    time.sleep(1)
 now = time.time()
 # What an emulated disk cannot have, and why; each is still queried and reported.
 CANNOT = {"smrd_disk_io_timeout_seconds": "loop devices have no queue/io_timeout (SCSI/ATA/NVMe disks do)",
