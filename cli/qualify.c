@@ -88,6 +88,15 @@ typedef struct WriteStop {
 
 /* Stop once the rate has fallen and stayed down for --hold seconds, or at
  * the budget. */
+static bool seq_stop(Phase *p, double elapsed, void *userdata)
+{
+	(void)elapsed;
+	if (p->bytes < *(const uint64_t *)userdata)
+		return false;
+	p->stopped = "write budget";
+	return true;
+}
+
 static bool write_stop(Phase *p, double elapsed, void *userdata)
 {
 	WriteStop *w = userdata;
@@ -354,6 +363,7 @@ typedef struct Run {
 	DiskIdentity id;
 	json_object *rep;
 	Phase wp, sp, rp[MAX_SIZES];
+	uint64_t budget;	/* bytes all the writes together may write */
 	CliffResult cliff;
 	bool learned;
 } Run;
@@ -380,6 +390,7 @@ static int write_phase(Run *r, Engine *e, json_object *phases)
 	fprintf(r->out, "writing random %s blocks at queue depth %u until the write cliff, %s or %.0f s\n",
 		fmt_bytes(b1, sizeof b1, (double)r->o.bs), r->o.iodepth, fmt_bytes(b2, sizeof b2, (double)budget),
 		r->o.time_limit);
+	r->budget = budget;
 	WriteStop ws = {.budget = budget, .hold = r->o.hold};
 	cliff_rules_init(&ws.rules, r->o.iodepth, r->o.confirm_s);
 	r->wp = (Phase){.name = "write", .write = true, .io_bytes = r->o.bs};
@@ -402,7 +413,12 @@ static int seq_phase(Run *r, Engine *e, json_object *phases)
 		return 0;
 	fprintf(r->out, "writing sequential 1 MiB blocks for %.0f s\n", r->o.seq_seconds);
 	r->sp = (Phase){.name = "sequential", .write = true, .sequential = true, .io_bytes = SEQ_BLOCK};
-	int k = engine_run(e, &r->sp, r->id.size, r->o.seq_seconds, NULL, NULL, &interrupted,
+	/* the write budget covers both phases: a fast SSD would otherwise
+	 * write 10 s x 3 GB/s, and wrap around a small disk */
+	uint64_t left = r->budget > r->wp.bytes ? r->budget - r->wp.bytes : 0;
+	if (left < SEQ_BLOCK)
+		return 0;
+	int k = engine_run(e, &r->sp, r->id.size, r->o.seq_seconds, seq_stop, &left, &interrupted,
 			   !r->o.json && isatty(STDERR_FILENO));
 	if (k < 0)
 		fprintf(stderr, "smrctl: qualify: sequential writing failed: %s\n", strerror(-k));
