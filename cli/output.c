@@ -5,6 +5,8 @@
  */
 #include "output.h"
 
+#include "protocol.h"
+
 #include <time.h>
 
 #include <math.h>
@@ -68,7 +70,7 @@ const char *output_seconds(double s, char *buf, size_t n)
 
 void output_json(FILE *f, json_object *r)
 {
-	fprintf(f, "%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+	fprintf(f, "%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 void output_status(FILE *f, json_object *r)
@@ -294,7 +296,7 @@ static void output_detection(FILE *f, json_object *d)
 		fprintf(f, "  destage storm UNDER WAY since %s\n", fmt_time(since ? json_object_get_double(since) : NAN, t, sizeof t));
 	fprintf(f, "  storms: %.0f since start, %.0f on record", jnum(storm, "total"), jnum(storm, "on_record"));
 	if (jnum(storm, "fast_iops") > 0) {
-		json_object *fl = json_object_new_double(jnum(storm, "fast_latency"));
+		json_object *fl = json_number(jnum(storm, "fast_latency"), 6);
 		fprintf(f, "; fast phase %.0f writes/s at %s", jnum(storm, "fast_iops"), output_latency(fl, a, sizeof a));
 		json_object_put(fl);
 	}

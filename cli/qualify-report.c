@@ -5,9 +5,10 @@
 #include <stdlib.h>
 
 #include "output.h"
+#include "protocol.h"
 #include "util.h"
 
-static json_object *jd(double v) { return isfinite(v) ? json_object_new_double(v) : NULL; }
+static json_object *jd(double v) { return json_number(v, 6); }
 
 json_object *report_hist(const Hist *h)
 {

@@ -466,7 +466,7 @@ static int write_files(Run *r, const char *stamp)
 	if (!*prefix)
 		snprintf(prefix, sizeof prefix, "qualify-%s-%s", *r->id.serial ? r->id.serial : r->name, stamp);
 	snprintf(path, sizeof path, "%s.json", prefix);
-	if (json_object_to_file_ext(path, r->rep, JSON_C_TO_STRING_PRETTY) < 0)
+	if (json_object_to_file_ext(path, r->rep, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
 		fprintf(stderr, "smrctl: qualify: cannot write %s\n", path), rc = 1;
 	else
 		fprintf(r->out, "report: %s", path);
@@ -653,7 +653,7 @@ int qualify_main(int argc, char **argv, bool json)
 	if (r.o.report && r.learned && write_files(&r, stamp))
 		rc = 1;
 	if (r.o.json)
-		printf("%s\n", json_object_to_json_string_ext(r.rep, JSON_C_TO_STRING_PRETTY));
+		printf("%s\n", json_object_to_json_string_ext(r.rep, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	run_done(&r);
 	return rc;
 }

@@ -298,7 +298,7 @@ static json_object *build_args(const Command *c, char **argv, const Options *o, 
 	if (o->device)
 		json_object_object_add(a, "device", json_object_new_string(o->device));
 	if (o->since)
-		json_object_object_add(a, "since", json_object_new_double(since));
+		json_object_object_add(a, "since", json_number(since, 6));
 	if (o->limit)
 		json_object_object_add(a, "limit", json_object_new_int64(o->limit));
 	return a;
@@ -338,7 +338,7 @@ static int follow(const char *socket_path, json_object *args, bool json)
 		if (json) {
 			for (size_t i = 0; i < n; i++)
 				printf("%s\n", json_object_to_json_string_ext(json_object_array_get_idx(a, i),
-									      JSON_C_TO_STRING_PLAIN));
+									      JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		} else {
 			json_object_object_del(result, "persistent");	/* no "-- No events --" every second */
 			output_events(stdout, result);

@@ -6,6 +6,8 @@
  */
 #include "protocol.h"
 
+#include <math.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,7 @@ const char *proto_error_to_string(ProtoError e)
 static char *to_line(json_object *o)
 {
 	char *line = NULL;
-	const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : NULL;
+	const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
 	if (s && asprintf(&line, "%s\n", s) < 0)
 		line = NULL;
 	json_object_put(o);
@@ -157,4 +159,17 @@ int proto_decode_reply(const char *line, json_object **ret_result, char **ret_co
 out:
 	json_object_put(o);
 	return r;
+}
+
+json_object *json_number(double v, int decimals)
+{
+	/* JSON has no NaN: "no data" is null */
+	if (!isfinite(v))
+		return NULL;
+	char buf[34];
+	size_t n = format_number(buf, v, decimals);
+	/* still a double when read back (json-c types 0 as an integer) */
+	if (!strpbrk(buf, ".e"))
+		memcpy(buf + n, ".0", 3);
+	return json_object_new_double_s(v, buf);
 }

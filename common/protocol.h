@@ -30,6 +30,9 @@ const char *proto_error_to_string(ProtoError e);
 
 /* Encodes a request line (with '\n'); args may be NULL. The caller frees. */
 char *proto_encode_request(const char *command, json_object *args);
+/* A JSON number written with the precision it carries (see format_number):
+ * 0.8, not 0.80000000000000004; NULL (JSON null) for NaN and infinities. */
+json_object *json_number(double v, int decimals);
 /* Decodes one request line; on failure returns -EINVAL and sets *ret_err. */
 int proto_decode_request(const char *line, size_t len, char **ret_command, json_object **ret_args,
 			 ProtoError *ret_err, char **ret_message);

@@ -5,6 +5,8 @@
  */
 #include "util.h"
 
+#include <math.h>
+
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -257,4 +259,65 @@ int set_errorf(char **ret_error, int r, const char *fmt, ...)
 		*ret_error = NULL;
 	va_end(ap);
 	return r;
+}
+
+
+
+static char *put_u64(char *end, uint64_t v)
+{
+	/* backwards from end; returns the first digit */
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+size_t format_number(char out[static 32], double v, int decimals)
+{
+	static const uint64_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
+	char tmp[32], *end = tmp + sizeof tmp, *p;
+	if (isnan(v))
+		return (size_t)snprintf(out, 32, "NaN");
+	if (isinf(v))
+		return (size_t)snprintf(out, 32, "%s", v > 0 ? "+Inf" : "-Inf");
+	if (decimals > 9)
+		decimals = 9;
+	bool neg = v < 0;
+	double a = fabs(v);
+	if (a < 1e15 && a == (double)(uint64_t)a) {
+		p = put_u64(end, (uint64_t)a);
+	} else if (decimals >= 0 && a * (double)pow10[decimals] < 9e15) {
+		/* fixed point, trailing zeros dropped: 0.1 stays 0.1, not 0.09999999999999998 */
+		uint64_t q = (uint64_t)llround(a * (double)pow10[decimals]);
+		uint64_t ip = q / pow10[decimals], fp = q % pow10[decimals];
+		int d = decimals;
+		while (d > 0 && fp % 10 == 0) {
+			fp /= 10;
+			d--;
+		}
+		p = end;
+		for (int i = 0; i < d; i++, fp /= 10)
+			*--p = (char)('0' + fp % 10);
+		if (d)
+			*--p = '.';
+		p = put_u64(p, ip);
+		if (q == 0)
+			neg = false;
+	} else {
+		/* the shortest form that reads back exactly, as Go's exporters print */
+		int prec = 15;
+		do
+			snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+		while (strtod(tmp, NULL) != v && ++prec <= 17);
+		size_t n = strlen(tmp);
+		memcpy(out, tmp, n + 1);
+		return n;
+	}
+	if (neg)
+		*--p = '-';
+	size_t n = (size_t)(end - p);
+	memcpy(out, p, n);
+	out[n] = 0;
+	return n;
 }

@@ -67,6 +67,11 @@ void buf_put(Buf *b, const char *s, size_t n);
 /* Makes room for n more bytes at once (one allocation for a known size). */
 void buf_reserve(Buf *b, size_t n);
 void buf_free(Buf *b);
+/* A number as text, NUL-terminated; returns its length. Integers exactly;
+ * others with at most `decimals` decimals and no trailing zeros (0.1, not
+ * 0.09999999999999998), or decimals < 0: the shortest form that reads back
+ * exactly. NaN, +Inf, -Inf as Prometheus writes them. */
+size_t format_number(char out[static 32], double v, int decimals);
 /* Returns a malloc'd copy of s with characters outside printable ASCII replaced. */
 char *str_sanitize(const char *s);
 /* The clock's time in microseconds, or in seconds. */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "verdict-json.h"
 
+#include "protocol.h"
+
 json_object *verdict_to_json(const Verdict *v)
 {
 	json_object *o = json_object_new_object(), *ev = json_object_new_array();
 	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v->class)));
-	json_object_object_add(o, "confidence", json_object_new_double(v->confidence));
-	json_object_object_add(o, "smr_confidence", json_object_new_double(v->smr_confidence));
+	json_object_object_add(o, "confidence", json_number(v->confidence, 4));
+	json_object_object_add(o, "smr_confidence", json_number(v->smr_confidence, 4));
 	json_object_object_add(o, "basis", json_object_new_string(v->basis));
 	for (unsigned i = 0; i < v->n_evidence; i++) {
 		const Evidence *e = &v->evidence[i];

@@ -25,11 +25,9 @@
 
 typedef int (*CommandFn)(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg);
 
-static json_object *jdouble(double v)
-{
-	/* JSON has no NaN: "no data" is null. */
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
+/* Every number with the precision it carries: microseconds for times and
+ * latencies, and as much for the rest, which is more than any carries. */
+static json_object *jdouble(double v) { return json_number(v, 6); }
 
 /* The listen address with the port actually bound (the config may say port 0). */
 static const char *bound_listen(Context *ctx, char *buf, size_t n)
@@ -60,8 +58,8 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 
 	json_object_object_add(o, "version", json_object_new_string(SMRD_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
-	json_object_object_add(o, "uptime_seconds", json_object_new_double(now - (double)ctx->start_realtime_usec / 1e6));
-	json_object_object_add(o, "interval_seconds", json_object_new_double(ctx->config.interval));
+	json_object_object_add(o, "uptime_seconds", jdouble(now - (double)ctx->start_realtime_usec / 1e6));
+	json_object_object_add(o, "interval_seconds", jdouble(ctx->config.interval));
 	json_object_object_add(o, "listen", json_object_new_string(bound_listen(ctx, buf, sizeof buf)));
 	json_object_object_add(o, "config", json_object_new_string(ctx->config_path));
 	json_object_object_add(o, "model_list", json_object_new_string(ctx->models.origin ? ctx->models.origin : ""));
@@ -119,18 +117,18 @@ static json_object *disk_summary(const Context *ctx, const Disk *d)
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
 	json_object_object_add(o, "members", members_json(d));
 	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v.class)));
-	json_object_object_add(o, "confidence", json_object_new_double(v.confidence));
-	json_object_object_add(o, "smr_confidence", json_object_new_double(v.smr_confidence));
+	json_object_object_add(o, "confidence", jdouble(v.confidence));
+	json_object_object_add(o, "smr_confidence", jdouble(v.smr_confidence));
 	json_object_object_add(o, "storm", json_object_new_boolean(d->det_ready && d->det.storm));
 	json_object_object_add(o, "idle_cleaning", json_object_new_boolean(d->det_ready && d->det.idle));
-	json_object_object_add(o, "gc_score", json_object_new_double(sc.score));
-	json_object_object_add(o, "reads_per_second", json_object_new_double(r.reads));
-	json_object_object_add(o, "writes_per_second", json_object_new_double(r.writes));
-	json_object_object_add(o, "read_bytes_per_second", json_object_new_double(r.read_bytes));
-	json_object_object_add(o, "write_bytes_per_second", json_object_new_double(r.write_bytes));
+	json_object_object_add(o, "gc_score", jdouble(sc.score));
+	json_object_object_add(o, "reads_per_second", jdouble(r.reads));
+	json_object_object_add(o, "writes_per_second", jdouble(r.writes));
+	json_object_object_add(o, "read_bytes_per_second", jdouble(r.read_bytes));
+	json_object_object_add(o, "write_bytes_per_second", jdouble(r.write_bytes));
 	json_object_object_add(o, "read_latency_seconds", jdouble(r.read_latency));
 	json_object_object_add(o, "write_latency_seconds", jdouble(r.write_latency));
-	json_object_object_add(o, "utilisation", json_object_new_double(r.utilisation));
+	json_object_object_add(o, "utilisation", jdouble(r.utilisation));
 	/* The last interval's percentiles, for smrctl top. */
 	json_object *lat = json_object_new_object();
 	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
@@ -185,7 +183,7 @@ static json_object *latency_json(const Context *ctx, const Disk *d)
 			double lo, hi;
 			hist_bucket_bounds(b, &lo, &hi);
 			json_object *row = json_object_new_array();
-			json_object_array_add(row, json_object_new_double(lo));
+			json_object_array_add(row, jdouble(lo));
 			json_object_array_add(row, jdouble(hi));
 			json_object_array_add(row, json_object_new_int64((int64_t)h.bucket[b]));
 			json_object_array_add(hist, row);
@@ -193,7 +191,7 @@ static json_object *latency_json(const Context *ctx, const Disk *d)
 		json_object_object_add(x, "histogram_10m", hist);
 		json_object_object_add(x, "total", json_object_new_int64((int64_t)ol->total.count));
 		json_object_object_add(x, "slow", json_object_new_int64((int64_t)ol->slow));
-		json_object_object_add(x, "slow_max", ol->slow ? json_object_new_double(ol->slow_max) : NULL);
+		json_object_object_add(x, "slow_max", ol->slow ? jdouble(ol->slow_max) : NULL);
 		json_object_object_add(o, trace_op_to_string(op), x);
 	}
 	json_object *recent = json_object_new_array();
@@ -207,8 +205,8 @@ static json_object *latency_json(const Context *ctx, const Disk *d)
 		json_object_object_add(x, "op", json_object_new_string(trace_op_to_string(r->op)));
 		json_object_object_add(x, "sector", json_object_new_int64((int64_t)r->sector));
 		json_object_object_add(x, "bytes", json_object_new_int64(r->bytes));
-		json_object_object_add(x, "latency", json_object_new_double(r->latency));
-		json_object_object_add(x, "time", json_object_new_double((double)r->done_realtime_usec / 1e6));
+		json_object_object_add(x, "latency", jdouble(r->latency));
+		json_object_object_add(x, "time", jdouble((double)r->done_realtime_usec / 1e6));
 		json_object_array_add(recent, x);
 		n++;
 	}
@@ -241,16 +239,16 @@ static json_object *event_json(const HistoryEvent *e)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "id", json_object_new_int64(e->id));
-	json_object_object_add(o, "time", json_object_new_double((double)e->time_usec / 1e6));
-	json_object_object_add(o, "logged", json_object_new_double((double)e->logged_usec / 1e6));
+	json_object_object_add(o, "time", jdouble((double)e->time_usec / 1e6));
+	json_object_object_add(o, "logged", jdouble((double)e->logged_usec / 1e6));
 	json_object_object_add(o, "device", json_object_new_string(e->device));
 	json_object_object_add(o, "disk_id", json_object_new_string(e->serial));
 	json_object_object_add(o, "kind", json_object_new_string(e->kind));
 	json_object_object_add(o, "op", json_object_new_string(e->op));
 	json_object_object_add(o, "severity", json_object_new_string(e->severity));
-	json_object_object_add(o, "duration", json_object_new_double(e->duration));
-	json_object_object_add(o, "latency", json_object_new_double(e->latency));
-	json_object_object_add(o, "value", json_object_new_double(e->value));
+	json_object_object_add(o, "duration", jdouble(e->duration));
+	json_object_object_add(o, "latency", jdouble(e->latency));
+	json_object_object_add(o, "value", jdouble(e->value));
 	json_object_object_add(o, "count", json_object_new_int64(e->count));
 	json_object_object_add(o, "bytes", json_object_new_int64(e->bytes));
 	json_object_object_add(o, "sector", json_object_new_int64(e->sector));
@@ -269,11 +267,11 @@ static json_object *bands_json(const Band *b, unsigned n)
 	json_object *a = json_object_new_array();
 	for (unsigned i = 0; i < n; i++) {
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "centre", json_object_new_double(b[i].centre));
-		json_object_object_add(x, "low", json_object_new_double(b[i].lo));
+		json_object_object_add(x, "centre", jdouble(b[i].centre));
+		json_object_object_add(x, "low", jdouble(b[i].lo));
 		json_object_object_add(x, "high", jdouble(b[i].hi));
 		json_object_object_add(x, "count", json_object_new_int64((int64_t)b[i].count));
-		json_object_object_add(x, "share", json_object_new_double(b[i].share));
+		json_object_object_add(x, "share", jdouble(b[i].share));
 		json_object_array_add(a, x);
 	}
 	return a;
@@ -290,31 +288,31 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 
 	monitor_score(ctx->monitor, d, &sc);
 	json_object_object_add(storm, "active", json_object_new_boolean(d->det_ready && t->storm));
-	json_object_object_add(storm, "since", d->det_ready && t->storm ? json_object_new_double(t->storm_start + off) : NULL);
+	json_object_object_add(storm, "since", d->det_ready && t->storm ? jdouble(t->storm_start + off) : NULL);
 	json_object_object_add(storm, "total", json_object_new_int64((int64_t)t->storms));
 	json_object_object_add(storm, "on_record", json_object_new_int64((int64_t)t->storms_known));
-	json_object_object_add(storm, "fast_iops", json_object_new_double(t->fast_iops));
-	json_object_object_add(storm, "fast_latency", json_object_new_double(t->fast_latency));
+	json_object_object_add(storm, "fast_iops", jdouble(t->fast_iops));
+	json_object_object_add(storm, "fast_latency", jdouble(t->fast_latency));
 	json_object_object_add(o, "storm", storm);
 	json_object_object_add(idle, "active", json_object_new_boolean(d->det_ready && t->idle));
 	json_object_object_add(idle, "probe_enabled", json_object_new_boolean(ctx->config.probe));
 	json_object_object_add(idle, "probe_reads", json_object_new_int64((int64_t)t->probes));
-	json_object_object_add(idle, "probe_slowest", json_object_new_double(t->probe_max));
+	json_object_object_add(idle, "probe_slowest", jdouble(t->probe_max));
 	json_object_object_add(o, "idle_cleaning", idle);
 	for (int op = 0; op < TRACE_OPS; op++)
 		json_object_object_add(stalls, trace_op_to_string(op), json_object_new_int64((int64_t)t->stalls[op]));
-	json_object_object_add(stalls, "slowest", json_object_new_double(t->stall_max));
-	json_object_object_add(stalls, "threshold", json_object_new_double(disk_stall_threshold(d, &ctx->config.detect)));
+	json_object_object_add(stalls, "slowest", jdouble(t->stall_max));
+	json_object_object_add(stalls, "threshold", jdouble(disk_stall_threshold(d, &ctx->config.detect)));
 	json_object_object_add(o, "stalls", stalls);
 	for (int op = 0; op < 2; op++)
 		json_object_object_add(bands, trace_op_to_string(op), bands_json(t->bands[op], t->n_bands[op]));
 	json_object_object_add(o, "bands", bands);
-	json_object_object_add(score, "score", json_object_new_double(sc.score));
-	json_object_object_add(score, "storm", json_object_new_double(sc.storm));
-	json_object_object_add(score, "idle_cleaning", json_object_new_double(sc.idle));
-	json_object_object_add(score, "bands", json_object_new_double(sc.band));
-	json_object_object_add(score, "stalls", json_object_new_double(sc.stall));
-	json_object_object_add(score, "half_life", json_object_new_double(ctx->config.detect.half_life));
+	json_object_object_add(score, "score", jdouble(sc.score));
+	json_object_object_add(score, "storm", jdouble(sc.storm));
+	json_object_object_add(score, "idle_cleaning", jdouble(sc.idle));
+	json_object_object_add(score, "bands", jdouble(sc.band));
+	json_object_object_add(score, "stalls", jdouble(sc.stall));
+	json_object_object_add(score, "half_life", jdouble(ctx->config.detect.half_life));
 	json_object_object_add(o, "gc_score", score);
 	json_object_object_add(o, "behaviour", json_object_new_boolean(t->behaviour));
 	json_object *recent = json_object_new_array();
@@ -467,8 +465,8 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t)(d->sys.size_sectors * 512)));
 	json_object_object_add(o, "zoned", json_object_new_string(f->zoned[0] ? f->zoned : "none"));
 	json_object_object_add(o, "io_timeout_seconds",
-			       d->sys.io_timeout_ms > 0 ? json_object_new_double((double)d->sys.io_timeout_ms / 1000) : NULL);
-	json_object_object_add(o, "interval_seconds", json_object_new_double(d->interval));
+			       d->sys.io_timeout_ms > 0 ? jdouble((double)d->sys.io_timeout_ms / 1000) : NULL);
+	json_object_object_add(o, "interval_seconds", jdouble(d->interval));
 	json_object_object_add(o, "verdict", verdict_to_json(&v));
 	json_object_object_add(o, "detection", detection_json(ctx, d));
 	json_object_object_add(o, "counters", counters_json(d));

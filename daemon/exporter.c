@@ -11,6 +11,7 @@
 
 #include "control.h"
 #include "http.h"
+#include "log.h"
 #include "discovery.h"
 #include "metrics.h"
 #include "sampler.h"
@@ -48,69 +49,113 @@ static const StatMetric stat_metrics[] = {
 	{DS_FLUSH_MS, "smrd_disk_flush_requests_time_seconds_total", "This is the total number of seconds spent by all flush requests.", METRIC_COUNTER, 0.001},
 };
 
-static void add_classification(MetricSet *set, Context *ctx)
+/* Each disk's {device="..."} written once per page, not once per series. */
+typedef struct DevLabels {
+	Buf text;
+	size_t *off, *len;
+} DevLabels;
+
+#define DL(dl, i) (dl)->text.data + (dl)->off[i], (dl)->len[i]
+
+static void dev_labels_free(DevLabels *dl)
+{
+	buf_free(&dl->text);
+	free(dl->off);
+	free(dl->len);
+}
+
+static int dev_labels_build(Context *ctx, DevLabels *dl)
+{
+	size_t n = registry_size(ctx->disks);
+	*dl = (DevLabels){.off = calloc(n + 1, sizeof(size_t)), .len = calloc(n + 1, sizeof(size_t))};
+	buf_reserve(&dl->text, n * 24 + 1);
+	if (!dl->off || !dl->len || dl->text.oom)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *dev[] = {"device", registry_at(ctx->disks, i)->name, NULL};
+		dl->off[i] = dl->text.len;
+		metric_labels(&dl->text, dev);
+		dl->len[i] = dl->text.len - dl->off[i];
+	}
+	return dl->text.oom ? -ENOMEM : 0;
+}
+
+static void add_classification(MetricSet *set, Context *ctx, const DevLabels *dl)
 {
 	MetricFamily *info = metricset_family(set, "smrd_disk_info", METRIC_GAUGE,
 		"Identity and class of a watched disk; class is cmr, dm-smr, host-aware, host-managed, ssd or unknown; "
 		"declared is the class smrd.conf declares for it (disk.<ID>.expect), empty if none.");
-	MetricFamily *conf = metricset_family(set, "smrd_disk_smr_confidence", METRIC_GAUGE,
-		"How sure smrd is that the disk shingles (0..1), from static and behavioural evidence.");
+	MetricFamily *conf = metric_family_decimals(metricset_family(set, "smrd_disk_smr_confidence", METRIC_GAUGE,
+		"How sure smrd is that the disk shingles (0..1), from static and behavioural evidence."), 4);
 	MetricFamily *zones = metricset_family(set, "smrd_disk_zones", METRIC_GAUGE,
 		"Number of zones of a zoned disk.");
 	MetricFamily *zsize = metricset_family(set, "smrd_disk_zone_size_bytes", METRIC_GAUGE,
 		"Zone size of a zoned disk.");
-	MetricFamily *tmo = metricset_family(set, "smrd_disk_io_timeout_seconds", METRIC_GAUGE,
-		"The kernel's I/O timeout for the disk (queue/io_timeout): a stall longer than this resets the disk.");
+	MetricFamily *tmo = metric_family_decimals(metricset_family(set, "smrd_disk_io_timeout_seconds", METRIC_GAUGE,
+		"The kernel's I/O timeout for the disk (queue/io_timeout): a stall longer than this resets the disk."), 3);
 	MetricFamily *member = metricset_family(set, "smrd_disk_membership_info", METRIC_GAUGE,
 		"What the disk belongs to: type zfs (pool), md (array), lvm (volume group), bcache or btrfs; one series each.");
 
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+	/* family after family: the page is written as it goes */
+	size_t n = registry_size(ctx->disks);
+	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
 		const DiskFacts *f = &d->sys.facts;
-		const char *dev[] = {"device", d->name, NULL};
-		Verdict v;
-		monitor_verdict(ctx->monitor, d, &v);
 		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
-					"wwn", d->sys.wwn, "firmware", d->sys.firmware, "class", disk_class_to_string(v.class),
+					"wwn", d->sys.wwn, "firmware", d->sys.firmware,
+					"class", disk_class_to_string(monitor_class(ctx->monitor, d)),
 					"declared", f->admin_class >= 0 ? disk_class_to_string((DiskClass)f->admin_class) : "",
 					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
 		metric_add(info, NULL, labels, 1);
-		metric_add(conf, NULL, dev, v.smr_confidence);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		metric_add_rendered(conf, NULL, DL(dl, i), monitor_smr_confidence(ctx->monitor, d));
+	}
+	for (size_t i = 0; i < n; i++) {
+		const Disk *d = registry_at(ctx->disks, i);
 		for (unsigned k = 0; k < d->members.n; k++) {
 			const char *ml[] = {"device", d->name, "type", member_type_to_string(d->members.m[k].type),
 					    "name", d->members.m[k].name, NULL};
 			metric_add(member, NULL, ml, 1);
 		}
-		if (f->nr_zones > 0) {
-			metric_add(zones, NULL, dev, (double)f->nr_zones);
-			if (f->zone_sectors > 0)
-				metric_add(zsize, NULL, dev, (double)f->zone_sectors * 512.0);
-		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		if (d->sys.facts.nr_zones > 0)
+			metric_add_rendered(zones, NULL, DL(dl, i), (double)d->sys.facts.nr_zones);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		if (d->sys.facts.nr_zones > 0 && d->sys.facts.zone_sectors > 0)
+			metric_add_rendered(zsize, NULL, DL(dl, i), (double)d->sys.facts.zone_sectors * 512.0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const Disk *d = registry_at(ctx->disks, i);
 		if (d->sys.io_timeout_ms > 0)
-			metric_add(tmo, NULL, dev, (double)d->sys.io_timeout_ms / 1000.0);
+			metric_add_rendered(tmo, NULL, DL(dl, i), (double)d->sys.io_timeout_ms / 1000.0);
 	}
 }
 
-static void add_diskstats(MetricSet *set, Context *ctx)
+static void add_diskstats(MetricSet *set, Context *ctx, const DevLabels *dl)
 {
 	for (size_t m = 0; m < ELEMENTSOF(stat_metrics); m++) {
 		const StatMetric *sm = &stat_metrics[m];
-		MetricFamily *fam = metricset_family(set, sm->name, sm->type, sm->help);
+		MetricFamily *fam = metric_family_decimals(metricset_family(set, sm->name, sm->type, sm->help), 3);
 		for (size_t i = 0; i < registry_size(ctx->disks); i++) {
 			const Disk *d = registry_at(ctx->disks, i);
 			/* Like node_exporter: only the fields this kernel prints. */
 			if (!d->ds.primed || (unsigned)sm->field >= d->ds.n_fields)
 				continue;
-			const char *dev[] = {"device", d->name, NULL};
-			metric_add(fam, NULL, dev, (double)d->ds.total[sm->field] * sm->scale);
+			metric_add_rendered(fam, NULL, DL(dl, i), (double)d->ds.total[sm->field] * sm->scale);
 		}
 	}
 }
 
 static void add_latency(MetricSet *set, Context *ctx)
 {
-	MetricFamily *fam = metricset_family(set, "smrd_disk_io_latency_seconds", METRIC_HISTOGRAM,
-		"Issue-to-complete latency of each I/O, from the block tracepoints; op is read, write, discard or flush.");
+	MetricFamily *fam = metric_family_decimals(metricset_family(set, "smrd_disk_io_latency_seconds", METRIC_HISTOGRAM,
+		"Issue-to-complete latency of each I/O, from the block tracepoints; op is read, write, discard or flush."), 6);
 	char le[HIST_LE][24];
 	for (unsigned i = 0; i < HIST_LE; i++)
 		snprintf(le[i], sizeof le[i], "%g", (double)hist_le_ns[i] / 1e9);
@@ -135,7 +180,7 @@ static void add_latency(MetricSet *set, Context *ctx)
 	}
 }
 
-static void add_detection(MetricSet *set, Context *ctx)
+static void add_detection(MetricSet *set, Context *ctx, const DevLabels *dl)
 {
 	MetricFamily *active = metricset_family(set, "smrd_disk_destage_storm_active", METRIC_GAUGE,
 		"1 while a destage storm is under way: writes were acknowledged fast, then collapsed with the queue busy.");
@@ -145,33 +190,26 @@ static void add_detection(MetricSet *set, Context *ctx)
 		"I/Os slower than the stall threshold, since smrd started.");
 	MetricFamily *idle = metricset_family(set, "smrd_disk_idle_cleaning_active", METRIC_GAUGE,
 		"1 while reads wait behind cleaning after a write burst with the host nearly quiet.");
-	MetricFamily *score = metricset_family(set, "smrd_disk_gc_score", METRIC_GAUGE,
-		"How strongly recent behaviour looks like SMR cleaning (0..1), decaying with a half-life.");
-	MetricFamily *bands = metricset_family(set, "smrd_disk_latency_band_seconds", METRIC_GAUGE,
-		"Centre of each latency band (mode) found in the last minutes of reads or writes; band 0 is the fastest.");
+	MetricFamily *score = metric_family_decimals(metricset_family(set, "smrd_disk_gc_score", METRIC_GAUGE,
+		"How strongly recent behaviour looks like SMR cleaning (0..1), decaying with a half-life."), 4);
+	MetricFamily *bands = metric_family_decimals(metricset_family(set, "smrd_disk_latency_band_seconds", METRIC_GAUGE,
+		"Centre of each latency band (mode) found in the last minutes of reads or writes; band 0 is the fastest."), 6);
 	MetricFamily *probes = ctx->config.probe ? metricset_family(set, "smrd_disk_probe_reads_total", METRIC_COUNTER,
 		"Idle-cleaning probe reads (4 KiB, O_DIRECT) smrd sent to the disk.") : NULL;
 	MetricFamily *behav = metricset_family(set, "smrd_disk_smr_by_behaviour", METRIC_GAUGE,
 		"1 when the disk is classified dm-smr by its behaviour (destage storms) and not by static evidence.");
-	MetricFamily *slowest = metricset_family(set, "smrd_disk_slowest_io_seconds", METRIC_GAUGE,
-		"The slowest I/O over the slow-io threshold completed in the last ten minutes (0 if none).");
-	MetricFamily *thr = metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
-		"I/Os slower than this are stall events.");
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		const DiskDetect *t = &d->det;
-		const char *dev[] = {"device", d->name, NULL};
-		DetectScore sc;
-		monitor_score(ctx->monitor, d, &sc);
-		metric_add(active, NULL, dev, d->det_ready && t->storm);
-		metric_add(storms, NULL, dev, (double)t->storms);
-		metric_add(idle, NULL, dev, d->det_ready && t->idle);
-		metric_add(score, NULL, dev, sc.score);
-		metric_add(thr, NULL, dev, disk_stall_threshold(d, &ctx->config.detect));
-		metric_add(behav, NULL, dev, monitor_smr_by_behaviour(d));
-		metric_add(slowest, NULL, dev, d->det_ready ? detect_slowest_recent(t, now_seconds(CLOCK_MONOTONIC)) : 0);
-		if (probes)
-			metric_add(probes, NULL, dev, (double)t->probes);
+	MetricFamily *slowest = metric_family_decimals(metricset_family(set, "smrd_disk_slowest_io_seconds", METRIC_GAUGE,
+		"The slowest I/O over the slow-io threshold completed in the last ten minutes (0 if none)."), 6);
+	MetricFamily *thr = metric_family_decimals(metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
+		"I/Os slower than this are stall events."), 6);
+	size_t n = registry_size(ctx->disks);
+	double now = now_seconds(CLOCK_MONOTONIC);
+#define EACH_DISK for (size_t i = 0; i < n; i++) { const Disk *d = registry_at(ctx->disks, i); \
+		const DiskDetect *t = &d->det; const char *dev[] = {"device", d->name, NULL}; (void)t; (void)dev;
+#define END_EACH }
+	EACH_DISK metric_add_rendered(active, NULL, DL(dl, i), d->det_ready && t->storm); END_EACH
+	EACH_DISK metric_add_rendered(storms, NULL, DL(dl, i), (double)t->storms); END_EACH
+	EACH_DISK
 		/* reads and writes always (rate() needs a zero to start from); the rest once seen */
 		for (int op = 0; op < TRACE_OPS; op++) {
 			if (op > TRACE_WRITE && !t->stalls[op])
@@ -179,6 +217,14 @@ static void add_detection(MetricSet *set, Context *ctx)
 			const char *l[] = {"device", d->name, "op", trace_op_to_string(op), NULL};
 			metric_add(stalls, NULL, l, (double)t->stalls[op]);
 		}
+	END_EACH
+	EACH_DISK metric_add_rendered(idle, NULL, DL(dl, i), d->det_ready && t->idle); END_EACH
+	EACH_DISK
+		DetectScore sc;
+		monitor_score(ctx->monitor, d, &sc);
+		metric_add_rendered(score, NULL, DL(dl, i), sc.score);
+	END_EACH
+	EACH_DISK
 		for (int op = 0; d->det_ready && op < 2; op++)
 			for (unsigned b = 0; b < t->n_bands[op]; b++) {
 				char band[12];
@@ -186,7 +232,14 @@ static void add_detection(MetricSet *set, Context *ctx)
 				const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "band", band, NULL};
 				metric_add(bands, NULL, l, t->bands[op][b].centre);
 			}
-	}
+	END_EACH
+	if (probes)
+		EACH_DISK metric_add_rendered(probes, NULL, DL(dl, i), (double)t->probes); END_EACH
+	EACH_DISK metric_add_rendered(behav, NULL, DL(dl, i), monitor_smr_by_behaviour(d)); END_EACH
+	EACH_DISK metric_add_rendered(slowest, NULL, DL(dl, i), d->det_ready ? detect_slowest_recent(t, now) : 0); END_EACH
+	EACH_DISK metric_add_rendered(thr, NULL, DL(dl, i), disk_stall_threshold(d, &ctx->config.detect)); END_EACH
+#undef EACH_DISK
+#undef END_EACH
 	History *h = monitor_history(ctx->monitor);
 	MetricFamily *ev = metricset_family(set, "smrd_events_total", METRIC_COUNTER,
 		"Detector events recorded since smrd started, by kind.");
@@ -242,16 +295,16 @@ static void add_tracer(MetricSet *set, Context *ctx)
 		   NULL, NULL, (double)c.reissued);
 	metric_add(metricset_family(set, "smrd_trace_slow_ios_total", METRIC_COUNTER,
 				    "I/Os slower than slow-io recorded one by one."), NULL, NULL, (double)tracer_slow_total(ctx->tracer));
-	metric_add(metricset_family(set, "smrd_trace_slow_threshold_seconds", METRIC_GAUGE,
-				    "The slow-io setting: I/Os this slow are recorded one by one."), NULL, NULL, ctx->config.slow_io);
+	metric_add(metric_family_decimals(metricset_family(set, "smrd_trace_slow_threshold_seconds", METRIC_GAUGE,
+				    "The slow-io setting: I/Os this slow are recorded one by one."), 6), NULL, NULL, ctx->config.slow_io);
 }
 
 static void add_self(MetricSet *set, Context *ctx)
 {
 	const char *ver[] = {"version", SMRD_VERSION, NULL};
 	metric_add(metricset_family(set, "smrd_build_info", METRIC_GAUGE, "smrd's version; always 1."), NULL, ver, 1);
-	metric_add(metricset_family(set, "smrd_start_time_seconds", METRIC_GAUGE,
-				    "When smrd started, in seconds since the epoch."),
+	metric_add(metric_family_decimals(metricset_family(set, "smrd_start_time_seconds", METRIC_GAUGE,
+				    "When smrd started, in seconds since the epoch."), 3),
 		   NULL, NULL, (double)ctx->start_realtime_usec / 1e6);
 	metric_add(metricset_family(set, "smrd_disks_watched", METRIC_GAUGE, "Number of disks smrd watches."),
 		   NULL, NULL, (double)registry_size(ctx->disks));
@@ -306,23 +359,34 @@ static void add_self(MetricSet *set, Context *ctx)
 }
 
 
-int exporter_render(Context *ctx, Buf *out)
+static void metricset_freep(MetricSet **s) { metricset_free(*s); }
+
+int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 {
 	double t0 = now_seconds(CLOCK_MONOTONIC);
-	MetricSet *set = metricset_new();
+	_cleanup_(metricset_freep) MetricSet *set = metricset_new(out, fmt);
 	if (!set)
 		return -ENOMEM;
-	add_classification(set, ctx);
-	add_diskstats(set, ctx);
+	DevLabels dl;
+	int r = dev_labels_build(ctx, &dl);
+	if (r < 0) {
+		dev_labels_free(&dl);
+		return r;
+	}
+	add_classification(set, ctx, &dl);
+	add_diskstats(set, ctx, &dl);
 	add_latency(set, ctx);
 	if (!ctx->oneshot) {
-		add_detection(set, ctx);
+		add_detection(set, ctx, &dl);
 		add_tracer(set, ctx);
 	}
 	add_self(set, ctx);
-	metric_add(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
-				    "Time smrd spent collecting this scrape."), NULL, NULL, now_seconds(CLOCK_MONOTONIC) - t0);
-	metricset_render(set, out);
-	metricset_free(set);
-	return out->oom ? -ENOMEM : 0;
+	metric_add(metric_family_decimals(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
+				    "Time smrd spent collecting this scrape."), 6), NULL, NULL, now_seconds(CLOCK_MONOTONIC) - t0);
+	dev_labels_free(&dl);
+	const char *misused = NULL;
+	r = metricset_finish(set, &misused);
+	if (r == -EINVAL)
+		log_error("metrics page refused: family %s got samples after it was closed (a bug)", misused);
+	return r;
 }

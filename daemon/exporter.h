@@ -6,6 +6,7 @@
 #pragma once
 
 #include "context.h"
+#include "metrics.h"
 
 /* Renders the whole page into out; -ENOMEM if it could not. */
-int exporter_render(Context *ctx, Buf *out);
+int exporter_render(Context *ctx, Buf *out, MetricFormat fmt);

@@ -142,7 +142,7 @@ static int oneshot(Context *ctx)
 {
 	Buf b = {0};
 	context_tick(ctx, now_usec(CLOCK_MONOTONIC));
-	int r = exporter_render(ctx, &b);
+	int r = exporter_render(ctx, &b, METRIC_FORMAT_TEXT);
 	if (r >= 0)
 		fwrite(b.data ? b.data : "", 1, b.len, stdout);
 	buf_free(&b);

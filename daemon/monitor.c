@@ -302,6 +302,12 @@ void monitor_count(const Monitor *m, unsigned *ret_suspects, unsigned *ret_storm
 	*ret_storms = storms;
 }
 
+DiskClass monitor_class(const Monitor *m, const Disk *d)
+{
+	(void)m;
+	return monitor_smr_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class;
+}
+
 void monitor_verdict(const Monitor *m, const Disk *d, Verdict *ret)
 {
 	*ret = d->verdict;

@@ -32,6 +32,8 @@ void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r);
 void monitor_disk_gone(Monitor *m, Disk *d);
 /* The verdict as exported: static evidence plus behaviour. */
 void monitor_verdict(const Monitor *m, const Disk *d, Verdict *ret);
+/* The class monitor_verdict() would give, without copying its evidence. */
+DiskClass monitor_class(const Monitor *m, const Disk *d);
 void monitor_score(const Monitor *m, const Disk *d, DetectScore *ret);
 /* The two parts of the verdict that counting needs, without copying it. */
 double monitor_smr_confidence(const Monitor *m, const Disk *d);
