@@ -183,6 +183,21 @@ void lat_window_sum(const LatWindow *w, double seconds, Hist *ret)
 	}
 }
 
+bool lat_window_slot(const LatWindow *w, unsigned age, Hist *ret, double *ret_seconds)
+{
+	*ret = (Hist){0};
+	if (age == 0) {
+		*ret = w->current;
+		*ret_seconds = w->current_seconds;
+		return true;
+	}
+	if (age > w->used)
+		return false;
+	sparse_merge(ret, &w->slots[(w->head + age - 1) % WINDOW_SLOTS]);
+	*ret_seconds = WINDOW_SLOT_SECONDS;
+	return true;
+}
+
 uint64_t hist_count_under(const Hist *h, double seconds)
 {
 	uint64_t n = 0;

@@ -64,3 +64,6 @@ int lat_window_push(LatWindow *w, const Hist *delta, double dt);
 /* Sums the last `seconds` (rounded to slots, always including the slot in
  * progress); seconds <= 1 gives the last interval. */
 void lat_window_sum(const LatWindow *w, double seconds, Hist *ret);
+/* One slot: age 0 is the one being filled, 1 the newest completed one;
+ * false past the oldest recorded. *ret_seconds is how much time it covers. */
+bool lat_window_slot(const LatWindow *w, unsigned age, Hist *ret, double *ret_seconds);

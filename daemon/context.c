@@ -17,6 +17,7 @@
 #include "control.h"
 #include "discovery.h"
 #include "exporter.h"
+#include "web.h"
 #include "http.h"
 #include "log.h"
 #include "monitor.h"
@@ -27,6 +28,9 @@
 extern const char smrd_builtin_models[];
 
 #define RESCAN_INTERVAL_USEC (60 * UINT64_C(1000000))
+/* A captured tree's disks re-read per sample: all of a fixture's, and a
+ * 1000-disk tree in turn every 16 samples. */
+#define CAPTURED_RESCAN_DISKS 64
 
 int context_load_config(Context *ctx, Config *ret, char **ret_error)
 {
@@ -182,42 +186,17 @@ static void on_missing(const char *name, void *userdata)
 	discovery_check(ctx->discovery, name);
 }
 
-/* The page is rendered at most once per sample: what it shows changes at
- * the sample, and any number of scrapers in between are sent the same
- * bytes, so a flood of scrapes costs copies, not renders. */
-static int render_metrics(void *userdata, HttpBody **ret)
-{
-	Context *ctx = userdata;
-	PageCache *pc = &ctx->page;
-	uint64_t now, samples = sampler_stats(ctx->sampler)->samples;
-	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
-	if (!pc->body || pc->samples != samples || now - pc->usec >= (uint64_t)(ctx->config.interval * 1e6)) {
-		Buf b = {0};
-		int r = exporter_render(ctx, &b);
-		if (r < 0) {
-			buf_free(&b);
-			return r;
-		}
-		HttpBody *body = http_body_new(&b);
-		if (!body)
-			return -ENOMEM;
-		http_body_unref(pc->body);
-		*pc = (PageCache){.body = body, .samples = samples, .usec = now, .renders = pc->renders + 1};
-	}
-	*ret = http_body_ref(pc->body);
-	return 0;
-}
-
 /* ---------------------------------------------------------------- tick */
 
 void context_tick(Context *ctx, uint64_t now)
 {
 	/* The live /sys tells us of changes (uevents): scan it rarely, as a
 	 * safety net; a captured tree tells nobody: scan it every time. */
-	if (!ctx->src.live || now - ctx->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
+	if (now - ctx->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
 		discovery_scan(ctx->discovery);
 		ctx->last_rescan_usec = now;
-	}
+	} else if (!ctx->src.live)
+		discovery_scan_some(ctx->discovery, CAPTURED_RESCAN_DISKS);
 	sampler_sample(ctx->sampler, now, on_missing, ctx);
 	tracer_sync(ctx->tracer);
 	tracer_collect(ctx->tracer, now, now_usec(CLOCK_REALTIME));
@@ -285,7 +264,10 @@ static int start_servers(Context *ctx)
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *web_err = NULL;
-	r = http_new(ctx->event, ctx->config.listen, http_fd, ctx->config.web_config, render_metrics, ctx, &ctx->http,
+	ctx->web = web_new(ctx);
+	if (!ctx->web)
+		return log_error_errno(-ENOMEM, "Out of memory");
+	r = http_new(ctx->event, ctx->config.listen, http_fd, ctx->config.web_config, web_handle, ctx->web, &ctx->http,
 		     &web_err);
 	if (r < 0 && web_err)
 		return log_error_errno(r, "Bad web configuration: %s", web_err);
@@ -357,7 +339,7 @@ void context_done(Context *ctx)
 	ctx->service = service_free(ctx->service);
 	ctx->control = control_free(ctx->control);
 	ctx->http = http_free(ctx->http);
-	ctx->page.body = http_body_unref(ctx->page.body);
+	ctx->web = web_free(ctx->web);
 	ctx->tracer = tracer_free(ctx->tracer);
 	ctx->tick = sd_event_source_disable_unref(ctx->tick);
 	ctx->monitor = monitor_free(ctx->monitor);

@@ -40,12 +40,6 @@ typedef struct Models {
 	char *origin;			/* its path, or "builtin" */
 } Models;
 
-typedef struct PageCache {
-	HttpBody *body;			/* the metrics page of this sample */
-	uint64_t samples, usec;		/* which sample, and when it was rendered */
-	uint64_t renders;
-} PageCache;
-
 typedef struct Context {
 	sd_event *event;
 	Config config;			/* effective: defaults < file < flags */
@@ -67,7 +61,7 @@ typedef struct Context {
 	uint64_t last_rescan_usec;
 
 	Http *http;
-	PageCache page;
+	struct Web *web;
 	Control *control;
 	Service *service;
 } Context;

@@ -29,6 +29,10 @@ struct Discovery {
 	struct udev_monitor *monitor;
 	sd_event_source *source;
 	uint64_t probe_errors;
+	/* A partial scan re-reads only `budget` of the known disks, the next
+	 * ones in turn from `rr`; 0 means every one. */
+	unsigned budget, rr, known_seen;
+	size_t known;
 };
 
 static void udev_enumerate_unrefp(struct udev_enumerate **e)
@@ -301,8 +305,18 @@ void discovery_check(Discovery *disc, const char *name)
 
 static void seen(Discovery *disc, const char *name)
 {
-	discovery_check(disc, name);
 	Disk *d = registry_get(disc->disks, name);
+	if (d && disc->budget && disc->budget < disc->known) {
+		/* a known disk, outside this scan's turn: still there, no more */
+		unsigned k = disc->known_seen++;
+		if ((k + disc->known - disc->rr % disc->known) % disc->known >= disc->budget) {
+			d->seen = true;
+			return;
+		}
+		read_members(disc, d, false);
+	}
+	discovery_check(disc, name);
+	d = registry_get(disc->disks, name);
 	if (d)
 		d->seen = true;
 }
@@ -347,8 +361,11 @@ static int scan_dir(Discovery *disc)
 	return 0;
 }
 
-int discovery_scan(Discovery *disc)
+static int scan(Discovery *disc, unsigned budget)
 {
+	disc->budget = budget;
+	disc->known = registry_size(disc->disks);
+	disc->known_seen = 0;
 	mark_all(disc, false);
 	int r = disc->udev ? scan_udev(disc, disc->udev) : scan_dir(disc);
 	if (r < 0) {
@@ -359,9 +376,16 @@ int discovery_scan(Discovery *disc)
 	sweep(disc);
 	/* without udev's events (a captured tree, no udevd) this is how a
 	 * disk joining a pool is seen */
-	discovery_refresh_members(disc);
+	if (!budget || budget >= disc->known)
+		discovery_refresh_members(disc);
+	disc->rr += budget;
+	disc->budget = 0;
 	return 0;
 }
+
+int discovery_scan(Discovery *disc) { return scan(disc, 0); }
+
+int discovery_scan_some(Discovery *disc, unsigned budget) { return scan(disc, budget ? budget : 1); }
 
 void discovery_set_rules(Discovery *disc, const DeviceFilter *filter, const ModelList *models)
 {

@@ -34,6 +34,11 @@ Discovery *discovery_free(Discovery *d);
 void discovery_set_rules(Discovery *d, const DeviceFilter *filter, const ModelList *models);
 /* Enumerates every block device, adds new disks and drops vanished ones. */
 int discovery_scan(Discovery *d);
+/* The same, but only `budget` of the disks already known are re-read (in
+ * turn, scan after scan); new and vanished ones are always found. For a
+ * captured tree, rescanned every sample since nothing reports its changes:
+ * the cost of a sample stays bounded however many disks it has. */
+int discovery_scan_some(Discovery *d, unsigned budget);
 /* Re-reads one device: adds, updates or removes it. */
 void discovery_probe(Discovery *d, const char *name);
 /* Probes a new disk fully; for a known one only checks that it still exists

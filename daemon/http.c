@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <libdeflate.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -71,6 +72,37 @@ HttpBody *http_body_unref(HttpBody *body)
 
 size_t http_body_size(const HttpBody *body) { return body ? body->len : 0; }
 
+const char *http_body_data(const HttpBody *body) { return body ? body->data : NULL; }
+
+static void compressor_freep(struct libdeflate_compressor **c)
+{
+	if (*c)
+		libdeflate_free_compressor(*c);
+}
+
+HttpBody *http_body_gzip(const HttpBody *plain)
+{
+	/* level 1: the scrape's CPU is the budget, and it still shrinks a
+	 * metrics page ten times */
+	_cleanup_(compressor_freep) struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
+	if (!c || !plain)
+		return NULL;
+	Buf b = {0};
+	buf_reserve(&b, libdeflate_gzip_compress_bound(c, plain->len));
+	if (b.oom)
+		return NULL;
+	b.len = libdeflate_gzip_compress(c, plain->data, plain->len, b.data, b.cap);
+	if (b.len == 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	/* the page is kept for a while: give back the bound's slack */
+	char *fit = realloc(b.data, b.len);
+	if (fit)
+		b.data = fit, b.cap = b.len;
+	return http_body_new(&b);
+}
+
 static void body_release(void *cls) { http_body_unref(cls); }
 
 typedef struct Guarded {
@@ -90,7 +122,7 @@ struct Http {
 	struct MHD_Daemon *mhd;
 	sd_event_source *io, *timer, *sweep;
 	int listen_fd;
-	HttpRenderFn render;
+	HttpHandlerFn handler;
 	void *userdata;
 	unsigned port;
 	WebSetup *web;
@@ -100,11 +132,6 @@ struct Http {
 	uint64_t rate_usec;
 	HttpStats stats;
 };
-
-static const char index_page[] =
-	"<!DOCTYPE html>\n<html><head><title>smrd</title></head><body>\n"
-	"<h1>smrd</h1>\n<p>Shingled-disk monitor. <a href=\"/metrics\">Metrics</a></p>\n"
-	"</body></html>\n";
 
 /* --------------------------------------------------------------- guard */
 
@@ -366,6 +393,27 @@ static unsigned admit(Http *h, struct MHD_Connection *c, Guarded *g)
 	return a == WEB_AUTH_OK ? 0 : a == WEB_AUTH_BUSY ? MHD_HTTP_TOO_MANY_REQUESTS : MHD_HTTP_UNAUTHORIZED;
 }
 
+static const char *request_arg(const HttpRequest *req, const char *key)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* Accept-Encoding: gzip, unless it comes with q=0 */
+static bool accepts_gzip(const char *v)
+{
+	for (const char *p = v; p && *p;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, ",");
+		size_t tok = strcspn(p, " \t;,");
+		if ((tok == 4 && strncasecmp(p, "gzip", 4) == 0) || (tok == 1 && *p == '*')) {
+			const char *qv = memmem(p, n, "q=", 2);
+			return !qv || strtod(qv + 2, NULL) > 0;
+		}
+		p += n;
+	}
+	return false;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size,
 				  void **con_cls)
@@ -380,6 +428,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (g)
 			g->active = true;
 		h->stats.requests++;
+		/* answered on the next call, once the (empty) body is read: a
+		 * response queued this early makes libmicrohttpd close the
+		 * connection, and a scraper wants to keep it */
+		return MHD_YES;
 	}
 	if (*upload_data_size)
 		return MHD_NO;	/* we take no bodies */
@@ -395,25 +447,41 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	if (!streq(method, "GET") && !streq(method, "HEAD"))
 		return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
-	if (streq(url, "/"))
-		return reply(h, c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)index_page, sizeof index_page - 1,
-			     MHD_RESPMEM_PERSISTENT);
-	if (!streq(url, "/metrics"))
-		return reply_text(h, c, MHD_HTTP_NOT_FOUND, "not found\n");
 
-	HttpBody *body = NULL;
-	int r = h->render(h->userdata, &body);
-	if (r < 0) {
-		log_warning_errno(r, "Failed to render metrics: %m");
+	/* libmicrohttpd has split off the query and decoded both */
+	const char *path = url;
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	HttpRequest req = {.path = path, .arg = request_arg, .conn = c, .accept = accept ? accept : "",
+			   .gzip_ok = accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+									       MHD_HTTP_HEADER_ACCEPT_ENCODING))};
+	HttpReply rep = {0};
+	int r = h->handler(h->userdata, &req, &rep);
+	if (r < 0 || !rep.body) {
+		http_body_unref(rep.body);
+		log_warning_errno(r < 0 ? r : -ENOMEM, "Failed to answer %s: %m", path);
 		return reply_text(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "render failed\n");
 	}
+	if (req.gzip_ok && !rep.gzipped && rep.body->len >= 1024) {
+		HttpBody *gz = http_body_gzip(rep.body);
+		if (gz) {
+			http_body_unref(rep.body);
+			rep.body = gz;
+			rep.gzipped = true;
+		}
+	}
+	HttpBody *body = rep.body;
 	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->data,
 											   body_release, body);
 	if (!resp) {
 		http_body_unref(body);
 		return MHD_NO;
 	}
-	return send_response(h, c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", resp);
+	if (rep.gzipped)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	if (rep.gzipped || rep.varies || req.gzip_ok)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, rep.varies ? "Accept, Accept-Encoding" : "Accept-Encoding");
+	return send_response(h, c, rep.status ? rep.status : MHD_HTTP_OK, rep.type ? rep.type : "text/plain; charset=utf-8",
+			     resp);
 }
 
 /* ----------------------------------------------------------- the loop */
@@ -622,14 +690,14 @@ static void log_web(const WebSetup *w, const char *path)
 			   w->cfg.ignored);
 }
 
-int http_new(sd_event *e, const char *addr, int fd, const char *web_config, HttpRenderFn render, void *userdata,
+int http_new(sd_event *e, const char *addr, int fd, const char *web_config, HttpHandlerFn handler, void *userdata,
 	     Http **ret, char **ret_error)
 {
 	_cleanup_(http_freep) Http *h = calloc(1, sizeof *h);
 	if (!h)
 		return -ENOMEM;
 	h->event = sd_event_ref(e);
-	h->render = render;
+	h->handler = handler;
 	h->userdata = userdata;
 	h->listen_fd = -1;
 	int r;

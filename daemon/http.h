@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The HTTP server (/metrics and a small index page) on libmicrohttpd, driven
+ * The HTTP server on libmicrohttpd, driven
  * by our event loop through its epoll fd: no thread of its own. TLS, client
  * certificates and basic auth come from node_exporter's web configuration
  * file. Connections are guarded: each has a deadline for its request
@@ -25,8 +25,33 @@ HttpBody *http_body_ref(HttpBody *body);
 HttpBody *http_body_unref(HttpBody *body);
 size_t http_body_size(const HttpBody *body);
 
-/* Renders (or hands out a ref of) the metrics page; returns 0 or -errno. */
-typedef int (*HttpRenderFn)(void *userdata, HttpBody **ret);
+/* What a GET or HEAD asks for. */
+typedef struct HttpRequest HttpRequest;
+struct HttpRequest {
+	const char *path;		/* without the query, percent-decoded */
+	/* A query argument, percent-decoded; NULL if absent. */
+	const char *(*arg)(const HttpRequest *req, const char *key);
+	void *conn;			/* for arg() */
+	const char *accept;		/* the Accept header, or "" */
+	bool gzip_ok;			/* Accept-Encoding allows gzip */
+};
+
+typedef struct HttpReply {
+	unsigned status;
+	const char *type;		/* Content-Type, a static string */
+	HttpBody *body;			/* a reference, handed over */
+	bool gzipped;			/* body is already gzip: Content-Encoding: gzip */
+	bool varies;			/* the body depends on Accept/Accept-Encoding */
+} HttpReply;
+
+/* Answers a request (the content is not this module's business): fills
+ * ret (status, type, a body reference); returns 0, or -errno for a 500. A
+ * body that is not gzipped yet is compressed here when the client takes gzip. */
+typedef int (*HttpHandlerFn)(void *userdata, const HttpRequest *req, HttpReply *ret);
+
+/* gzip at the fastest level (libdeflate): a 1.6 MB page in ~3 ms. NULL on error. */
+HttpBody *http_body_gzip(const HttpBody *plain);
+const char *http_body_data(const HttpBody *body);
 
 #define HTTP_EVENT_PRIORITY 10		/* below the sampling timer and the watchdog */
 #define HTTP_MAX_CONNECTIONS 128	/* libmicrohttpd's hard limit */
@@ -46,7 +71,7 @@ typedef struct HttpStats {
 /* Listens on addr ("[host]:port", "host:port" or ":port"), or on fd if fd >= 0.
  * web_config: a web configuration file, or NULL/"" for plain HTTP without
  * authentication. *ret_error says what is wrong with it (caller frees). */
-int http_new(sd_event *e, const char *addr, int fd, const char *web_config, HttpRenderFn render, void *userdata,
+int http_new(sd_event *e, const char *addr, int fd, const char *web_config, HttpHandlerFn handler, void *userdata,
 	     Http **ret, char **ret_error);
 Http *http_free(Http *h);
 /* Re-reads the web configuration file (certificates, users, headers); on

@@ -15,6 +15,8 @@
 #include <sys/socket.h>
 
 #include "http.h"
+#include <libdeflate.h>
+
 #include "log.h"
 #include "test.h"
 #include "unit-tree.h"
@@ -25,20 +27,38 @@ typedef struct Fake {
 	HttpBody *cached;
 } Fake;
 
-static int render(void *userdata, HttpBody **ret)
+static int handle(void *userdata, const HttpRequest *req, HttpReply *ret)
 {
 	Fake *f = userdata;
+	Buf b = {0};
+	if (streq(req->path, "/")) {
+		buf_printf(&b, "<a href=\"/metrics\">metrics</a>");
+		*ret = (HttpReply){.status = 200, .type = "text/html; charset=utf-8", .body = http_body_new(&b)};
+		return 0;
+	}
+	if (streq(req->path, "/big")) {
+		/* large enough to be compressed, and the query reaches the handler */
+		for (int i = 0; i < 200; i++)
+			buf_printf(&b, "line %d of %s\n", i, req->arg(req, "q") ? req->arg(req, "q") : "");
+		*ret = (HttpReply){.status = 200, .body = http_body_new(&b)};
+		return 0;
+	}
+	if (!streq(req->path, "/metrics")) {
+		buf_printf(&b, "not found\n");
+		*ret = (HttpReply){.status = 404, .body = http_body_new(&b)};
+		return 0;
+	}
 	f->renders++;
 	if (f->fail)
 		return -EIO;
 	if (!f->cached) {
-		Buf b = {0};
 		buf_printf(&b, "# TYPE smrd_up gauge\nsmrd_up 1\n");
 		f->cached = http_body_new(&b);
 		if (!f->cached)
 			return -ENOMEM;
 	}
-	*ret = http_body_ref(f->cached);
+	*ret = (HttpReply){.status = 200, .type = "text/plain; version=0.0.4; charset=utf-8",
+			   .body = http_body_ref(f->cached)};
 	return 0;
 }
 
@@ -147,6 +167,30 @@ static void test_pages(Env *env, Fake *fake)
 	CHECK_INT(status_of(post), 405);
 	CHECK(has_header(post, "Allow: GET, HEAD"));
 
+	/* gzip when asked (and not for a few bytes), never when refused */
+	_cleanup_free_ char *gz = request(env, "GET", "/big?q=x%20y%3C", "Accept-Encoding: deflate, gzip\r\n");
+	CHECK(has_header(gz, "Content-Encoding: gzip"));
+	CHECK(has_header(gz, "Vary: Accept-Encoding"));
+	const char *cl = strstr(gz, "Content-Length: ");
+	const unsigned char *zb = (const unsigned char *)body_of(gz);
+	CHECK(cl && zb[0] == 0x1f && zb[1] == 0x8b);
+	if (cl && zb[0] == 0x1f) {
+		char out[16384];
+		size_t got = 0;
+		struct libdeflate_decompressor *dz = libdeflate_alloc_decompressor();
+		CHECK_INT(libdeflate_gzip_decompress(dz, zb, strtoul(cl + 16, NULL, 10), out, sizeof out - 1, &got), 0);
+		libdeflate_free_decompressor(dz);
+		out[got] = 0;
+		CHECK(strstr(out, "line 0 of x y<\nline 1 of") == out);
+		CHECK(strstr(out, "line 199 of x y<\n") != NULL);
+	}
+	_cleanup_free_ char *nogz = request(env, "GET", "/big", "Accept-Encoding: gzip;q=0, identity\r\n");
+	CHECK(!has_header(nogz, "Content-Encoding: gzip"));
+	CHECK(strstr(body_of(nogz), "line 199 of \n") != NULL);
+	_cleanup_free_ char *small = request(env, "GET", "/metrics", "Accept-Encoding: gzip\r\n");
+	CHECK(!has_header(small, "Content-Encoding: gzip"));
+	CHECK_STR(body_of(small), "# TYPE smrd_up gauge\nsmrd_up 1\n");
+
 	fake->fail = true;
 	_cleanup_free_ char *bad = request(env, "GET", "/metrics", NULL);
 	CHECK_INT(status_of(bad), 500);
@@ -154,7 +198,7 @@ static void test_pages(Env *env, Fake *fake)
 
 	HttpStats st;
 	http_stats(env->h, &st);
-	CHECK_INT(st.requests, 7);
+	CHECK_INT(st.requests, 10);
 	CHECK(!st.tls);
 }
 
@@ -271,7 +315,7 @@ int main(void)
 	Fake fake = {0};
 	CHECK_INT(sd_event_new(&env.e), 0);
 	_cleanup_free_ char *err = NULL;
-	CHECK_INT(http_new(env.e, "127.0.0.1:0", -1, NULL, render, &fake, &env.h, &err), 0);
+	CHECK_INT(http_new(env.e, "127.0.0.1:0", -1, NULL, handle, &fake, &env.h, &err), 0);
 	if (!env.h)
 		return test_done("daemon-http");
 	CHECK(http_port(env.h) > 0);
@@ -290,7 +334,7 @@ int main(void)
 	/* a web configuration that cannot be used stops the start, saying why */
 	Http *bad = NULL;
 	_cleanup_free_ char *berr = NULL;
-	CHECK(http_new(env.e, "127.0.0.1:0", -1, "/nonexistent/web.yml", render, &fake, &bad, &berr) < 0);
+	CHECK(http_new(env.e, "127.0.0.1:0", -1, "/nonexistent/web.yml", handle, &fake, &bad, &berr) < 0);
 	CHECK(berr && strstr(berr, "/nonexistent/web.yml") != NULL);
 
 	test_pages(&env, &fake);

@@ -68,5 +68,21 @@ int main(void)
 	CHECK(who && streq(who, "x_a"));
 	metricset_free(s);
 	buf_free(&b);
+
+	/* Accept negotiation, as client_golang does it */
+	const char *ct;
+	CHECK_INT(metric_negotiate(NULL, &ct), METRIC_FORMAT_TEXT);
+	CHECK_STR(ct, "text/plain; version=0.0.4; charset=utf-8");
+	CHECK_INT(metric_negotiate("application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+				   "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", &ct),
+		  METRIC_FORMAT_OPENMETRICS);
+	CHECK_STR(ct, "application/openmetrics-text; version=1.0.0; charset=utf-8");
+	CHECK_INT(metric_negotiate("application/openmetrics-text; version=0.0.1", &ct), METRIC_FORMAT_OPENMETRICS);
+	CHECK_STR(ct, "application/openmetrics-text; version=0.0.1; charset=utf-8");
+	CHECK_INT(metric_negotiate("application/openmetrics-text;q=0.2, text/plain;q=0.9", NULL), METRIC_FORMAT_TEXT);
+	CHECK_INT(metric_negotiate("application/openmetrics-text;version=2.0.0", NULL), METRIC_FORMAT_TEXT);
+	CHECK_INT(metric_negotiate("application/openmetrics-text;q=0", NULL), METRIC_FORMAT_TEXT);
+	CHECK_INT(metric_negotiate("application/json", NULL), METRIC_FORMAT_TEXT);
+	CHECK_INT(metric_negotiate(",,;;;q=,APPLICATION/OPENMETRICS-TEXT ;q=1", NULL), METRIC_FORMAT_OPENMETRICS);
 	return test_done("test-metrics");
 }

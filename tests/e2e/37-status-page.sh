@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The status pages in a real browser (Debian's chromium, headless), and the
+# endpoint's conventions:
+#   A fixture tree whose disk has <script> and an onerror image in its model
+#   and serial: the pages show them as text, the browser runs nothing, the
+#   JSON API gives them back byte for byte.
+#   /metrics: gzip when asked, keep-alive, HEAD, OpenMetrics negotiation as
+#   the Prometheus client libraries do, numbers with the precision they
+#   carry; the landing page lists the version and the endpoints; /api/v1
+#   answers what smrctl --json answers; sizes printed against their budget.
+#   An emulated DM-SMR disk in a destage storm: the list shows it storming
+#   (problems first), its page says so and the write heatmap has the cliff
+#   (the oldest column fast, later ones with writes of 100 ms and more), the
+#   timeline marks the storm. Screenshots (light and dark) are kept in
+#   $BUILDDIR/screenshots for a person to look at.
+[ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+need chromium
+need curl
+need promtool
+use_emu
+
+SHOTS=${BUILDDIR:-$T}/screenshots
+mkdir -p "$SHOTS"
+export HOME=$T/home
+mkdir -p "$HOME"
+dom() { python3 "$SRCDIR/tests/e2e/dom.py" "$@"; }
+# browse OUT URL: the DOM after Chromium loaded the page (scripts, if any, run)
+browse() {
+	timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chromium" \
+		--virtual-time-budget=2000 --dump-dom "$2" >"$1" 2>>"$T/chromium.log"
+}
+# shot FILE URL [light|dark]
+shot() {
+	local scheme=()
+	[ "${3:-light}" = dark ] && scheme=(--force-dark-mode --blink-settings=preferredColorScheme=0)
+	timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chromium" \
+		--hide-scrollbars --window-size=1500,1100 "${scheme[@]}" --screenshot="$1" "$2" >>"$T/chromium.log" 2>&1
+	[ -s "$1" ] && say "  screenshot: $1"
+}
+
+step "a disk whose model and serial are markup"
+# a model is at most 40 characters on ATA: this one fits, and would run if it were markup
+HOSTILE='<img src=x onerror=document.title=1><script>x</script>'
+cp -a "$SRCDIR/tests/fixtures/sysfs/mixed" "$T/hostile"
+printf '%s\n' "$HOSTILE" >"$T/hostile/sys/block/sda/device/model"
+python3 - "$T/hostile/udev/data/b8:0" "$HOSTILE" <<'PY'
+import sys
+path, model = sys.argv[1:]
+lines = open(path).read().splitlines()
+out = ["E:ID_MODEL=" + model if l.startswith("E:ID_MODEL=") else
+       "E:ID_SERIAL_SHORT=\"'><b>bold</b>" if l.startswith("E:ID_SERIAL_SHORT=") else l for l in lines]
+open(path, "w").write("\n".join(out) + "\n")
+PY
+start_smrd --sysfs-root "$T/hostile/sys" --procfs-root "$T/hostile/proc" --udev-root "$T/hostile/udev" \
+	--exclude '^$' --interval 0.5
+URL=http://127.0.0.1:$PORT
+two_samples() { scrape | grep -q '^smrd_diskstats_samples_total [2-9]'; }
+wait_until 10 "two samples" two_samples
+browse "$T/list.dom" "$URL/"
+browse "$T/sda.dom" "$URL/disk/sda"
+check "the browser loaded the list" [ -s "$T/list.dom" ]
+check "no script ran on the list: the title is smrd's" bash -c "[[ \"\$(python3 '$SRCDIR/tests/e2e/dom.py' title '$T/list.dom')\" == smrd:* ]]"
+check "no script ran on the disk page" bash -c "[[ \"\$(python3 '$SRCDIR/tests/e2e/dom.py' title '$T/sda.dom')\" == 'smrd: sda' ]]"
+for f in list sda; do
+	check "$f: the DOM has no <script> and no <img> element" \
+		[ "$(dom count "$T/$f.dom" script)$(dom count "$T/$f.dom" img)" = 00 ]
+	check "$f: nor a <b> from the serial" [ "$(dom count "$T/$f.dom" b | tr -d '\n')" -le 1 ]
+done
+model=$(dom rows "$T/list.dom" | awk -F'\t' '$1 == "sda" { print $4 }')
+say "  the list shows the model as: $model"
+check "the model is shown as the text it is" [ "$model" = "$HOSTILE" ]
+check "the disk page shows it as text too" grep -qF '&lt;img src=x onerror=document.title=1&gt;&lt;script&gt;x&lt;/script&gt;' "$T/sda.dom"
+curl -sf "$URL/api/v1/disks/sda" >"$T/api-sda.json"
+check "/api/v1 gives the model and serial back byte for byte" \
+	python3 -c "import json,sys; d = json.load(open('$T/api-sda.json')); sys.exit(d['model'] != sys.argv[1] or d['serial'] != sys.argv[2])" "$HOSTILE" "\"'><b>bold</b>"
+shot "$SHOTS/status-hostile.png" "$URL/"
+
+step "the endpoint's conventions"
+curl -sf -D "$T/h-gz" -H 'Accept-Encoding: gzip' -o "$T/m.gz" "$URL/metrics"
+check "gzip when the client takes it" grep -qi '^Content-Encoding: gzip' "$T/h-gz"
+check "and it is a gzip of the page" bash -c "gzip -dc '$T/m.gz' | promtool check metrics"
+curl -sf -D "$T/h-plain" -o "$T/m.txt" "$URL/metrics"
+check "no gzip when not asked" bash -c "! grep -qi '^Content-Encoding' '$T/h-plain'"
+check "text format 0.0.4 by default" grep -qi '^Content-Type: text/plain; version=0.0.4; charset=utf-8' "$T/h-plain"
+say "  page: $(wc -c <"$T/m.txt") bytes, gzip $(wc -c <"$T/m.gz") bytes"
+PROM_ACCEPT='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+curl -sf -D "$T/h-om" -H "Accept: $PROM_ACCEPT" -o "$T/m.om" "$URL/metrics"
+check "OpenMetrics for Prometheus's Accept header" grep -qi '^Content-Type: application/openmetrics-text; version=1.0.0' "$T/h-om"
+check "an OpenMetrics page ends with # EOF" [ "$(tail -1 "$T/m.om")" = "# EOF" ]
+check "OpenMetrics names counter families without _total" \
+	bash -c "grep -q '^# TYPE smrd_disk_reads_completed counter' '$T/m.om' && grep -q '^smrd_disk_reads_completed_total{' '$T/m.om'"
+curl -sf -D "$T/h-q" -H 'Accept: application/openmetrics-text;q=0.2, text/plain;q=0.9' -o /dev/null "$URL/metrics"
+check "the higher q wins" grep -qi '^Content-Type: text/plain; version=0.0.4' "$T/h-q"
+curl -sf -I "$URL/metrics" >"$T/h-head"
+check "HEAD: 200, the headers and no body" bash -c "head -1 '$T/h-head' | grep -q ' 200' && grep -qi '^Content-Length: [1-9]' '$T/h-head'"
+curl -sv -o /dev/null -o /dev/null "$URL/metrics" "$URL/" 2>"$T/keepalive"
+check "keep-alive: the second request reuses the connection" grep -q 'Re-using existing connection' "$T/keepalive"
+check "no number with more than nine decimals on the page (0.09999999999999998)" \
+	bash -c "! grep -v '^#' '$T/m.txt' | grep -E ' -?[0-9]+\.[0-9]{10,}(e[-+][0-9]+)?\$'"
+check "confidences as they are meant: 0.1, not 0.10000000000000001" \
+	grep -qx 'smrd_disk_smr_confidence{device="sdb"} 0.1' "$T/m.txt"
+curl -sf "$URL/api/v1/disks" >"$T/api-disks.json"
+check "no \\/ and no 0.80000000000000004 in the JSON" \
+	bash -c "! grep -qF '\\/' '$T/api-disks.json' && ! grep -qE '[0-9]\.[0-9]{10,}' '$T/api-disks.json'"
+curl -sf "$URL/" >"$T/list.html"
+check "the landing page lists the version and the endpoints" \
+	bash -c "grep -q 'smrd $("$SMRD" --version | awk '{ print $2 }')' '$T/list.html' && grep -q 'href=\"/metrics\"' '$T/list.html' && grep -q '/api/v1/status' '$T/list.html' && grep -q '/api/v1/events' '$T/list.html'"
+ctl --json status >"$T/ctl-status.json"
+curl -sf "$URL/api/v1/status" >"$T/api-status.json"
+check "/api/v1/status has what smrctl --json status has" python3 - "$T/ctl-status.json" "$T/api-status.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+sys.exit(not (a.keys() == b.keys() and a["disks_watched"] == b["disks_watched"] and a["version"] == b["version"]))
+PY
+ctl --json show sdb >"$T/ctl-sdb.json"
+curl -sf "$URL/api/v1/disks/sdb" >"$T/api-sdb.json"
+check "/api/v1/disks/NAME is smrctl --json show NAME" python3 - "$T/ctl-sdb.json" "$T/api-sdb.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+sys.exit(not (a.keys() == b.keys() and a["verdict"] == b["verdict"] and a["serial"] == b["serial"]))
+PY
+code=$(curl -s -o "$T/api-404.json" -w '%{http_code}' "$URL/api/v1/disks/nosuch")
+check "an unknown disk: 404 and the protocol's error code" \
+	bash -c "[ $code = 404 ] && grep -q '\"code\":\"no-such-device\"' '$T/api-404.json'"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/events?since=yesterday")
+check "a bad argument: 400" [ "$code" = 400 ]
+code=$(curl -s -o "$T/nosuch.html" -w '%{http_code}' "$URL/disk/%3Cb%3Enosuch")
+check "an unknown disk page: 404, its name escaped" bash -c "[ $code = 404 ] && grep -qF '&lt;b&gt;nosuch' '$T/nosuch.html'"
+curl -sf "$URL/?sort=device&dir=desc" >"$T/sorted.html"
+check "sortable: by device, descending" bash -c "[ \"\$(python3 '$SRCDIR/tests/e2e/dom.py' rows '$T/sorted.html' | cut -f1 | tr '\n' ' ')\" = 'sdb sda nvme0n1 ' ]"
+list_bytes=$(wc -c <"$T/list.html")
+disk_bytes=$(curl -sf "$URL/disk/sda" | wc -c)
+say "  size: the list of 3 disks $list_bytes bytes (budget 16384), a disk page $disk_bytes bytes (budget 65536)"
+check "the pages keep to their size budget" bash -c "[ $list_bytes -le 16384 ] && [ $disk_bytes -le 65536 ]"
+stop_smrd
+
+step "an emulated DM-SMR disk in a destage storm"
+emu_up SMR smr dm-smr --seed 21 || exit 1
+S=${SMR#/dev/}
+start_smrd --interval 1 --include "^$S\$" --exclude '^$'
+URL=http://127.0.0.1:$PORT
+sleep 2
+START_MS=$(now_ms)
+emu_bg run_fio storm "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=45 --randseed=21
+storming() { ctl --json disks | python3 -c 'import json,sys; sys.exit(not json.load(sys.stdin)["disks"][0]["storm"])'; }
+if wait_until 40 "smrd to report the destage storm on $S" storming; then
+	say "  storm reported $(( ($(now_ms) - START_MS) / 1000 )) s after the writes began"
+	# a slot boundary after the cliff, so that a column is all storm
+	sleep 11
+	browse "$T/storm-list.dom" "$URL/"
+	browse "$T/storm-disk.dom" "$URL/disk/$S"
+	shot "$SHOTS/status-storm.png" "$URL/"
+	shot "$SHOTS/disk-storm.png" "$URL/disk/$S"
+	shot "$SHOTS/disk-storm-dark.png" "$URL/disk/$S" dark
+	row=$(dom rows "$T/storm-list.dom" | head -1)
+	say "  first row: $row"
+	check "the list shows $S storming, first" bash -c "[ \"\$(echo '$row' | cut -f1-3)\" = '$S	1	storm' ]"
+	check "the summary counts it" grep -q '1 in a destage storm' "$T/storm-list.dom"
+	state=$(dom state "$T/storm-disk.dom")
+	say "  disk page: $state"
+	check "its page says a storm is under way" bash -c "[[ '$state' == 1*'Destage storm under way'* ]]"
+	dom heat "$T/storm-disk.dom" write >"$T/heat"
+	say "  write heatmap, per column: age s, I/Os, median and max latency (s):"
+	sed 's/^/    /' "$T/heat"
+	check "the heatmap has the cliff: the oldest column fast (median < 10 ms), a later one with writes >= 100 ms" \
+		awk -F'\t' 'NR == 1 { fast = $3 < 0.01 } NR > 1 && $4 >= 0.1 { slow = 1 } END { exit !(fast && slow) }' "$T/heat"
+	dom marks "$T/storm-disk.dom" >"$T/marks"
+	check "the timeline marks the storm" grep -q '^mark storm' "$T/marks"
+	check "the percentile table is there" grep -q 'id="percentiles"' "$T/storm-disk.dom"
+fi
+wait_bg 120 "the fio run"
+stop_smrd
+finish
