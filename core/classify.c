@@ -337,3 +337,9 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, NULL, "no evidence either way");
 	*ret = v;
 }
+
+void verdict_summarize(const Verdict *v, VerdictSummary *ret)
+{
+	*ret = (VerdictSummary){.class = v->class, .confidence = v->confidence, .smr_confidence = v->smr_confidence};
+	memcpy(ret->basis, v->basis, sizeof ret->basis);
+}

@@ -83,6 +83,16 @@ typedef struct Verdict {
 	Evidence evidence[VERDICT_MAX_EVIDENCE];
 } Verdict;
 
+/* What a disk keeps of its verdict: the evidence itself (5 KiB) is worked
+ * out again from the facts when someone asks (classify_disk is pure). */
+typedef struct VerdictSummary {
+	DiskClass class;
+	double confidence, smr_confidence;
+	char basis[EVIDENCE_STR];
+} VerdictSummary;
+
+void verdict_summarize(const Verdict *v, VerdictSummary *ret);
+
 /* SMR confidence per kind of static evidence; the ordering is the contract. */
 #define SMR_CONF_DECLARED 1.0
 #define SMR_CONF_MODEL_LIST 0.85

@@ -20,7 +20,7 @@ typedef struct Disk {
 	SysfsDisk sys;
 	Memberships members;	/* pools, arrays, volume groups it is part of */
 	double stall_threshold;	/* from smrd.conf disk.<ID>.stall-threshold; NaN: the default */
-	Verdict verdict;
+	VerdictSummary verdict;	/* the full one: monitor_verdict() */
 	DiskstatAccum ds;
 	double interval;	/* seconds covered by ds.delta */
 	uint64_t added_usec;	/* CLOCK_REALTIME */

@@ -107,10 +107,10 @@ static json_object *disk_summary(const Context *ctx, const Disk *d)
 {
 	json_object *o = json_object_new_object();
 	DiskRates r;
-	Verdict v;
+	VerdictSummary v;
 	DetectScore sc;
 	disk_rates(d, &r);
-	monitor_verdict(ctx->monitor, d, &v);
+	monitor_summary(ctx->monitor, d, &v);
 	monitor_score(ctx->monitor, d, &sc);
 	json_object_object_add(o, "device", json_object_new_string(d->name));
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
@@ -453,8 +453,12 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	if (!d)
 		return -ENOENT;
 	json_object *o = disk_summary(ctx, d);
-	Verdict v;
-	monitor_verdict(ctx->monitor, d, &v);
+	_cleanup_free_ Verdict *v = malloc(sizeof *v);
+	if (!v) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	monitor_verdict(ctx->monitor, ctx->models.list, d, v);
 	const DiskFacts *f = &d->sys.facts;
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
@@ -467,7 +471,7 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	json_object_object_add(o, "io_timeout_seconds",
 			       d->sys.io_timeout_ms > 0 ? jdouble((double)d->sys.io_timeout_ms / 1000) : NULL);
 	json_object_object_add(o, "interval_seconds", jdouble(d->interval));
-	json_object_object_add(o, "verdict", verdict_to_json(&v));
+	json_object_object_add(o, "verdict", verdict_to_json(v));
 	json_object_object_add(o, "detection", detection_json(ctx, d));
 	json_object_object_add(o, "counters", counters_json(d));
 	json_object_object_add(o, "latency", latency_json(ctx, d));

@@ -198,6 +198,7 @@ void context_tick(Context *ctx, uint64_t now)
 	} else if (!ctx->src.live)
 		discovery_scan_some(ctx->discovery, CAPTURED_RESCAN_DISKS);
 	sampler_sample(ctx->sampler, now, on_missing, ctx);
+	web_sampled(ctx->web);
 	tracer_sync(ctx->tracer);
 	tracer_collect(ctx->tracer, now, now_usec(CLOCK_REALTIME));
 	if (ctx->monitor)

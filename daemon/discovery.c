@@ -47,6 +47,13 @@ static void udev_device_unrefp(struct udev_device **d)
 		udev_device_unref(*d);
 }
 
+static void classify_into(Discovery *disc, Disk *d)
+{
+	Verdict v;
+	classify_disk(&d->sys.facts, disc->models, &v);
+	verdict_summarize(&v, &d->verdict);
+}
+
 static void log_verdict(const Disk *d, const char *what)
 {
 	log_info("%s %s (%u:%u, %s, \"%s\"): %s, SMR confidence %.2f: %s", what, d->name, d->sys.major,
@@ -246,7 +253,7 @@ void discovery_probe(Discovery *disc, const char *name)
 		DiskClass old = d->verdict.class;
 		d->sys = sys;
 		d->stall_threshold = stall;
-		classify_disk(&d->sys.facts, disc->models, &d->verdict);
+		classify_into(disc, d);
 		if (old != d->verdict.class)
 			log_verdict(d, "reclassified");
 		read_members(disc, d, true);
@@ -254,7 +261,7 @@ void discovery_probe(Discovery *disc, const char *name)
 	}
 	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME), .stall_threshold = stall};
 	snprintf(n.name, sizeof n.name, "%s", name);
-	classify_disk(&n.sys.facts, disc->models, &n.verdict);
+	classify_into(disc, &n);
 	r = registry_add(disc->disks, &n, &d);
 	if (r < 0) {
 		log_warning_errno(r, "Cannot watch %s, ignoring: %m", name);
@@ -401,7 +408,7 @@ void discovery_reclassify(Discovery *disc)
 			drop(disc, d->name, "excluded by --include/--exclude");
 		else {
 			apply_disk_rules(disc, d->name, &d->sys, &d->stall_threshold);
-			classify_disk(&d->sys.facts, disc->models, &d->verdict);
+			classify_into(disc, d);
 		}
 	}
 	discovery_scan(disc);

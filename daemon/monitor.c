@@ -308,9 +308,23 @@ DiskClass monitor_class(const Monitor *m, const Disk *d)
 	return monitor_smr_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class;
 }
 
-void monitor_verdict(const Monitor *m, const Disk *d, Verdict *ret)
+void monitor_summary(const Monitor *m, const Disk *d, VerdictSummary *ret)
 {
 	*ret = d->verdict;
+	DetectScore sc;
+	monitor_score(m, d, &sc);
+	ret->smr_confidence = combined(d, sc.score);
+	if (!monitor_smr_by_behaviour(d))
+		return;
+	ret->class = DISK_CLASS_DM_SMR;
+	ret->confidence = fmax(sc.score, m->cfg->detect.behaviour_score);
+	snprintf(ret->basis, sizeof ret->basis, "behaviour: destage storms with no static SMR evidence (GC score %.2f)",
+		 sc.score);
+}
+
+void monitor_verdict(const Monitor *m, const ModelList *models, const Disk *d, Verdict *ret)
+{
+	classify_disk(&d->sys.facts, models, ret);
 	DetectScore sc;
 	monitor_score(m, d, &sc);
 	ret->smr_confidence = combined(d, sc.score);

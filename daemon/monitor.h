@@ -31,7 +31,9 @@ void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r);
 /* A disk is going away: close its open storm or episode and its probe. */
 void monitor_disk_gone(Monitor *m, Disk *d);
 /* The verdict as exported: static evidence plus behaviour. */
-void monitor_verdict(const Monitor *m, const Disk *d, Verdict *ret);
+void monitor_verdict(const Monitor *m, const ModelList *models, const Disk *d, Verdict *ret);
+/* The same without the evidence: class, confidences and the one-line basis. */
+void monitor_summary(const Monitor *m, const Disk *d, VerdictSummary *ret);
 /* The class monitor_verdict() would give, without copying its evidence. */
 DiskClass monitor_class(const Monitor *m, const Disk *d);
 void monitor_score(const Monitor *m, const Disk *d, DetectScore *ret);

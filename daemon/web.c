@@ -65,6 +65,15 @@ Web *web_free(Web *w)
 
 uint64_t web_metrics_renders(const Web *w) { return w ? w->renders : 0; }
 
+void web_sampled(Web *w)
+{
+	/* a page shows one sample: past it, nobody will be sent it again, and
+	 * 1.6 MB at 1000 disks need not wait for the next scrape to go */
+	for (int f = 0; w && f < _METRIC_FORMAT_MAX; f++)
+		for (int g = 0; g < 2; g++)
+			drop_slot(&w->page[f][g]);
+}
+
 static HttpBody *body_from(Buf *b) { return http_body_new(b); }
 
 /* ------------------------------------------------------------ /metrics */
@@ -526,7 +535,7 @@ static int disk_page(Web *w, const char *name, HttpReply *ret)
 	_cleanup_free_ HeatColumn *cols = calloc(HEAT_COLUMNS, sizeof *cols);
 	if (!v || !t || !cols)
 		return -ENOMEM;
-	monitor_verdict(ctx->monitor, d, v);
+	monitor_verdict(ctx->monitor, ctx->models.list, d, v);
 	DetectScore sc;
 	monitor_score(ctx->monitor, d, &sc);
 	const DiskFacts *f = &d->sys.facts;

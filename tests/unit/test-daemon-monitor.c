@@ -54,6 +54,11 @@ static Disk *add(DiskRegistry *r, const char *name, DiskClass class, const char 
 	Disk n = {.sys = {.major = 8, .io_timeout_ms = 30000}}, *d = NULL;
 	snprintf(n.name, sizeof n.name, "%s", name);
 	snprintf(n.sys.wwn, sizeof n.sys.wwn, "%s", wwn);
+	/* a rotating ATA disk with nothing else known: classify_disk says cmr */
+	disk_facts_init(&n.sys.facts, name);
+	n.sys.facts.transport = TRANSPORT_ATA;
+	n.sys.facts.rotational = 1;
+	n.sys.facts.size_status = 0;
 	n.verdict.class = class;
 	return registry_add(r, &n, &d) == 0 ? d : NULL;
 }
@@ -105,11 +110,11 @@ int main(void)
 
 	/* behaviour turns a CMR verdict into dm-smr, with the detector as evidence */
 	Verdict v;
-	monitor_verdict(m, sda, &v);
+	monitor_verdict(m, NULL, sda, &v);
 	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
 	CHECK(v.n_evidence >= 1 && v.evidence[v.n_evidence - 1].decisive);
 	CHECK(strstr(v.basis, "behaviour") != NULL);
-	monitor_verdict(m, sdb, &v);
+	monitor_verdict(m, NULL, sdb, &v);
 	CHECK_INT(v.class, DISK_CLASS_CMR);
 	CHECK(monitor_smr_by_behaviour(sda) && !monitor_smr_by_behaviour(sdb));
 
@@ -140,14 +145,14 @@ int main(void)
 	monitor_tick(m, now_usec(CLOCK_MONOTONIC));
 	CHECK(sda->det_ready);
 	CHECK_INT(sda->det.storms_known, 1);
-	monitor_verdict(m, sda, &v);
+	monitor_verdict(m, NULL, sda, &v);
 	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
 	CHECK(monitor_smr_confidence(m, sda) > 0.5);
 
 	/* forgetting a replaced disk deletes its events and its past */
 	CHECK_INT(monitor_forget(m, sda), 3);	/* storm-start, behaviour, storm-end */
 	CHECK_INT(sda->det.storms_known, 0);
-	monitor_verdict(m, sda, &v);
+	monitor_verdict(m, NULL, sda, &v);
 	CHECK_INT(v.class, DISK_CLASS_CMR);
 	CHECK_INT(stored(m, "sdb", NULL), 3);
 
