@@ -233,16 +233,22 @@ void output_top(FILE *f, json_object *r)
 {
 	json_object *a = jget(r, "disks");
 	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-	fprintf(f, "%-10s %8s %8s %9s %9s %8s %8s %8s %8s %6s\n", "DEVICE", "R/S", "W/S", "READ/S", "WRITE/S",
-		"R-P50", "R-P99", "W-P50", "W-P99", "STORM");
+	/* iostat -x's columns first (their names, their units: ms, %), then the
+	 * traced percentiles that iostat cannot give */
+	fprintf(f, "%-10s %8s %8s %9s %9s %8s %8s %7s %6s %8s %8s %8s %8s %6s\n", "DEVICE", "r/s", "w/s", "rkB/s",
+		"wkB/s", "r_await", "w_await", "aqu-sz", "%util", "R-P50", "R-P99", "W-P50", "W-P99", "STORM");
 	for (size_t i = 0; i < n; i++) {
 		json_object *d = json_object_array_get_idx(a, i), *l = jget(d, "latency_last_interval");
 		json_object *rd = jget(l, "read"), *wr = jget(l, "write"), *storm = jget(d, "storm");
-		char rb[16], wb[16], a1[16], a2[16], a3[16], a4[16];
-		fprintf(f, "%-10s %8.1f %8.1f %9s %9s %8s %8s %8s %8s %6s\n", jstr(d, "device"),
+		char a1[16], a2[16], a3[16], a4[16], ra[16], wa[16];
+		json_object *rl = jget(d, "read_latency_seconds"), *wl = jget(d, "write_latency_seconds");
+		/* iostat prints 0.00 for an idle interval's await */
+		snprintf(ra, sizeof ra, "%.2f", rl ? json_object_get_double(rl) * 1000 : 0.0);
+		snprintf(wa, sizeof wa, "%.2f", wl ? json_object_get_double(wl) * 1000 : 0.0);
+		fprintf(f, "%-10s %8.1f %8.1f %9.1f %9.1f %8s %8s %7.2f %6.1f %8s %8s %8s %8s %6s\n", jstr(d, "device"),
 			jnum(d, "reads_per_second"), jnum(d, "writes_per_second"),
-			output_bytes(jnum(d, "read_bytes_per_second"), rb, sizeof rb),
-			output_bytes(jnum(d, "write_bytes_per_second"), wb, sizeof wb),
+			jnum(d, "read_bytes_per_second") / 1024, jnum(d, "write_bytes_per_second") / 1024, ra, wa,
+			jnum(d, "queue_depth"), jnum(d, "utilisation") * 100,
 			lat_or_dash(rd, "p50", a1, sizeof a1), lat_or_dash(rd, "p99", a2, sizeof a2),
 			lat_or_dash(wr, "p50", a3, sizeof a3), lat_or_dash(wr, "p99", a4, sizeof a4),
 			!storm ? "-" : json_object_get_boolean(storm) ? "STORM" : "no");

@@ -80,7 +80,8 @@ static const struct {
 } option_help[] = {
 	{OPT_COUNT, "--count N", "print N screens, then exit"},
 	{OPT_DEVICE, "--device D", "only this disk's"},
-	{OPT_SINCE, "--since T", "since T (1h, 30m ago, today, 2026-11-30 07:15, @EPOCH)"},
+	{OPT_SINCE, "--since T", "since T, as journalctl takes it (2 hours ago, 1h30m ago, -30m, today, yesterday,\n"
+					"               2026-11-30 07:15, @EPOCH; systemd.time(7))"},
 	{OPT_FOLLOW, "--follow", "keep printing new ones (JSON Lines with --json)"},
 	{OPT_LIMIT, "--limit N", "the newest N (default 1000)"},
 };

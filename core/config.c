@@ -45,7 +45,7 @@ typedef struct ConfigItem {
 
 #define ITEM(k, t, field, d, h) {k, t, offsetof(Config, field), d, h}
 static const ConfigItem items[] = {
-	ITEM("listen", CONFIG_STRING, listen, CONFIG_DEFAULT_LISTEN, "HTTP address:port for /metrics"),
+	ITEM("listen", CONFIG_STRING, listen, CONFIG_DEFAULT_LISTEN, "HTTP address:port for /metrics, the status pages and /api/v1"),
 	ITEM("web.config.file", CONFIG_STRING, web_config, "",
 	     "node_exporter's web configuration file: TLS, client certificates, basic auth (empty: plain HTTP)"),
 	ITEM("socket", CONFIG_PATH, socket_path, "/run/smrd/smrd.sock", "control socket for smrctl"),
@@ -92,6 +92,23 @@ static const ConfigItem *find_item(const char *key)
 
 #define DETECT_PREFIX "detect."
 #define DISK_PREFIX "disk."
+
+void config_print_help(FILE *f)
+{
+	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
+		const ConfigItem *it = &items[i];
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s %s", it->key,
+			 streq(it->key, "listen") ? "ADDR:PORT" : streq(it->key, "socket-group") ? "GROUP" :
+			 it->type == CONFIG_PATH || streq(it->key, "web.config.file") || streq(it->key, "model-list") ? "PATH" : it->type == CONFIG_REGEX ? "REGEX" : is_number(it) ?
+			 (it->type == CONFIG_BOOL ? "yes|no" : it->type == CONFIG_DAYS ? "DAYS" : it->type == CONFIG_COUNT ?
+			  "N" : "SECONDS") : it->type == CONFIG_LOG_LEVEL || it->type == CONFIG_BACKEND ? "NAME" : "VALUE");
+		fprintf(f, "  %-24s %s", flag, it->help);
+		if (it->def[0] && it->type != CONFIG_REGEX)
+			fprintf(f, " (default %s)", it->def);
+		fputc('\n', f);
+	}
+}
 
 bool config_has_key(const char *key)
 {

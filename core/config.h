@@ -50,6 +50,8 @@ int config_load(Config *c, const char *path, bool missing_ok, char **ret_error);
 int config_set(Config *c, const char *key, const char *value, char **ret_error);
 /* True if key names a config setting. */
 bool config_has_key(const char *key);
+/* Every setting as a flag (--KEY VALUE), its help and default. */
+void config_print_help(FILE *f);
 /* Prints the effective config in the file's own syntax. */
 void config_print(const Config *c, FILE *f);
 /* Rewrites \d in a node_exporter-style regex to POSIX [0-9]. */

@@ -145,6 +145,20 @@ int detect_param_set(DetectParams *p, const char *name, const char *value, char 
 	return 0;
 }
 
+void detect_params_help(FILE *f)
+{
+	for (size_t i = 0; i < ELEMENTSOF(params); i++) {
+		char d[32], lo[32], hi[32];
+		format_number(d, params[i].def, 6);
+		format_number(lo, params[i].min, 6);
+		format_number(hi, params[i].max, 6);
+		fprintf(f, "  --detect.%s VALUE\n                           %s (default %s, %s to %s)\n", params[i].name,
+			params[i].help, d, lo, hi);
+	}
+	fprintf(f, "  --detect.stall-threshold.DEVICE SECONDS\n"
+		   "                           one disk's stall threshold, by kernel name\n");
+}
+
 void detect_params_print(const DetectParams *p, FILE *f)
 {
 	for (size_t i = 0; i < ELEMENTSOF(params); i++)
@@ -372,7 +386,7 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 		if (!slow && s->now - d->storm_last >= p->storm_end) {
 			char a[24], b[24];
 			double len = d->storm_last - d->storm_start;
-			DetectEvent e = {.kind = EVENT_STORM_END, .op = TRACE_WRITE, .time = d->storm_start,
+			DetectEvent e = {.kind = EVENT_STORM_END, .op = TRACE_WRITE, .time = d->storm_last,
 					 .duration = len, .latency = d->storm_peak, .count = d->storm_writes,
 					 .bytes = d->storm_bytes, .value = len > 0 ? (double)d->storm_writes / len : 0};
 			snprintf(e.message, sizeof e.message,
@@ -509,7 +523,7 @@ static void idle_check(DiskDetect *d, const DetectParams *p, const DetectSample 
 	if (d->idle && s->now - d->idle_last >= p->idle_end) {
 		char a[24], b[24];
 		double len = d->idle_last - d->idle_start;
-		DetectEvent e = {.kind = EVENT_IDLE_END, .op = TRACE_READ, .time = d->idle_start, .duration = len,
+		DetectEvent e = {.kind = EVENT_IDLE_END, .op = TRACE_READ, .time = d->idle_last, .duration = len,
 				 .latency = d->idle_peak, .count = d->idle_reads};
 		snprintf(e.message, sizeof e.message, "idle cleaning seen for %s: %" PRIu64 " reads, slowest %s",
 			 fmt_secs(a, len), d->idle_reads, fmt_secs(b, d->idle_peak));

@@ -44,6 +44,8 @@ void detect_params_init(DetectParams *p);
 int detect_param_set(DetectParams *p, const char *name, const char *value, char **ret_error);
 bool detect_param_known(const char *name);
 void detect_params_print(const DetectParams *p, FILE *f);
+/* Every parameter as a command-line flag, with its help, default and range. */
+void detect_params_help(FILE *f);
 double detect_stall_threshold(const DetectParams *p, const char *device);
 
 typedef struct DetectEvent {

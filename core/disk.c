@@ -109,6 +109,7 @@ void disk_rates(const Disk *d, DiskRates *ret)
 		x.read_bytes = (double)dl[DS_READ_SECTORS] * 512.0 / t;
 		x.write_bytes = (double)dl[DS_WRITE_SECTORS] * 512.0 / t;
 		x.utilisation = fmin(1.0, (double)dl[DS_IO_MS] / 1000.0 / t);
+		x.queue_depth = (double)dl[DS_WEIGHTED_MS] / 1000.0 / t;
 	}
 	if (dl[DS_READS])
 		x.read_latency = (double)dl[DS_READ_MS] / 1000.0 / (double)dl[DS_READS];

@@ -40,6 +40,7 @@ typedef struct DiskRates {
 	double read_bytes, write_bytes;	/* bytes per second */
 	double read_latency, write_latency;	/* seconds per I/O, average; NaN when idle */
 	double utilisation;		/* io_ms share of the interval */
+	double queue_depth;		/* average I/Os in flight: iostat's aqu-sz */
 } DiskRates;
 
 typedef struct DiskRegistry DiskRegistry;

@@ -129,6 +129,7 @@ static json_object *disk_summary(const Context *ctx, const Disk *d)
 	json_object_object_add(o, "read_latency_seconds", jdouble(r.read_latency));
 	json_object_object_add(o, "write_latency_seconds", jdouble(r.write_latency));
 	json_object_object_add(o, "utilisation", jdouble(r.utilisation));
+	json_object_object_add(o, "queue_depth", jdouble(r.queue_depth));
 	/* The last interval's percentiles, for smrctl top. */
 	json_object *lat = json_object_new_object();
 	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
@@ -358,6 +359,14 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 		*err = PROTO_ERR_INTERNAL;
 		*msg = strdup("the event history could not be read (see smrd's log)");
 		return r;
+	}
+	if (f.device && !registry_get(ctx->disks, f.device) && json_object_array_length(a) == 0) {
+		/* a typo must not read as a quiet disk; a disk gone since keeps its past */
+		json_object_put(a);
+		*err = PROTO_ERR_NO_SUCH_DEVICE;
+		_cleanup_free_ char *safe = str_sanitize(f.device);
+		set_errorf(msg, 0, "%s is not a watched disk and has no events on record", safe ? safe : "?");
+		return -ENOENT;
 	}
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "events", a);

@@ -482,7 +482,7 @@ static int query_db(History *h, sqlite3 *db, const HistoryFilter *f, unsigned li
 	char sql[512];
 	snprintf(sql, sizeof sql,
 		 "SELECT * FROM (SELECT " COLUMNS " FROM events WHERE time_usec >= ?1 AND id > ?2%s"
-		 " ORDER BY id DESC LIMIT ?4) ORDER BY id",
+		 " ORDER BY id DESC LIMIT ?4) ORDER BY time_usec, id",
 		 by_serial ? " AND serial = ?3" : f->device ? " AND device = ?3" : "");
 	sqlite3_stmt *s;
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {

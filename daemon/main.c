@@ -23,24 +23,21 @@
 static void usage(void)
 {
 	printf("Usage: smrd [OPTION]...\n"
-	       "Watch disks for SMR (shingled) behaviour; serve Prometheus metrics and smrctl.\n\n"
-	       "  --config PATH        configuration file (default %s; /dev/null for none)\n"
-	       "  --oneshot            sample once, print the metrics page and exit\n"
-	       "  --check-config       print the effective configuration and exit\n"
+	       "Watch disks for SMR (shingled) behaviour; serve Prometheus metrics, status pages and smrctl.\n\n"
+	       "  --config PATH            configuration file (default %s; /dev/null for none)\n"
+	       "  --oneshot                sample once, print the metrics page and exit\n"
+	       "  --check-config           print the effective configuration and exit\n"
 	       "  --help, --version\n\n"
-	       "Every setting of the configuration file is also a flag, and overrides it:\n"
-	       "  --listen ADDR:PORT   HTTP address (default %s)\n"
-	       "  --socket PATH        control socket (default /run/smrd/smrd.sock)\n"
-	       "  --state-dir DIR      state directory (default /var/lib/smrd)\n"
-	       "  --interval SECONDS   diskstats sampling interval (default 1)\n"
-	       "  --include REGEX      watch only devices whose name matches\n"
-	       "  --exclude REGEX      never watch devices whose name matches\n"
-	       "                       (default: node_exporter's, drops ram, zram, loop, fd, partitions)\n"
-	       "  --sysfs-root DIR, --procfs-root DIR, --udev-root DIR\n"
-	       "                       read a captured tree instead of /sys, /proc, /run/udev\n"
-	       "  --model-list PATH    DM-SMR model list, or \"builtin\"\n"
-	       "  --log-level LEVEL    error, warning, notice, info or debug\n",
-	       SMRD_CONFIG_PATH, CONFIG_DEFAULT_LISTEN);
+	       "Every setting of the configuration file is also a flag, and overrides it\n"
+	       "(--KEY VALUE or --KEY=VALUE):\n",
+	       SMRD_CONFIG_PATH);
+	config_print_help(stdout);
+	printf("\nThe detector's settings (docs/detection.md):\n");
+	detect_params_help(stdout);
+	printf("\nPer disk, by WWN, serial or model (docs/membership.md, smrd.conf(5)):\n"
+	       "  --disk.ID.expect CLASS   the class the disk is declared to have\n"
+	       "  --disk.ID.stall-threshold SECONDS\n"
+	       "                           its stall threshold\n");
 }
 
 typedef enum Action { ACTION_RUN, ACTION_ONESHOT, ACTION_CHECK, ACTION_EXIT } Action;

@@ -124,9 +124,9 @@ static int on_restore(const HistoryEvent *h, void *userdata)
 	DetectEventKind k = detect_event_kind_from_string(h->kind);
 	if (k < 0)
 		return 0;
-	/* the end of a storm or episode is when its evidence was last seen */
-	double end = (double)h->time_usec / 1e6 + (k == EVENT_STORM_END || k == EVENT_IDLE_END ? h->duration : 0);
-	detect_restore(r->det, k, r->now_mono - ((double)r->now_real / 1e6 - end));
+	/* an end event is at the end: when the evidence was last seen */
+	double t = (double)h->time_usec / 1e6;
+	detect_restore(r->det, k, r->now_mono - ((double)r->now_real / 1e6 - t));
 	r->n++;
 	return 0;
 }

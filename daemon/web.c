@@ -455,13 +455,13 @@ static int on_event(const HistoryEvent *e, void *userdata)
 	if (streq(e->kind, "storm-start"))
 		t->open_storm = ago;
 	else if (streq(e->kind, "storm-end")) {
-		/* a storm-end carries the storm's start and its duration */
-		mark(t, "storm", ago, fmax(ago - e->duration, 0), "destage storm");
+		/* at the storm's end, with its duration */
+		mark(t, "storm", ago + e->duration, ago, "destage storm");
 		t->open_storm = NAN;
-	} else if (streq(e->kind, "idle-start"))
+	} else if (streq(e->kind, "idle-cleaning-start"))
 		t->open_idle = ago;
-	else if (streq(e->kind, "idle-end")) {
-		mark(t, "idle-cleaning", ago, fmax(ago - e->duration, 0), "idle cleaning");
+	else if (streq(e->kind, "idle-cleaning-end")) {
+		mark(t, "idle-cleaning", ago + e->duration, ago, "idle cleaning");
 		t->open_idle = NAN;
 	} else if (streq(e->kind, "stall")) {
 		snprintf(label, sizeof label, "stall: %s of %.3gs", e->op, e->latency);

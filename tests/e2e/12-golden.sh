@@ -61,6 +61,7 @@ golden events events
 golden events-sdb events --device sdb --limit 2
 golden top top --count 1
 golden show-missing show sdz
+golden events-missing events --device sdz
 
 step "usage"
 GOLDEN_KINDS=txt golden help --help

@@ -136,7 +136,7 @@ for dev, what in ((C, "cmr random writes QD4"), (Q, "dm-smr sequential 1 MiB wri
 # the probe
 probes = {d: m.value(samples, "smrd_disk_probe_reads_total", device=d) or 0 for d in (P, C, Q)}
 idle = of(P, "idle-cleaning-start")
-burst_end = max(e["time"] + e["duration"] for e in of(P, "storm-end")) if of(P, "storm-end") else None
+burst_end = max(e["time"] for e in of(P, "storm-end")) if of(P, "storm-end") else None
 print(f"  probe reads: {P} {probes[P]:.0f}, {C} {probes[C]:.0f}, {Q} {probes[Q]:.0f}")
 if idle:
     print(f"  {P}: {idle[0]['message']}" + (f" ({idle[0]['logged'] - burst_end:.1f} s after its storm ended)" if burst_end else ""))
