@@ -32,7 +32,7 @@ if [ -n "$deb" ]; then
 	check "lintian --pedantic -I: nothing (each override in debian/smrd.lintian-overrides says why)" [ ! -s "$T/lintian.txt" ]
 fi
 if [ -n "$deb" ]; then
-	dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -E 'sbin/smrd$|bin/smrctl$|smrd.service$|smrd.socket$|sysusers.d/smrd.conf$|man8/smrd.8|smrd.catalog$|completions/smrctl$|etc/smrd/smrd.conf$' | sed 's/^/    /'
+	dpkg-deb -c "$deb" | awk '{ print $6 }' | grep -E 'sbin/smrd$|bin/smrctl$|smrd.service$|smrd.socket$|sysusers.d/smrd.conf$|man8/smrd.8|smrd.catalog$|completions/smrctl$|vendor-completions/_smrctl$|vendor_completions.d/smrctl.fish$|etc/smrd/smrd.conf$' | sed 's/^/    /'
 	at_exit 'dpkg --purge smrd >/dev/null 2>&1; [ $had_user = 0 ] && { userdel smrd 2>/dev/null; groupdel smrd 2>/dev/null; }' 
 	dpkg -i "$deb" >"$T/dpkg-i.log" 2>&1 || { cat "$T/dpkg-i.log"; }
 	check "the .deb installs" bash -c "dpkg-query -W -f='\${Status}' smrd | grep -q 'install ok installed'"
@@ -41,6 +41,7 @@ if [ -n "$deb" ]; then
 	check "it reads the installed config and model list" bash -c "grep -q 'config file: /etc/smrd/smrd.conf' '$T/check.txt' && /usr/sbin/smrd --oneshot --sysfs-root '$FIX/sys' --procfs-root '$FIX/proc' --udev-root '$FIX/udev' --exclude '^\$' | grep -q 'class=\"dm-smr\"'"
 	check "smrctl --help runs" bash -c "/usr/bin/smrctl --help >/dev/null"
 	check "man smrd.conf is installed" test -e /usr/share/man/man5/smrd.conf.5.gz
+	check "completion for bash, zsh and fish is installed where the shells look" bash -c "test -e /usr/share/bash-completion/completions/smrctl && test -e /usr/share/zsh/vendor-completions/_smrctl && test -e /usr/share/fish/vendor_completions.d/smrctl.fish"
 	# every path the docs tell a user to put in a config file exists, uncompressed
 	grep -ohE '/usr/share/(smrd|doc/smrd)/[A-Za-z0-9_./-]+\.(yml|json|md)' "$SRCDIR/contrib/prometheus/README.md" \
 		"$SRCDIR/contrib/grafana/README.md" "$SRCDIR/docs/alerts.md" "$SRCDIR/README.md" \
