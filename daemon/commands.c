@@ -405,7 +405,7 @@ static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoE
 	_cleanup_free_ char *why = NULL;
 	int r = context_reload(ctx, &why);
 	monitor_count(ctx->monitor, &suspects, &storms);
-	service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms);
+	service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms, r < 0 ? (why ? why : "see the log") : NULL);
 	if (r < 0) {
 		*err = PROTO_ERR_BAD_ARGUMENT;
 		*msg = TAKE_PTR(why);

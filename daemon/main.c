@@ -114,10 +114,12 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
 		unsigned suspects, storms;
+		_cleanup_free_ char *why = NULL;
 		service_reloading(ctx->service);
-		context_reload(ctx, NULL);
+		int r = context_reload(ctx, &why);
 		monitor_count(ctx->monitor, &suspects, &storms);
-		service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms);
+		service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms,
+				 r < 0 ? (why ? why : strerror(-r)) : NULL);
 		return 0;
 	}
 	log_info("received %s, exiting", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");

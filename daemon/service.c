@@ -16,7 +16,7 @@
 #include "log.h"
 #include "util.h"
 
-#define STATUS_MAX 160
+#define STATUS_MAX 512
 
 struct Service {
 	sd_event *event;
@@ -25,6 +25,7 @@ struct Service {
 	sd_event_source *watchdog;
 	uint64_t watchdog_period_usec;
 	char last_status[STATUS_MAX];
+	char reload_error[STATUS_MAX / 2];	/* why the last reload failed; "" after a good one */
 };
 
 int service_listen_fds(int *ret_control, int *ret_http)
@@ -116,10 +117,13 @@ Service *service_free(Service *s)
 
 bool service_wants_status(const Service *s) { return s && s->notify; }
 
-static void status_line(char *buf, size_t n, unsigned disks, unsigned suspects, unsigned storms)
+static void status_line(const Service *s, char *buf, size_t n, unsigned disks, unsigned suspects, unsigned storms)
 {
-	snprintf(buf, n, "Watching %u disk%s: %u SMR suspect%s, %u destage storm%s active", disks, disks == 1 ? "" : "s",
-		 suspects, suspects == 1 ? "" : "s", storms, storms == 1 ? "" : "s");
+	/* a failed reload stays in `systemctl status` until one succeeds:
+	 * SIGHUP cannot tell systemctl reload it failed */
+	snprintf(buf, n, "Watching %u disk%s: %u SMR suspect%s, %u destage storm%s active%s%s", disks,
+		 disks == 1 ? "" : "s", suspects, suspects == 1 ? "" : "s", storms, storms == 1 ? "" : "s",
+		 s->reload_error[0] ? "; the last reload FAILED: " : "", s->reload_error);
 }
 
 void service_sampled(Service *s, unsigned disks, unsigned suspects, unsigned storms)
@@ -127,7 +131,7 @@ void service_sampled(Service *s, unsigned disks, unsigned suspects, unsigned sto
 	char status[STATUS_MAX];
 	if (!s || !s->notify)
 		return;
-	status_line(status, sizeof status, disks, suspects, storms);
+	status_line(s, status, sizeof status, disks, suspects, storms);
 	if (!s->ready) {
 		s->ready = true;
 		sd_notifyf(0, "READY=1\nSTATUS=%s", status);
@@ -145,11 +149,14 @@ void service_reloading(Service *s)
 		   (unsigned long long)now_usec(CLOCK_MONOTONIC));
 }
 
-void service_reloaded(Service *s, unsigned disks, unsigned suspects, unsigned storms)
+void service_reloaded(Service *s, unsigned disks, unsigned suspects, unsigned storms, const char *error)
 {
-	if (!s || !s->notify)
+	if (!s)
 		return;
-	status_line(s->last_status, sizeof s->last_status, disks, suspects, storms);
+	snprintf(s->reload_error, sizeof s->reload_error, "%s", error ? error : "");
+	if (!s->notify)
+		return;
+	status_line(s, s->last_status, sizeof s->last_status, disks, suspects, storms);
 	sd_notifyf(0, "READY=1\nSTATUS=%s", s->last_status);
 }
 

@@ -22,7 +22,8 @@ bool service_wants_status(const Service *s);
 /* After every sample: READY=1 the first time, STATUS= when it changes. */
 void service_sampled(Service *s, unsigned disks, unsigned suspects, unsigned storms);
 void service_reloading(Service *s);
-void service_reloaded(Service *s, unsigned disks, unsigned suspects, unsigned storms);
+/* error: why the reload failed (shown in STATUS= until a good one), or NULL. */
+void service_reloaded(Service *s, unsigned disks, unsigned suspects, unsigned storms, const char *error);
 void service_stopping(Service *s);
 /* The inherited control and HTTP sockets, recognised by their
  * FileDescriptorName= ("control", "http"), else by address family; -1 when

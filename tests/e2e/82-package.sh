@@ -1,13 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The Debian package: builds, installs, smrd --check-config from the
-# installed paths, systemd-analyze verify on the installed units, purges
-# clean. It tests the package, not a build's sanitizers: it runs once.
+# The Debian package: builds, is lintian-clean, installs, smrd
+# --check-config from the installed paths, systemd-analyze verify on the
+# installed units, purges clean. Then under a real systemd: a minimal Debian
+# 12 root (debootstrap, kept in /var/cache/smrd-tests), its systemd booted as
+# PID 1 of a new PID namespace, the .deb installed there, and through that
+# systemd: socket activation (a scrape, smrctl status), READY with STATUS=,
+# the watchdog kept, systemctl reload (a good and a broken config), a stall
+# in the journal explained by journalctl -x from the installed catalog,
+# systemctl stop, purge. It tests the package, not a build's sanitizers: it
+# runs once.
 . "$(dirname "$0")/lib.sh"
 need dpkg-buildpackage
 need systemd-analyze
 need promtool
 need lintian
+need debootstrap
+need nsenter
 FIX=$SRCDIR/tests/fixtures/sysfs/mixed
 
 step ".deb"
@@ -69,4 +78,134 @@ PY
 	dpkg --purge smrd >"$T/purge.log" 2>&1
 	check "it purges clean" bash -c "! dpkg-query -W -f='\${Status}' smrd 2>/dev/null | grep -q installed && [ ! -e /usr/sbin/smrd ] && [ ! -e /etc/smrd/smrd.conf ] && [ ! -e /lib/systemd/system/smrd.service ]"
 fi
+[ -n "$deb" ] || finish
+
+step "a minimal Debian 12 root for systemd to boot"
+# the package's run-time dependencies, and what booting and the checks need
+deps=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/ //g' | grep -v '^$' | sort -u | paste -sd,)
+include="systemd,systemd-sysv,dbus,curl,util-linux,$deps"
+mirror=$(sed -n 's/^URIs: *\(http[^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+mirror=${mirror:-http://deb.debian.org/debian}
+CACHE=/var/cache/smrd-tests
+mkdir -p "$CACHE"
+root_tar=$CACHE/bookworm-$(echo "$include $mirror" | sha256sum | cut -c1-12).tar
+if [ ! -s "$root_tar" ]; then
+	t0=$(date +%s)
+	timeout -k 10 900 debootstrap --variant=minbase --include="$include" bookworm "$T/mkroot" "$mirror" >"$T/debootstrap.log" 2>&1
+	rc=$?
+	say "  debootstrap from $mirror exited $rc after $(( $(date +%s) - t0 )) s"
+	[ "$rc" -eq 0 ] && tar -C "$T/mkroot" -cf "$root_tar.tmp" . && mv "$root_tar.tmp" "$root_tar"
+	rm -rf "$T/mkroot"
+	[ -s "$root_tar" ] || { tail -20 "$T/debootstrap.log"; fail "debootstrap could not build the root"; finish; }
+else
+	say "  the root from $root_tar (debootstrap --include=$include)"
+fi
+R=$T/root
+mkdir -p "$R" && tar -C "$R" -xf "$root_tar"
+# what a container has no use for, and would wait for (a console, a seat)
+for u in getty.target serial-getty@.service console-getty.service systemd-logind.service e2scrub_reap.service \
+	systemd-timesyncd.service; do
+	ln -sf /dev/null "$R/etc/systemd/system/$u"
+done
+cp "$deb" "$R/var/tmp/smrd.deb"
+cat >"$T/boot.sh" <<'BOOT'
+#!/bin/sh
+# in the new mount and PID namespaces: the root a mount point of its own
+# (systemd's sandboxing sets up namespaces from it: on a bare directory that
+# fails with EINVAL), its own /proc, /sys, cgroup2, /run and /tmp, the
+# host's /dev (the disks smrd watches), then systemd as PID 1
+R=$1
+mount --bind "$R" "$R" && mount --make-rshared "$R" &&
+mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" && mount -t cgroup2 cgroup2 "$R/sys/fs/cgroup" &&
+	mount -t tmpfs tmpfs "$R/run" && mount -t tmpfs tmpfs "$R/tmp" && mount --bind /dev "$R/dev" || exit 1
+exec chroot "$R" /lib/systemd/systemd --system --unit=multi-user.target
+BOOT
+chmod +x "$T/boot.sh"
+unshare --fork --pid --mount --propagation private "$T/boot.sh" "$R" >"$T/boot.log" 2>&1 &
+UNSHARE=$!
+# unshare's child is the namespace's PID 1: killing it ends every process in it
+# and the mount namespace with its mounts
+at_exit 'p1=$(pgrep -P '"$UNSHARE"' | head -1); [ -n "$p1" ] && kill -9 "$p1"; kill -9 '"$UNSHARE"' 2>/dev/null; wait '"$UNSHARE"' 2>/dev/null'
+PID1=""
+pid1() { PID1=$(pgrep -P "$UNSHARE" | head -1); [ -n "$PID1" ]; }
+wait_until 10 "systemd to start as PID 1 of the new namespace" pid1
+in_root() { timeout -k 5 60 nsenter -t "$PID1" -m -p chroot "$R" "$@"; }
+booted() { in_root systemctl is-system-running 2>/dev/null | grep -qE '^(running|degraded)$'; }
+if ! wait_until 90 "systemd in the root to finish booting" booted; then
+	in_root systemctl list-jobs --no-pager 2>&1 | head -20
+	finish
+fi
+say "  booted: $(in_root systemctl is-system-running); failed units: $(in_root systemctl --failed --no-legend --plain | awk '{ print $1 }' | tr '\n' ' ')"
+check "systemd runs as PID 1 of the root's namespace" bash -c "[ \"\$(nsenter -t $PID1 -p -m chroot '$R' cat /proc/1/comm)\" = systemd ]"
+
+step "the .deb under that systemd"
+in_root env DEBIAN_FRONTEND=noninteractive dpkg -i /var/tmp/smrd.deb >"$T/root-dpkg.log" 2>&1
+check "the .deb installs in the root" bash -c "grep -q 'Setting up smrd' '$T/root-dpkg.log'"
+grep -q 'Setting up smrd' "$T/root-dpkg.log" || tail -20 "$T/root-dpkg.log"
+for u in smrd.socket smrd-metrics.socket; do
+	check "$u is enabled and listening after install" bash -c "[ \"\$(timeout 30 nsenter -t $PID1 -m -p chroot '$R' systemctl is-active $u)\" = active ]"
+done
+# stalls made easy to see: a read of a millisecond (the least either takes)
+# is one, from the tracer
+cat >>"$R/etc/smrd/smrd.conf" <<'CONF'
+detect.stall-threshold = 0.001
+slow-io = 0.001
+CONF
+# the package started the service; stopped, its sockets stay and start it again
+in_root systemctl stop smrd.service 2>/dev/null
+check "smrd.service stopped, its sockets still listening" bash -c "[ \"\$(timeout 30 nsenter -t $PID1 -m -p chroot '$R' systemctl is-active smrd.service smrd.socket smrd-metrics.socket | tr '\\n' ' ')\" = 'inactive active active ' ]"
+code=$(curl -s -o "$T/root-metrics.txt" -w '%{http_code}' --max-time 20 http://127.0.0.1:9863/metrics)
+check "a scrape of :9863 starts smrd through smrd-metrics.socket, and is answered" bash -c "[ '$code' = 200 ] && grep -q '^smrd_build_info' '$T/root-metrics.txt'"
+# active once READY=1 came (Type=notify): until then it is activating
+started() { [ "$(in_root systemctl is-active smrd.service)" = active ]; }
+wait_until 20 "smrd.service to be active (READY=1)" started || in_root journalctl -u smrd.service --no-pager -n 15
+in_root smrctl status >"$T/root-status.txt" 2>&1
+check "smrctl status answers through smrd.socket" grep -q 'disks' "$T/root-status.txt"
+in_root systemctl show smrd.service -p Type -p StatusText -p NRestarts -p WatchdogUSec >"$T/show1.txt"
+sed 's/^/    /' "$T/show1.txt"
+check "Type=notify, and READY came with a STATUS= line" grep -q '^StatusText=Watching [0-9]* disk' "$T/show1.txt"
+w0=$(in_root systemctl show smrd.service -p WatchdogTimestampMonotonic --value)
+sleep 16
+w1=$(in_root systemctl show smrd.service -p WatchdogTimestampMonotonic --value)
+say "  watchdog pings: $w0 -> $w1 (WatchdogSec=30s: every 15 s at most)"
+check "the watchdog is kept (its timestamp moves)" bash -c "[ -n '$w0' ] && [ '$w1' -gt '$w0' ]"
+
+step "a stall, in the journal, explained by the catalog"
+disk=$(in_root smrctl --json disks | python3 -c 'import json,sys; d=json.load(sys.stdin)["disks"]; print(d[0]["device"] if d else "")')
+say "  smrd in the root watches: $(in_root smrctl disks 2>/dev/null | awk 'NR > 1 { print $1 }' | tr '\n' ' ')"
+if [ -n "$disk" ]; then
+	in_root dd if=/dev/$disk of=/dev/null bs=1M count=64 iflag=direct 2>/dev/null
+	stall_id=22e527359e6345ef839807ec0027da0d
+	journaled() { in_root journalctl -q --no-pager MESSAGE_ID=$stall_id | grep -q .; }
+	if wait_until 20 "a stall event on $disk in the root's journal" journaled; then
+		in_root journalctl -x --no-pager MESSAGE_ID=$stall_id -n 1 >"$T/journal-x.txt" 2>&1
+		sed 's/^/    /' "$T/journal-x.txt" | head -12
+		check "journalctl -x explains it from the installed catalog" bash -c "grep -q 'Subject: An I/O on $disk stalled' '$T/journal-x.txt' && grep -q 'detect.stall-threshold' '$T/journal-x.txt'"
+	fi
+else
+	fail "smrd in the root watches no disk"
+fi
+
+step "reload, good and broken"
+in_root systemctl reload smrd.service
+check "systemctl reload works" bash -c "[ \"\$(timeout 30 nsenter -t $PID1 -m -p chroot '$R' systemctl is-active smrd.service)\" = active ]"
+echo 'intervall = 2' >>"$R/etc/smrd/smrd.conf"
+in_root systemctl reload smrd.service
+bad_reload() { in_root systemctl show smrd.service -p StatusText --value | grep -q FAILED; }
+wait_until 10 "the failed reload to show in systemctl status" bad_reload
+in_root systemctl status smrd.service --no-pager >"$T/status-bad.txt" 2>&1
+grep -i 'status:' "$T/status-bad.txt" | sed 's/^/    /'
+check "systemctl status says the reload failed, and why" bash -c "grep -q 'reload FAILED.*intervall' '$T/status-bad.txt'"
+check "and smrd goes on with the previous configuration" bash -c "[ \"\$(timeout 30 nsenter -t $PID1 -m -p chroot '$R' systemctl is-active smrd.service)\" = active ]"
+sed -i '/^intervall/d' "$R/etc/smrd/smrd.conf"
+
+step "stop and purge"
+in_root systemctl stop smrd.service smrd.socket smrd-metrics.socket
+in_root systemctl show smrd.service -p ActiveState -p Result -p ExecMainStatus >"$T/show-stop.txt"
+sed 's/^/    /' "$T/show-stop.txt"
+check "systemctl stop is clean (exit 0, result success)" bash -c "grep -qx 'ActiveState=inactive' '$T/show-stop.txt' && grep -qx 'Result=success' '$T/show-stop.txt' && grep -qx 'ExecMainStatus=0' '$T/show-stop.txt'"
+in_root env DEBIAN_FRONTEND=noninteractive dpkg --purge smrd >"$T/root-purge.log" 2>&1
+left=$(cd "$R" && ls -d usr/sbin/smrd usr/bin/smrctl etc/smrd var/lib/smrd lib/systemd/system/smrd.service usr/share/smrd \
+	usr/share/doc/smrd etc/systemd/system/multi-user.target.wants/smrd.service etc/systemd/system/sockets.target.wants/smrd.socket 2>/dev/null)
+check "purge leaves nothing of smrd in the root${left:+ (left: $left)}" [ -z "$left" ]
 finish

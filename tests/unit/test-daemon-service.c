@@ -164,12 +164,27 @@ int main(void)
 	CHECK_STR(said, "STATUS=Watching 1 disk: 1 SMR suspect, 1 destage storm active");
 	/* a reload: RELOADING=1 with the clock systemd checks, then READY=1 */
 	service_reloading(s);
-	service_reloaded(s, 2, 0, 0);
+	service_reloaded(s, 2, 0, 0, NULL);
 	drain(nfd, said, sizeof said);
 	CHECK(startswith(said, "RELOADING=1\nSTATUS=Reloading the configuration\nMONOTONIC_USEC="));
 	CHECK(strstr(said, "|READY=1\nSTATUS=Watching 2 disks: 0 SMR suspects, 0 destage storms active") != NULL);
 	/* what the reload said is remembered: the next equal sample is silent */
 	service_sampled(s, 2, 0, 0);
+	drain(nfd, said, sizeof said);
+	CHECK_STR(said, "");
+	/* a failed reload says why in STATUS=, and keeps saying it until one succeeds */
+	service_reloading(s);
+	service_reloaded(s, 2, 0, 0, "/etc/smrd/smrd.conf:3: unknown key 'intervall'");
+	drain(nfd, said, sizeof said);
+	CHECK(strstr(said, "READY=1\nSTATUS=Watching 2 disks: 0 SMR suspects, 0 destage storms active; the last reload "
+			   "FAILED: /etc/smrd/smrd.conf:3: unknown key 'intervall'") != NULL);
+	service_sampled(s, 3, 0, 0);
+	drain(nfd, said, sizeof said);
+	CHECK(strstr(said, "STATUS=Watching 3 disks") && strstr(said, "unknown key 'intervall'"));
+	service_reloading(s);
+	service_reloaded(s, 3, 0, 0, NULL);
+	drain(nfd, said, sizeof said);
+	CHECK(strstr(said, "READY=1\nSTATUS=Watching 3 disks") && !strstr(said, "FAILED"));
 	service_stopping(s);
 	drain(nfd, said, sizeof said);
 	CHECK_STR(said, "STOPPING=1\nSTATUS=Stopping");
