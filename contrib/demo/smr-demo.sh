@@ -47,22 +47,47 @@ echo
 echo "== 3. ${RUNTIME} s of 4 KiB random writes at QD1 (fio), what smrd sees each second"
 emu_bg fio --name=demo --filename="$DEV" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k \
 	--iodepth=1 --time_based --runtime="$RUNTIME" --output="$EMU_WORK/fio.out"
-printf '%6s %10s %14s\n' second "writes/s" "write latency"
-for s in $(seq "$RUNTIME"); do
-	sleep 1
+FIO=${EMU_BG[-1]}
+# One row a second on the clock (not a second after the last row: asking
+# smrctl takes time, and the rows would drift behind fio), until fio is done.
+# writes/s and the average are the last second's diskstats; p99 is traced;
+# a second with no completed write during a storm is what a storm is.
+printf '%6s %5s %9s %13s %11s %6s %8s\n' second fio "writes/s" "avg latency" "p99 traced" storm "GC score"
+t0=$(date +%s%N)
+for ((s = 1; ; s++)); do
+	left=$(( t0 + s * 1000000000 - $(date +%s%N) ))
+	[ "$left" -gt 0 ] && sleep "$(printf '0.%09d' "$left")"
+	state=running
+	kill -0 "$FIO" 2>/dev/null || state=done
 	"$SMRCTL" --socket "$SOCK" --json show "$NAME" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
 lat = r.get("write_latency_seconds")
-print("%6s %10.0f %14s" % (sys.argv[1], r.get("writes_per_second") or 0,
-      "-" if lat is None else "%.1f ms" % (lat * 1000)))' "$s"
+w = (r.get("latency_last_interval") or {}).get("write") or {}
+p99 = w.get("p99")
+ms = lambda v: "-" if v is None else "%.1f ms" % (v * 1000)
+print("%6s %5s %9.0f %13s %11s %6s %8.2f" % (sys.argv[1], sys.argv[2], r.get("writes_per_second") or 0, ms(lat),
+      ms(p99), "STORM" if r.get("storm") else "-", r.get("gc_score") or 0))' "$s" "$state"
+	[ "$state" = done ] && break
 done
 wait "${EMU_BG[@]}" 2>/dev/null
 EMU_BG=()
 
+# a storm ends after some seconds without a slow write: wait for its end
+for _ in $(seq 20); do
+	"$SMRCTL" --socket "$SOCK" --json show "$NAME" | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["storm"])' && break
+	sleep 1
+done
+
 echo
-echo "== 4. What smrd exports for $NAME (http://127.0.0.1:$PORT/metrics)"
-curl -s "http://127.0.0.1:$PORT/metrics" | grep -E "^smrd_disk_(info|smr_confidence|writes_completed_total|write_time_seconds_total)\{.*\"$NAME\""
+echo "== 4. The storm as smrctl events tells it, and the verdict"
+"$SMRCTL" --socket "$SOCK" events --device "$NAME"
+echo
+"$SMRCTL" --socket "$SOCK" show "$NAME" | sed -n '1,/^evidence/p'
+
+echo
+echo "== 5. What smrd exports for $NAME (http://127.0.0.1:$PORT/metrics; the status page is http://127.0.0.1:$PORT/)"
+curl -s "http://127.0.0.1:$PORT/metrics" | grep -E "^smrd_disk_(info|smr_confidence|gc_score|destage_storms_total|stall_events_total)\{.*\"$NAME\""
 echo
 echo "fio's own summary:"
 grep -E "^\s+(write:|clat \(|lat \()" "$EMU_WORK/fio.out" | head -3

@@ -75,4 +75,29 @@ check "its mount is gone" bash -c "! mountpoint -q '$mnt'"
 check "its loop device is detached" bash -c "! losetup -l -n -O NAME,BACK-FILE | grep -q '$mnt'"
 check "its backing store is removed" [ ! -e "$store" ]
 
+step "the demo (contrib/demo/smr-demo.sh 20)"
+# what a new user runs first: a row a second on the clock while fio runs,
+# the storm in the rows, smrctl events with its start and end in order, the verdict
+timeout -k 5 150 "$SRCDIR/contrib/demo/smr-demo.sh" 20 "$BUILDDIR" >"$T/demo.out" 2>&1
+rc=$?
+sed -n '/== 3/,/== 5/p' "$T/demo.out" | sed 's/^/    /' | head -60
+check "the demo ran to its end" bash -c "[ $rc = 0 ] && grep -q 'fio.s own summary' '$T/demo.out'"
+python3 - "$T/demo.out" <<'PY' >"$T/demo.check"
+import re, sys
+out = open(sys.argv[1]).read()
+rows = [l.split() for l in out.splitlines() if re.match(r"^\s+\d+\s+(running|done)\s", l)]
+nums = [int(r[0]) for r in rows]
+done = next((int(r[0]) for r in rows if r[1] == "done"), None)
+storm = [int(r[0]) for r in rows if "STORM" in r]
+ev = re.findall(r"^(\S+ \S+) \S+\s+(storm-start|storm-end)\s", out, re.M)
+print(f"rows {nums[:1]}..{nums[-1:]}, fio done at row {done}, storm rows {storm[:1]}..{storm[-1:]}, events {[k for _, k in ev]}")
+ok = (nums == list(range(1, len(nums) + 1)) and done is not None and 20 <= done <= 22 and storm and
+      [k for _, k in ev] == ["storm-start", "storm-end"] and ev[0][0] <= ev[1][0] and
+      re.search(r"^class dm-smr ", out, re.M) is not None)
+sys.exit(not ok)
+PY
+rc=$?
+say "  $(cat "$T/demo.check")"
+check "its rows keep up with the clock (fio ends at row 20-22), the storm shows, events in order, the verdict dm-smr" [ "$rc" = 0 ]
+
 finish
