@@ -73,6 +73,14 @@ GOLDEN_KINDS=txt golden qualify-no-disk qualify sdz --destructive --time-limit 5
 GOLDEN_KINDS=txt golden qualify-bad-option --count 2 qualify sdz
 GOLDEN_KINDS=txt golden qualify-bad-value qualify sdz --hold x
 
+step "a user who may not use the socket"
+chmod 755 "$T"	# the directory is open; the socket itself (0660, root's group) is not
+out=$(su nobody -s /bin/sh -c "'$SMRCTL' --socket '$SOCK' status" 2>&1)
+rc=$?
+say "  as nobody: exit $rc: $out"
+check "is told it is a permission (and which group may), not \"is smrd running?\"" \
+	bash -c "[ $rc = 3 ] && [[ \"\$1\" == *'permission denied on'*'group'* ]] && [[ \"\$1\" != *running* ]]" _ "$out"
+
 step "commands that change things (root)"
 golden probe probe sda
 golden reload reload
