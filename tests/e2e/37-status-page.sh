@@ -143,7 +143,7 @@ start_smrd --interval 1 --include "^$S\$" --exclude '^$'
 URL=http://127.0.0.1:$PORT
 sleep 2
 START_MS=$(now_ms)
-emu_bg run_fio storm "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=45 --randseed=21
+emu_bg run_fio storm "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=30 --randseed=21
 storming() { ctl --json disks | python3 -c 'import json,sys; sys.exit(not json.load(sys.stdin)["disks"][0]["storm"])'; }
 if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	say "  storm reported $(( ($(now_ms) - START_MS) / 1000 )) s after the writes began"
