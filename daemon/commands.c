@@ -345,6 +345,7 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 		if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0)
 			goto bad;
 		f.after_id = json_object_get_int64(x);
+		f.in_recorded_order = true;
 	}
 	if (args && json_object_object_get_ex(args, "limit", &x)) {
 		int64_t l = json_object_get_int64(x);

@@ -480,10 +480,14 @@ static int query_db(History *h, sqlite3 *db, const HistoryFilter *f, unsigned li
 {
 	bool by_serial = f->serial && *f->serial;
 	char sql[512];
+	/* a list reads in time order (an end event is recorded after the
+	 * events of the storm it ends, dated at its end); a stream in the
+	 * order events were recorded, so that `after` never skips one */
 	snprintf(sql, sizeof sql,
 		 "SELECT * FROM (SELECT " COLUMNS " FROM events WHERE time_usec >= ?1 AND id > ?2%s"
-		 " ORDER BY id DESC LIMIT ?4) ORDER BY time_usec, id",
-		 by_serial ? " AND serial = ?3" : f->device ? " AND device = ?3" : "");
+		 " ORDER BY id DESC LIMIT ?4) ORDER BY %s",
+		 by_serial ? " AND serial = ?3" : f->device ? " AND device = ?3" : "",
+		 f->in_recorded_order ? "id" : "time_usec, id");
 	sqlite3_stmt *s;
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
 		h->errors++;

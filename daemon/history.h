@@ -38,6 +38,7 @@ typedef struct HistoryFilter {
 	uint64_t since_usec;		/* events that began at or after */
 	int64_t after_id;		/* events with a larger id (for --follow) */
 	unsigned limit;			/* the newest `limit`, returned oldest first; 0 = 1000 */
+	bool in_recorded_order;		/* by id, as recorded (a --follow stream); else by time */
 } HistoryFilter;
 
 typedef enum HistoryState {

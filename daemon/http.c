@@ -162,7 +162,10 @@ static void doom(Guarded *g)
 
 /* The oldest connection waiting (not being served) among those like `like`
  * (same address), or among all when like is NULL; counts the living ones. */
-static Guarded *oldest_waiting(Http *h, const Guarded *like, unsigned *ret_n)
+/* The oldest connection that only waits (never the newcomer itself: with
+ * every other one busy being served, as keep-alive scrapers are, the
+ * newcomer is the scraper that must get in, and goes over the soft limit). */
+static Guarded *oldest_waiting(Http *h, const Guarded *like, const Guarded *fresh, unsigned *ret_n)
 {
 	Guarded *best = NULL;
 	unsigned n = 0;
@@ -170,7 +173,7 @@ static Guarded *oldest_waiting(Http *h, const Guarded *like, unsigned *ret_n)
 		if (g->doomed || (like && !same_address(g, like)))
 			continue;
 		n++;
-		if (!g->active && (!best || g->since <= best->since))
+		if (g != fresh && !g->active && (!best || g->since <= best->since))
 			best = g;
 	}
 	*ret_n = n;
@@ -180,12 +183,12 @@ static Guarded *oldest_waiting(Http *h, const Guarded *like, unsigned *ret_n)
 static void make_room(Http *h, Guarded *fresh)
 {
 	unsigned n;
-	Guarded *v = oldest_waiting(h, fresh, &n);
+	Guarded *v = oldest_waiting(h, fresh, fresh, &n);
 	if (n > HTTP_MAX_PER_ADDRESS && v) {
 		doom(v);
 		h->stats.evicted_crowded++;
 	}
-	v = oldest_waiting(h, NULL, &n);
+	v = oldest_waiting(h, NULL, fresh, &n);
 	if (n > HTTP_MAX_CONNECTIONS - HTTP_RESERVED && v) {
 		doom(v);
 		h->stats.evicted_crowded++;
