@@ -92,7 +92,6 @@ MetricFamily *metric_family_decimals(MetricFamily *f, int decimals)
 	return f;
 }
 
-size_t metric_format_value(char out[static 32], double v, int decimals) { return format_number(out, v, decimals); }
 
 static size_t base_len(const MetricFamily *f, MetricFormat fmt)
 {

@@ -46,8 +46,6 @@ void metric_add_rendered(MetricFamily *f, const char *suffix, const char *labels
  * integers always exactly. Default: the shortest form that reads back
  * exactly. Returns f. */
 MetricFamily *metric_family_decimals(MetricFamily *f, int decimals);
-/* Writes v as a sample value into out (NUL-terminated); returns its length. */
-size_t metric_format_value(char out[static 32], double v, int decimals);
 /* Ends the page (OpenMetrics: # EOF). -EINVAL if a family got samples after
  * it was closed (*ret_misused names it: the page is invalid), -ENOMEM. */
 int metricset_finish(MetricSet *s, const char **ret_misused);

@@ -308,32 +308,36 @@ DiskClass monitor_class(const Monitor *m, const Disk *d)
 	return monitor_smr_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class;
 }
 
+/* What behaviour adds to the static class: the combined confidence, and a
+ * disk with storms and no static SMR evidence becomes dm-smr. Returns
+ * whether it did; shared by the summary and the full verdict. */
+static bool apply_behaviour(const Monitor *m, const Disk *d, DiskClass *class, double *confidence,
+			    double *smr_confidence, char *basis, size_t n, DetectScore *sc)
+{
+	monitor_score(m, d, sc);
+	*smr_confidence = combined(d, sc->score);
+	if (!monitor_smr_by_behaviour(d))
+		return false;
+	*class = DISK_CLASS_DM_SMR;
+	*confidence = fmax(sc->score, m->cfg->detect.behaviour_score);
+	snprintf(basis, n, "behaviour: destage storms with no static SMR evidence (GC score %.2f)", sc->score);
+	return true;
+}
+
 void monitor_summary(const Monitor *m, const Disk *d, VerdictSummary *ret)
 {
-	*ret = d->verdict;
 	DetectScore sc;
-	monitor_score(m, d, &sc);
-	ret->smr_confidence = combined(d, sc.score);
-	if (!monitor_smr_by_behaviour(d))
-		return;
-	ret->class = DISK_CLASS_DM_SMR;
-	ret->confidence = fmax(sc.score, m->cfg->detect.behaviour_score);
-	snprintf(ret->basis, sizeof ret->basis, "behaviour: destage storms with no static SMR evidence (GC score %.2f)",
-		 sc.score);
+	*ret = d->verdict;
+	apply_behaviour(m, d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis, &sc);
 }
 
 void monitor_verdict(const Monitor *m, const ModelList *models, const Disk *d, Verdict *ret)
 {
-	classify_disk(&d->sys.facts, models, ret);
 	DetectScore sc;
-	monitor_score(m, d, &sc);
-	ret->smr_confidence = combined(d, sc.score);
-	if (!monitor_smr_by_behaviour(d))
+	classify_disk(&d->sys.facts, models, ret);
+	if (!apply_behaviour(m, d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis,
+			     &sc))
 		return;
-	ret->class = DISK_CLASS_DM_SMR;
-	ret->confidence = fmax(sc.score, m->cfg->detect.behaviour_score);
-	snprintf(ret->basis, sizeof ret->basis, "behaviour: destage storms with no static SMR evidence (GC score %.2f)",
-		 sc.score);
 	for (unsigned i = 0; i < ret->n_evidence; i++)
 		ret->evidence[i].decisive = false;
 	unsigned i = ret->n_evidence < VERDICT_MAX_EVIDENCE ? ret->n_evidence++ : VERDICT_MAX_EVIDENCE - 1;

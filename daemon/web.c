@@ -608,11 +608,10 @@ static int disk_page(Web *w, const char *name, HttpReply *ret)
 		   t->span >= 120 ? "minutes" : "seconds");
 	for (int op = 0; op < 2; op++) {
 		const OpLatency *ol = d->lat ? d->lat->op[op] : NULL;
-		unsigned filled = 0;
 		for (unsigned c = 0; c < ncols; c++) {
 			cols[c] = (HeatColumn){0};
-			if (ol && lat_window_slot(&ol->window, ncols - 1 - c, &cols[c].h, &cols[c].seconds))
-				filled++;
+			if (ol)
+				lat_window_slot(&ol->window, ncols - 1 - c, &cols[c].h, &cols[c].seconds);
 		}
 		buf_printf(&b, "<h3>%s</h3>", trace_op_to_string(op));
 		heatmap_svg(&b, trace_op_to_string(op), cols, ncols, WINDOW_SLOT_SECONDS);

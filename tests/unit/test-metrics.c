@@ -54,8 +54,8 @@ int main(void)
 		  "# EOF\n");
 	buf_free(&b);
 	char v[32];
-	CHECK(metric_format_value(v, 4294967296.0, 6) == 10 && streq(v, "4294967296"));
-	CHECK(metric_format_value(v, -7, -1) == 2 && streq(v, "-7"));
+	CHECK(format_number(v, 4294967296.0, 6) == 10 && streq(v, "4294967296"));
+	CHECK(format_number(v, -7, -1) == 2 && streq(v, "-7"));
 
 	/* a family's samples come together, or the page is refused, not torn */
 	s = metricset_new(&b, METRIC_FORMAT_TEXT);
