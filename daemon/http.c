@@ -270,6 +270,12 @@ static enum MHD_Result send_response(Http *h, struct MHD_Connection *c, unsigned
 				     struct MHD_Response *resp)
 {
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	/* Crowded, a slot is worth more than a kept-alive connection: keep-alive
+	 * clients busy with request after request are never "only waiting", so
+	 * the guard could not make room, and libmicrohttpd's hard limit would
+	 * refuse the next scraper. */
+	if (h->n_conns > HTTP_MAX_CONNECTIONS - 4 * HTTP_RESERVED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (status == MHD_HTTP_UNAUTHORIZED)
