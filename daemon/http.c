@@ -160,12 +160,16 @@ static void doom(Guarded *g)
 	shutdown(g->fd, SHUT_RDWR);
 }
 
-/* The oldest connection waiting (not being served) among those like `like`
- * (same address), or among all when like is NULL; counts the living ones. */
-/* The oldest connection that only waits (never the newcomer itself: with
- * every other one busy being served, as keep-alive scrapers are, the
- * newcomer is the scraper that must get in, and goes over the soft limit). */
-static Guarded *oldest_waiting(Http *h, const Guarded *like, const Guarded *fresh, unsigned *ret_n)
+/* The connection to drop for a newcomer: among those like `like` (same
+ * address), or among all when like is NULL, the one that has waited longest
+ * without being served, counting the living ones. A connection is spared
+ * while it is being served and for HTTP_GRACE_USEC after it came in: a
+ * scraper's request arrives right behind its handshake, and when accepts
+ * come in a burst (keep-alive scrapers told to reconnect, slowloris
+ * clients coming back) it must be read before it can count as waiting.
+ * With nothing to drop, libmicrohttpd's hard limit holds the rest in the
+ * listen queue, first come first served. */
+static Guarded *oldest_waiting(Http *h, const Guarded *like, uint64_t now, unsigned *ret_n)
 {
 	Guarded *best = NULL;
 	unsigned n = 0;
@@ -173,7 +177,9 @@ static Guarded *oldest_waiting(Http *h, const Guarded *like, const Guarded *fres
 		if (g->doomed || (like && !same_address(g, like)))
 			continue;
 		n++;
-		if (g != fresh && !g->active && (!best || g->since <= best->since))
+		if (g->active || (!g->served && now - g->since < HTTP_GRACE_USEC))
+			continue;
+		if (!best || g->since <= best->since)
 			best = g;
 	}
 	*ret_n = n;
@@ -183,12 +189,13 @@ static Guarded *oldest_waiting(Http *h, const Guarded *like, const Guarded *fres
 static void make_room(Http *h, Guarded *fresh)
 {
 	unsigned n;
-	Guarded *v = oldest_waiting(h, fresh, fresh, &n);
+	uint64_t now = fresh->since;
+	Guarded *v = oldest_waiting(h, fresh, now, &n);
 	if (n > HTTP_MAX_PER_ADDRESS && v) {
 		doom(v);
 		h->stats.evicted_crowded++;
 	}
-	v = oldest_waiting(h, NULL, fresh, &n);
+	v = oldest_waiting(h, NULL, now, &n);
 	if (n > HTTP_MAX_CONNECTIONS - HTTP_RESERVED && v) {
 		doom(v);
 		h->stats.evicted_crowded++;
@@ -588,7 +595,7 @@ static int bind_listen(const char *addr)
 			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 			if (ai->ai_family == AF_INET6)
 				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-			if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+			if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
 				r = -errno;
 				close(fd);
 				continue;

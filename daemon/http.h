@@ -57,6 +57,7 @@ const char *http_body_data(const HttpBody *body);
 #define HTTP_MAX_CONNECTIONS 128	/* libmicrohttpd's hard limit */
 #define HTTP_RESERVED 8			/* kept free: past MAX - RESERVED the oldest waiting one goes */
 #define HTTP_MAX_PER_ADDRESS 32
+#define HTTP_GRACE_USEC (500 * UINT64_C(1000))		/* a newcomer is not dropped for crowding before */
 #define HTTP_HEADER_USEC (10 * UINT64_C(1000000))	/* accept to complete request headers */
 #define HTTP_KEEPALIVE_USEC (60 * UINT64_C(1000000))	/* idle between requests */
 

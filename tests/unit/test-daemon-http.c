@@ -269,21 +269,32 @@ static void test_guard(Env *env)
 	HttpStats st0, st;
 	http_stats(env->h, &st0);
 
-	/* one address past HTTP_MAX_PER_ADDRESS silent connections: the oldest goes */
-	int fds[HTTP_MAX_PER_ADDRESS + 1];
+	/* one address past HTTP_MAX_PER_ADDRESS silent connections: while they
+	 * are all newcomers none is dropped (their requests may be on the way) */
+	int fds[HTTP_MAX_PER_ADDRESS + 2];
 	for (int i = 0; i <= HTTP_MAX_PER_ADDRESS; i++) {
 		fds[i] = connect_to(env);
 		pump(env, 2);
 	}
 	pump(env, 20);
 	http_stats(env->h, &st);
+	CHECK_INT(st.evicted_crowded, st0.evicted_crowded);
+	CHECK(!peer_closed(env, fds[0]));
+	/* past the grace they only wait: the next newcomer drops the oldest */
+	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+	while (now_usec(CLOCK_MONOTONIC) - t0 < HTTP_GRACE_USEC + 100000)
+		pump(env, 1);
+	fds[HTTP_MAX_PER_ADDRESS + 1] = connect_to(env);
+	pump(env, 20);
+	http_stats(env->h, &st);
 	CHECK_INT(st.evicted_crowded, st0.evicted_crowded + 1);
 	CHECK(peer_closed(env, fds[0]));
-	CHECK(!peer_closed(env, fds[HTTP_MAX_PER_ADDRESS]));
+	CHECK(!peer_closed(env, fds[1]));
+	CHECK(!peer_closed(env, fds[HTTP_MAX_PER_ADDRESS + 1]));
 	/* a scraper still gets its page */
 	_cleanup_free_ char *m = request(env, "GET", "/metrics", NULL);
 	CHECK_INT(status_of(m), 200);
-	for (int i = 0; i <= HTTP_MAX_PER_ADDRESS; i++)
+	for (int i = 0; i <= HTTP_MAX_PER_ADDRESS + 1; i++)
 		close(fds[i]);
 	pump(env, 20);
 
