@@ -27,7 +27,7 @@ check "$NAME appears within two intervals" [ -n "$seen" ] && [ "${seen:-99999}" 
 check "smrctl disks lists $NAME" sh -c "'$SMRCTL' --socket '$SOCK' disks | grep -q '^$NAME '"
 ctl disks | sed 's/^/    /'
 
-timeout -k 5 60 fio --name=w --filename="$LOOP" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
+timeout -k 5 60 fio --clocksource=clock_gettime --name=w --filename="$LOOP" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
 	--size=8M --output-format=terse --terse-version=3 >"$T/fio.out" 2>&1 || fail "fio failed"
 sleep $((2 * INTERVAL + 1))
 scrape >"$T/m2"

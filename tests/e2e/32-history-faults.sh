@@ -20,7 +20,7 @@ mkdir -p "$S"
 ARGS=(--interval 0.5 --include "^$N\$" --exclude '^$' --slow-io 0.005 --detect.stall-threshold 0.01 --state-dir "$S")
 
 stalls() {	# stalls SECONDS: random reads, each one a stall event
-	timeout -k 5 $(($1 + 30)) fio --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+	timeout -k 5 $(($1 + 30)) fio --clocksource=clock_gettime --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
 		--iodepth=2 --time_based --runtime="$1" --output=/dev/null >/dev/null 2>&1 || fail "fio"
 	sleep 1	# the last completions reach the detector
 }
@@ -123,7 +123,7 @@ check "everything listed while it was gone is in the new database ($(stored) of 
 
 step "kill -9 in the middle of a stream of events"
 start
-timeout -k 5 40 fio --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
+timeout -k 5 40 fio --clocksource=clock_gettime --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
 	--iodepth=4 --time_based --runtime=6 --output=/dev/null >/dev/null 2>&1 &
 FIO=$!
 at_exit 'kill "$FIO" 2>/dev/null'

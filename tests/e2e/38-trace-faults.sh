@@ -29,7 +29,7 @@ traced() { curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$T/m" && met
 fio_on() {	# fio_on DEV SECONDS [args]
 	local dev=$1 secs=$2
 	shift 2
-	timeout -k 5 $((secs + 30)) fio --name=f --filename="$dev" --direct=1 --ioengine=libaio --bs=4k --time_based \
+	timeout -k 5 $((secs + 30)) fio --clocksource=clock_gettime --name=f --filename="$dev" --direct=1 --ioengine=libaio --bs=4k --time_based \
 		--runtime="$secs" --output=/dev/null "$@" >/dev/null 2>&1
 }
 

@@ -59,7 +59,7 @@ step "teardown after a failing step"
 	. "$SRCDIR/tests/emu/emu.sh"
 	trap emu_cleanup EXIT
 	emu_up DEV doomed dm-smr --cache-mib 2 --seed 6 >/dev/null || exit 1
-	emu_bg fio --name=doomed --filename="$DEV" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k \
+	emu_bg fio --clocksource=clock_gettime --name=doomed --filename="$DEV" --direct=1 --ioengine=libaio --rw=randwrite --bs=4k \
 		--iodepth=4 --time_based --runtime=60 --output=/dev/null
 	echo "$DEV ${EMU_PIDS[0]} ${EMU_BG[0]} ${EMU_MNTS[0]} ${EMU_STORES[0]}" >"$T/fail.state"
 	sleep 3	# past the 2 MiB cache: writes now wait for band rewrites

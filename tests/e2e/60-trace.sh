@@ -31,7 +31,7 @@ for B in bpf perf; do
 	# smrd's own reads of the disk's signatures (no udevd here) are traced
 	# I/Os too: count from here, as diskstats does
 	scrape >"$T/m0-$B"
-	timeout -k 5 $((SECS + 60)) fio --name=t --filename="$DEV" --direct=1 --ioengine=libaio --rw=randrw \
+	timeout -k 5 $((SECS + 60)) fio --clocksource=clock_gettime --name=t --filename="$DEV" --direct=1 --ioengine=libaio --rw=randrw \
 		--rwmixread=50 --bs=4k --iodepth=1 --rate_iops=$RATE --time_based --runtime="$SECS" --output-format=json \
 		--output="$T/fio-$B.json" >/dev/null 2>&1 || fail "fio ($B) exited $?"
 	read -r r1 w1 <<<"$(ds "$NAME")"
