@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace-abi.h"
@@ -202,9 +203,61 @@ static const char *op_name(int op)
 
 void detect_init(DiskDetect *d)
 {
-	*d = (DiskDetect){0};
+	*d = (DiskDetect){.hist_cap = DETECT_HISTORY_INLINE};
 	d->fast_last = d->burst_last = d->risk_last = d->host_io_last = -INFINITY;
 	d->ev_storm = d->ev_idle = d->ev_band = d->ev_stall = -INFINITY;
+}
+
+unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX])
+{
+	unsigned n = op == 0 || op == 1 ? d->n_bands[op] : 0;
+	for (unsigned i = 0; i < n; i++) {
+		const DetectBand *b = &d->bands[op][i];
+		ret[i] = (Band){.centre = b->centre, .lo = b->lo, .hi = b->hi, .count = b->count, .share = b->share};
+	}
+	return n;
+}
+
+void detect_done(DiskDetect *d)
+{
+	if (d->hist_heap) {
+		/* keep the newest that fit inline: a caller that goes on has a ring */
+		unsigned keep = d->hist_len < DETECT_HISTORY_INLINE ? d->hist_len : DETECT_HISTORY_INLINE;
+		for (unsigned i = 0; i < keep; i++)
+			d->hist_inline[keep - 1 - i] = d->hist_heap[(d->hist_head + d->hist_cap - 1 - i) % d->hist_cap];
+		free(d->hist_heap);
+		d->hist_heap = NULL;
+		d->hist_cap = DETECT_HISTORY_INLINE;
+		d->hist_len = keep;
+		d->hist_head = keep % DETECT_HISTORY_INLINE;
+	}
+}
+
+static DetectInterval *ring(const DiskDetect *d)
+{
+	return d->hist_heap ? d->hist_heap : (DetectInterval *)d->hist_inline;
+}
+
+/* A full ring whose oldest interval is still inside the window doubles,
+ * oldest first in the new one; without memory the oldest is overwritten
+ * (the window then covers less, as before the growth). */
+static void ring_fit(DiskDetect *d, double now, double window)
+{
+	if (d->hist_len < d->hist_cap || d->hist_cap >= DETECT_HISTORY_MAX)
+		return;
+	const DetectInterval *old = ring(d);
+	if (now - old[d->hist_head].t >= window)
+		return;
+	unsigned cap = d->hist_cap * 2;
+	DetectInterval *n = malloc(cap * sizeof *n);
+	if (!n)
+		return;
+	for (unsigned i = 0; i < d->hist_len; i++)
+		n[i] = old[(d->hist_head + i) % d->hist_cap];
+	free(d->hist_heap);
+	d->hist_heap = n;
+	d->hist_cap = cap;
+	d->hist_head = d->hist_len;
 }
 
 static void emit_event(DetectEmit emit, void *userdata, DetectEvent *e) { if (emit) emit(e, userdata); }
@@ -274,18 +327,18 @@ static void fast_phase(DiskDetect *d, const DetectParams *p, const DetectSample 
 	d->fast_last = s->now;
 }
 
-static void remember(DiskDetect *d, const DetectSample *s, double dt, const WriteFacts *f, bool slow, double part)
+static double storm_window(const DetectParams *p) { return fmax(p->storm_window, p->storm_confirm); }
+
+static void remember(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, const WriteFacts *f,
+		     bool slow, double part)
 {
-	d->hist[d->hist_head].t = s->now;
-	d->hist[d->hist_head].dt = (float)dt;
-	d->hist[d->hist_head].writes = (float)s->writes;
-	d->hist[d->hist_head].write_time = (float)s->write_time;
-	d->hist[d->hist_head].part = (float)(slow ? dt : part);
-	d->hist[d->hist_head].slow = slow;
-	d->hist[d->hist_head].waiting = f->waiting;
-	d->hist[d->hist_head].busy = f->busy;
-	d->hist_head = (d->hist_head + 1) % DETECT_HISTORY;
-	if (d->hist_len < DETECT_HISTORY)
+	ring_fit(d, s->now, storm_window(p));
+	ring(d)[d->hist_head] = (DetectInterval){.t = s->now, .dt = (float)dt, .writes = (float)s->writes,
+						  .write_time = (float)s->write_time,
+						  .part = (float)(slow ? dt : part), .slow = slow,
+						  .waiting = f->waiting, .busy = f->busy};
+	d->hist_head = (d->hist_head + 1) % d->hist_cap;
+	if (d->hist_len < d->hist_cap)
 		d->hist_len++;
 }
 
@@ -371,7 +424,7 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 		d->fell_at = 0;
 	else if (slow && d->fell_at == 0 && fast_known)
 		d->fell_at = s->now - dt;
-	remember(d, s, dt, &f, slow, part);
+	remember(d, p, s, dt, &f, slow, part);
 	run_update(d, s, dt, &f, fast_known);
 
 	double peak = fmax(isfinite(s->write_max) ? s->write_max : 0, isfinite(f.wlat) ? f.wlat : 0);
@@ -424,28 +477,29 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 	 * (a sequential writer through it, RAIDZ's 32 KiB chunks) completes
 	 * hundreds of writes in one second and two in the next; over the window
 	 * the rate has fallen all the same. */
-	double window = fmax(p->storm_window, p->storm_confirm), sum = 0, writes = 0, wtime = 0, start = s->now;
+	double window = storm_window(p), sum = 0, writes = 0, wtime = 0, start = s->now;
+	const DetectInterval *hist = ring(d);
 	double all_dt = 0, all_writes = 0, all_wtime = 0, all_start = s->now;
 	bool waited = false, next_slow = false, all_busy = true;
 	for (unsigned i = 0; i < d->hist_len; i++) {
-		unsigned k = (d->hist_head + DETECT_HISTORY - 1 - i) % DETECT_HISTORY;
-		if (s->now - d->hist[k].t >= window)
+		const DetectInterval *h = &hist[(d->hist_head + d->hist_cap - 1 - i) % d->hist_cap];
+		if (s->now - h->t >= window)
 			break;
-		all_dt += d->hist[k].dt;
-		all_writes += d->hist[k].writes;
-		all_wtime += d->hist[k].write_time;
-		all_busy &= d->hist[k].busy;
-		waited |= d->hist[k].waiting;
-		if (d->hist[k].part > 0)
-			all_start = d->hist[k].t - d->hist[k].part;
-		bool counts = d->hist[k].slow || (next_slow && d->hist[k].part > 0);
-		next_slow = d->hist[k].slow;
+		all_dt += h->dt;
+		all_writes += h->writes;
+		all_wtime += h->write_time;
+		all_busy &= h->busy;
+		waited |= h->waiting;
+		if (h->part > 0)
+			all_start = h->t - h->part;
+		bool counts = h->slow || (next_slow && h->part > 0);
+		next_slow = h->slow;
 		if (!counts)
 			continue;
-		sum += d->hist[k].part;
-		writes += d->hist[k].writes;
-		wtime += d->hist[k].write_time;
-		start = d->hist[k].t - d->hist[k].part;
+		sum += h->part;
+		writes += h->writes;
+		wtime += h->write_time;
+		start = h->t - h->part;
 	}
 	/* A media cache filling makes writes wait as the rate falls; a disk
 	 * that fell without a wait and stays down (an SSD past its SLC cache)
@@ -539,10 +593,18 @@ static void bands_check(DiskDetect *d, const DetectParams *p, const DetectSample
 		return;
 	d->bands_next = s->now + 10;	/* bands move slowly; the search is not free */
 	BandRules rules = {.min_share = p->band_min_share, .min_count = p->band_min_count, .valley = p->band_valley};
-	for (int op = 0; op < 2; op++)
-		d->n_bands[op] = s->window[op] ? bands_find(s->window[op], &rules, d->bands[op]) : 0;
-
-	const Band *r = d->bands[TRACE_READ];
+	Band found[2][BANDS_MAX];
+	for (int op = 0; op < 2; op++) {
+		const Band *f = found[op];
+		unsigned k = s->window[op] ? bands_find(s->window[op], &rules, found[op]) : 0;
+		for (unsigned i = 0; i < k; i++)
+			d->bands[op][i] = (DetectBand){(float)f[i].centre, (float)f[i].lo, (float)f[i].hi,
+						       (float)f[i].share,
+						       f[i].count > UINT32_MAX ? UINT32_MAX : (uint32_t)f[i].count};
+		d->n_bands[op] = k;
+	}
+	/* the reads' as found, at full precision */
+	const Band *r = found[TRACE_READ];
 	unsigned n = d->n_bands[TRACE_READ];
 	bool evidence = n >= 2 && r[n - 1].centre >= p->band_slow && r[n - 1].centre >= p->band_ratio * r[0].centre;
 	if (evidence)
@@ -605,13 +667,13 @@ void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, do
 {
 	if (op < 0 || op >= TRACE_OPS)
 		return;
-	int64_t minute = (int64_t)floor(done / 60);
+	int32_t minute = (int32_t)floor(done / 60);	/* a clock in seconds: minutes fit for 4000 years */
 	unsigned slot = (unsigned)(((minute % 10) + 10) % 10);
 	if (d->minute_of[slot] != minute) {
 		d->minute_of[slot] = minute;
 		d->minute_max[slot] = 0;
 	}
-	d->minute_max[slot] = fmax(d->minute_max[slot], latency);
+	d->minute_max[slot] = (float)fmax(d->minute_max[slot], latency);
 	if (latency < stall_threshold)
 		return;
 	char a[24];

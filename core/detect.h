@@ -78,7 +78,25 @@ typedef struct DetectSample {
 	const Hist *window[2];		/* reads, writes over band_window; NULL untraced */
 } DetectSample;
 
-#define DETECT_HISTORY 32
+/* The ring of recent intervals starts inside DiskDetect with room for the
+ * default window (3 s) at the default interval (1 s) and a little less, and moves to
+ * the heap only when the parameters need more (detect_done frees it). */
+#define DETECT_HISTORY_INLINE 6
+#define DETECT_HISTORY_MAX 1024
+
+/* A band as kept between searches (Band in 20 bytes, not 40: two ops' four
+ * bands on every disk): detect_bands() gives them back as Bands. */
+typedef struct DetectBand {
+	float centre, lo, hi, share;
+	uint32_t count;
+} DetectBand;
+
+typedef struct DetectInterval {
+	double t;
+	float dt, writes, write_time;
+	float part;		/* seconds of it that were slow: dt if slow, else what the rate lost */
+	bool slow, busy, waiting;	/* waiting: a write waited longer than its queue explains */
+} DetectInterval;
 
 /* How a storm was recognised. */
 typedef enum DetectStormKind {
@@ -96,15 +114,11 @@ typedef struct DiskDetect {
 	/* the fast phase: writes acknowledged faster than platters can */
 	double fast_last, fast_iops, fast_latency;
 	double fell_at;			/* when the rate first fell after the last fast interval; 0 none */
-	/* the recent intervals, for the storm's confirmation window (a small
-	 * ring covers any window the parameters allow: at most 30 intervals) */
-	struct {
-		double t;
-		float dt, writes, write_time;
-		float part;		/* seconds of it that were slow: dt if slow, else what the rate lost */
-		bool slow, busy, waiting;	/* waiting: a write waited longer than its queue explains */
-	} hist[DETECT_HISTORY];
-	unsigned hist_head, hist_len;
+	/* the recent intervals, for the storm's confirmation window: as many
+	 * as the window holds (hist_cap grows to fit it) */
+	DetectInterval hist_inline[DETECT_HISTORY_INLINE];
+	DetectInterval *hist_heap;		/* NULL while hist_inline is enough */
+	unsigned hist_cap, hist_head, hist_len;
 	unsigned prev_in_flight;		/* at the previous sample */
 	/* a run of busy writing with no fast phase known: a disk already slow */
 	struct {
@@ -129,13 +143,13 @@ typedef struct DiskDetect {
 	unsigned idle_pending;
 	double idle_pending_since;
 	/* the slowest slow I/O of each of the last ten minutes */
-	double minute_max[10];
-	int64_t minute_of[10];
+	float minute_max[10];
+	int32_t minute_of[10];
 	/* stalls */
 	uint64_t stalls[4];
 	double stall_max, risk_last;
 	/* bands */
-	Band bands[2][BANDS_MAX];
+	DetectBand bands[2][BANDS_MAX];
 	unsigned n_bands[2];
 	bool band_evidence;
 	double bands_next;
@@ -145,6 +159,10 @@ typedef struct DiskDetect {
 } DiskDetect;
 
 void detect_init(DiskDetect *d);
+/* The bands found at the last search for op (0 reads, 1 writes); returns how many. */
+unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX]);
+/* Frees what detect_init and detect_interval allocated (the state stays readable). */
+void detect_done(DiskDetect *d);
 /* One interval: storms, idle cleaning, bands, and the behaviour verdict
  * (static_smr says whether static evidence already makes the disk SMR). */
 void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool static_smr,

@@ -5,7 +5,13 @@
  */
 #include "disk.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pack.h"
 
 struct DiskRegistry {
 	Disk **disks;
@@ -19,7 +25,7 @@ DiskRegistry *registry_free(DiskRegistry *r)
 	if (!r)
 		return NULL;
 	for (size_t i = 0; i < r->n; i++) {
-		disk_latency_free(r->disks[i]->lat);
+		disk_release(r->disks[i]);
 		free(r->disks[i]);
 	}
 	free(r->disks);
@@ -91,7 +97,7 @@ bool registry_remove(DiskRegistry *r, const char *name)
 	size_t i = find(r, name, &found);
 	if (!found)
 		return false;
-	disk_latency_free(r->disks[i]->lat);
+	disk_release(r->disks[i]);
 	free(r->disks[i]);
 	memmove(r->disks + i, r->disks + i + 1, (r->n - i - 1) * sizeof *r->disks);
 	r->n--;
@@ -118,9 +124,94 @@ void disk_rates(const Disk *d, DiskRates *ret)
 	*ret = x;
 }
 
+int disk_sys_set(DiskSys *ds, const SysfsDisk *s)
+{
+	const char *str[] = {s->serial, s->wwn, s->model, s->firmware, s->facts.zoned};
+	const size_t cap[] = {sizeof s->serial, sizeof s->wwn, sizeof s->model, sizeof s->firmware,
+			      sizeof s->facts.zoned};
+	size_t len[5], total = 0;
+	for (int i = 0; i < 5; i++)
+		total += len[i] = strnlen(str[i], cap[i] - 1) + 1;
+	uint8_t packed[ZRLE_BOUND(sizeof s->facts)];
+	size_t plen = zrle_pack(&s->facts, sizeof s->facts, packed);
+	uint8_t *blob = malloc(total + plen);
+	if (!blob)
+		return -ENOMEM;
+	DiskSys n = {.major = s->major, .minor = s->minor, .size_sectors = s->size_sectors,
+		     .io_timeout_ms = s->io_timeout_ms, .nr_zones = s->facts.nr_zones,
+		     .zone_sectors = s->facts.zone_sectors, .admin_class = s->facts.admin_class,
+		     .size_status = s->facts.size_status, .transport = s->facts.transport, .blob = blob,
+		     .facts_at = (uint32_t)total, .facts_len = (uint32_t)plen};
+	const char **dst[] = {&n.serial, &n.wwn, &n.model, &n.firmware, &n.zoned};
+	size_t o = 0;
+	for (int i = 0; i < 5; i++) {
+		memcpy(blob + o, str[i], len[i] - 1);
+		blob[o + len[i] - 1] = 0;
+		*dst[i] = (const char *)blob + o;
+		o += len[i];
+	}
+	memcpy(blob + total, packed, plen);
+	free(ds->blob);
+	*ds = n;
+	return 0;
+}
+
+void disk_sys_facts(const DiskSys *ds, DiskFacts *ret)
+{
+	/* only ever our own packing of this very struct */
+	if (!ds->blob || zrle_unpack(ds->blob + ds->facts_at, ds->facts_len, ret, sizeof *ret) < 0)
+		disk_facts_init(ret, "");
+}
+
+static void copy_str(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : ""); }
+
+void disk_sys_get(const DiskSys *ds, SysfsDisk *ret)
+{
+	*ret = (SysfsDisk){.major = ds->major, .minor = ds->minor, .size_sectors = ds->size_sectors,
+			   .io_timeout_ms = ds->io_timeout_ms};
+	copy_str(ret->serial, sizeof ret->serial, ds->serial);
+	copy_str(ret->wwn, sizeof ret->wwn, ds->wwn);
+	copy_str(ret->model, sizeof ret->model, ds->model);
+	copy_str(ret->firmware, sizeof ret->firmware, ds->firmware);
+	disk_sys_facts(ds, &ret->facts);
+}
+
+void disk_sys_free(DiskSys *ds)
+{
+	free(ds->blob);
+	*ds = (DiskSys){0};
+}
+
+void disk_release(Disk *d)
+{
+	disk_sys_free(&d->sys);
+	detect_done(&d->det);
+	disk_latency_free(d->lat);
+	d->lat = NULL;
+	free(d->members);
+	d->members = NULL;
+	d->n_members = 0;
+}
+
+int disk_set_members(Disk *d, const Memberships *ms)
+{
+	Membership *m = NULL;
+	/* exactly as many as there are: most disks are members of one thing or none */
+	if (ms->n) {
+		m = malloc(ms->n * sizeof *m);
+		if (!m)
+			return -ENOMEM;
+		memcpy(m, ms->m, ms->n * sizeof *m);
+	}
+	free(d->members);
+	d->members = m;
+	d->n_members = ms->n;
+	return 0;
+}
+
 const char *disk_identity(const Disk *d)
 {
-	return d->sys.wwn[0] ? d->sys.wwn : d->sys.serial;
+	return d->sys.wwn && d->sys.wwn[0] ? d->sys.wwn : d->sys.serial ? d->sys.serial : "";
 }
 
 double disk_stall_threshold(const Disk *d, const DetectParams *p)

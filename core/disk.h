@@ -15,10 +15,36 @@
 
 #define REGISTRY_MAX_DISKS 8192
 
+/* What was read of a disk (SysfsDisk, 1.2 KiB of mostly empty buffers)
+ * as kept for as long as it is watched: what every sample and scrape uses
+ * in fields, its strings in one allocation sized to them, and the rest of
+ * the classifier's facts packed behind them (disk_sys_facts). */
+typedef struct DiskSys {
+	unsigned major, minor;
+	uint64_t size_sectors;
+	int64_t io_timeout_ms;
+	int64_t nr_zones, zone_sectors;
+	int admin_class;		/* DiskClass from smrd.conf, or -1 */
+	int size_status;		/* 0, or why block/<name>/size could not be read */
+	Transport transport;
+	/* never NULL once set: "" when unknown */
+	const char *serial, *wwn, *model, *firmware, *zoned;
+	uint8_t *blob;			/* the strings, then the packed DiskFacts */
+	uint32_t facts_at, facts_len;
+} DiskSys;
+
+/* Keeps s in ds, replacing (and freeing) what ds held; -ENOMEM keeps it as it was. */
+int disk_sys_set(DiskSys *ds, const SysfsDisk *s);
+/* The facts the classifier reads, and the whole SysfsDisk, as they were set. */
+void disk_sys_facts(const DiskSys *ds, DiskFacts *ret);
+void disk_sys_get(const DiskSys *ds, SysfsDisk *ret);
+void disk_sys_free(DiskSys *ds);
+
 typedef struct Disk {
 	char name[32];
-	SysfsDisk sys;
-	Memberships members;	/* pools, arrays, volume groups it is part of */
+	DiskSys sys;
+	Membership *members;	/* pools, arrays, volume groups it is part of: n_members, owned */
+	unsigned n_members;
 	double stall_threshold;	/* from smrd.conf disk.<ID>.stall-threshold; NaN: the default */
 	VerdictSummary verdict;	/* the full one: monitor_verdict() */
 	DiskstatAccum ds;
@@ -51,12 +77,18 @@ size_t registry_size(const DiskRegistry *r);
 /* The i-th disk in name order. */
 Disk *registry_at(const DiskRegistry *r, size_t i);
 Disk *registry_get(const DiskRegistry *r, const char *name);
-/* Inserts a copy of d; -EEXIST, or -E2BIG past REGISTRY_MAX_DISKS. */
+/* Inserts a copy of d, which then owns what d pointed to (sys, members,
+ * latency, the detector's ring); -EEXIST, or -E2BIG past
+ * REGISTRY_MAX_DISKS, and d keeps it (disk_release). */
 int registry_add(DiskRegistry *r, const Disk *d, Disk **ret);
 /* Removes and frees; returns whether it was there. */
 bool registry_remove(DiskRegistry *r, const char *name);
 
 void disk_rates(const Disk *d, DiskRates *ret);
+/* Frees what a Disk owns, not the Disk itself. */
+void disk_release(Disk *d);
+/* Replaces the disk's memberships with a copy of ms; -ENOMEM keeps the old ones. */
+int disk_set_members(Disk *d, const Memberships *ms);
 /* The stall threshold for this disk: its own setting by identity, else
  * detect.stall-threshold.<name>, else detect.stall-threshold. */
 double disk_stall_threshold(const Disk *d, const DetectParams *p);

@@ -91,8 +91,8 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 static json_object *members_json(const Disk *d)
 {
 	json_object *a = json_object_new_array();
-	for (unsigned i = 0; i < d->members.n; i++) {
-		const Membership *m = &d->members.m[i];
+	for (unsigned i = 0; i < d->n_members; i++) {
+		const Membership *m = &d->members[i];
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "type", json_object_new_string(member_type_to_string(m->type)));
 		json_object_object_add(o, "name", json_object_new_string(m->name));
@@ -305,8 +305,11 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	json_object_object_add(stalls, "slowest", jdouble(t->stall_max));
 	json_object_object_add(stalls, "threshold", jdouble(disk_stall_threshold(d, &ctx->config.detect)));
 	json_object_object_add(o, "stalls", stalls);
-	for (int op = 0; op < 2; op++)
-		json_object_object_add(bands, trace_op_to_string(op), bands_json(t->bands[op], t->n_bands[op]));
+	for (int op = 0; op < 2; op++) {
+		Band b[BANDS_MAX];
+		unsigned n = detect_bands(t, op, b);
+		json_object_object_add(bands, trace_op_to_string(op), bands_json(b, n));
+	}
 	json_object_object_add(o, "bands", bands);
 	json_object_object_add(score, "score", jdouble(sc.score));
 	json_object_object_add(score, "storm", jdouble(sc.storm));
@@ -469,7 +472,7 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 		return -ENOMEM;
 	}
 	monitor_verdict(ctx->monitor, ctx->models.list, d, v);
-	const DiskFacts *f = &d->sys.facts;
+	const DiskSys *f = &d->sys;
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
 	json_object_object_add(o, "wwn", json_object_new_string(d->sys.wwn));

@@ -50,14 +50,16 @@ static void udev_device_unrefp(struct udev_device **d)
 static void classify_into(Discovery *disc, Disk *d)
 {
 	Verdict v;
-	classify_disk(&d->sys.facts, disc->models, &v);
+	DiskFacts f;
+	disk_sys_facts(&d->sys, &f);
+	classify_disk(&f, disc->models, &v);
 	verdict_summarize(&v, &d->verdict);
 }
 
 static void log_verdict(const Disk *d, const char *what)
 {
 	log_info("%s %s (%u:%u, %s, \"%s\"): %s, SMR confidence %.2f: %s", what, d->name, d->sys.major,
-		 d->sys.minor, transport_to_string(d->sys.facts.transport), d->sys.model,
+		 d->sys.minor, transport_to_string(d->sys.transport), d->sys.model,
 		 disk_class_to_string(d->verdict.class), d->verdict.smr_confidence, d->verdict.basis);
 }
 
@@ -119,26 +121,31 @@ static int blkid_signature(const char *device, unsigned major, unsigned minor, M
 	return r;
 }
 
-static bool same_members(const Memberships *a, const Memberships *b)
+static bool same_members(const Disk *d, const Memberships *b)
 {
-	if (a->n != b->n)
+	if (d->n_members != b->n)
 		return false;
-	for (unsigned i = 0; i < a->n; i++)
-		if (a->m[i].type != b->m[i].type || !streq(a->m[i].name, b->m[i].name) || !streq(a->m[i].via, b->m[i].via))
+	for (unsigned i = 0; i < b->n; i++)
+		if (d->members[i].type != b->m[i].type || !streq(d->members[i].name, b->m[i].name) ||
+		    !streq(d->members[i].via, b->m[i].via))
 			return false;
 	return true;
 }
 
 static void set_members(Discovery *disc, Disk *d, const Memberships *ms)
 {
-	if (same_members(&d->members, ms))
+	if (same_members(d, ms))
 		return;
+	int r = disk_set_members(d, ms);
+	if (r < 0) {
+		log_warning_errno(r, "Cannot record what %s is a member of: %m", d->name);
+		return;
+	}
 	for (unsigned i = 0; i < ms->n; i++)
 		log_info("%s is a member of %s %s (on %s%s%s)", d->name, member_type_to_string(ms->m[i].type),
 			 ms->m[i].name, ms->m[i].via, *ms->m[i].detail ? ", " : "", ms->m[i].detail);
 	if (ms->n == 0)
 		log_info("%s is no longer a member of any pool, array or volume group", d->name);
-	d->members = *ms;
 	if (disc->cb.changed)
 		disc->cb.changed(disc->cb.userdata);
 }
@@ -232,7 +239,7 @@ void discovery_probe(Discovery *disc, const char *name)
 	}
 	if (sys.facts.size_status < 0) {
 		Disk *known = registry_get(disc->disks, name);
-		if (!known || known->sys.facts.size_status != sys.facts.size_status) {
+		if (!known || known->sys.size_status != sys.facts.size_status) {
 			disc->probe_errors++;
 			log_warning("Failed to read block/%s/size: %s; watching it with class unknown", name,
 				    read_error_string(sys.facts.size_status));
@@ -251,7 +258,11 @@ void discovery_probe(Discovery *disc, const char *name)
 	apply_disk_rules(disc, name, &sys, &stall);
 	if (d) {
 		DiskClass old = d->verdict.class;
-		d->sys = sys;
+		r = disk_sys_set(&d->sys, &sys);
+		if (r < 0) {
+			log_warning_errno(r, "Cannot update what is known of %s, keeping it: %m", name);
+			return;
+		}
 		d->stall_threshold = stall;
 		classify_into(disc, d);
 		if (old != d->verdict.class)
@@ -259,10 +270,15 @@ void discovery_probe(Discovery *disc, const char *name)
 		read_members(disc, d, true);
 		return;
 	}
-	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME), .stall_threshold = stall};
+	Disk n = {.added_usec = now_usec(CLOCK_REALTIME), .stall_threshold = stall};
 	snprintf(n.name, sizeof n.name, "%s", name);
-	classify_into(disc, &n);
-	r = registry_add(disc->disks, &n, &d);
+	r = disk_sys_set(&n.sys, &sys);
+	if (r >= 0) {
+		classify_into(disc, &n);
+		r = registry_add(disc->disks, &n, &d);
+		if (r < 0)
+			disk_release(&n);
+	}
 	if (r < 0) {
 		log_warning_errno(r, "Cannot watch %s, ignoring: %m", name);
 		return;
@@ -304,9 +320,9 @@ void discovery_check(Discovery *disc, const char *name)
 	int r = sysfs_read_size(disc->src.sysfs_fd, name, &size);
 	char dir[64];
 	snprintf(dir, sizeof dir, "block/%s", name);
-	if (r < 0 && r == d->sys.facts.size_status && faccessat(disc->src.sysfs_fd, dir, F_OK, 0) == 0)
+	if (r < 0 && r == d->sys.size_status && faccessat(disc->src.sysfs_fd, dir, F_OK, 0) == 0)
 		return;			/* the same failure as before: already said */
-	if (r < 0 || size == 0 || d->sys.facts.size_status < 0)
+	if (r < 0 || size == 0 || d->sys.size_status < 0)
 		discovery_probe(disc, name);	/* updates, or drops with the reason */
 }
 
@@ -407,7 +423,12 @@ void discovery_reclassify(Discovery *disc)
 		if (!filter_wants(disc->filter, d->name))
 			drop(disc, d->name, "excluded by --include/--exclude");
 		else {
-			apply_disk_rules(disc, d->name, &d->sys, &d->stall_threshold);
+			SysfsDisk sys;
+			disk_sys_get(&d->sys, &sys);
+			apply_disk_rules(disc, d->name, &sys, &d->stall_threshold);
+			int r = disk_sys_set(&d->sys, &sys);
+			if (r < 0)
+				log_warning_errno(r, "Cannot apply smrd.conf's settings to %s: %m", d->name);
 			classify_into(disc, d);
 		}
 	}
@@ -425,7 +446,9 @@ unsigned discovery_report_disk_rules(Discovery *disc)
 		for (size_t k = 0; k < registry_size(disc->disks) && !found; k++) {
 			const Disk *d = registry_at(disc->disks, k);
 			DiskIds who;
-			sysfs_disk_identity(disc->src.udev_fd, d->name, &d->sys, &who);
+			SysfsDisk sys;
+			disk_sys_get(&d->sys, &sys);
+			sysfs_disk_identity(disc->src.udev_fd, d->name, &sys, &who);
 			found = disk_rule_matches(r, &who);
 		}
 		if (!found) {

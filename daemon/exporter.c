@@ -100,7 +100,7 @@ static void add_classification(MetricSet *set, Context *ctx, const DevLabels *dl
 	size_t n = registry_size(ctx->disks);
 	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		const DiskFacts *f = &d->sys.facts;
+		const DiskSys *f = &d->sys;
 		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
 					"wwn", d->sys.wwn, "firmware", d->sys.firmware,
 					"class", disk_class_to_string(monitor_class(ctx->monitor, d)),
@@ -114,21 +114,21 @@ static void add_classification(MetricSet *set, Context *ctx, const DevLabels *dl
 	}
 	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		for (unsigned k = 0; k < d->members.n; k++) {
-			const char *ml[] = {"device", d->name, "type", member_type_to_string(d->members.m[k].type),
-					    "name", d->members.m[k].name, NULL};
+		for (unsigned k = 0; k < d->n_members; k++) {
+			const char *ml[] = {"device", d->name, "type", member_type_to_string(d->members[k].type),
+					    "name", d->members[k].name, NULL};
 			metric_add(member, NULL, ml, 1);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		if (d->sys.facts.nr_zones > 0)
-			metric_add_rendered(zones, NULL, DL(dl, i), (double)d->sys.facts.nr_zones);
+		if (d->sys.nr_zones > 0)
+			metric_add_rendered(zones, NULL, DL(dl, i), (double)d->sys.nr_zones);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		if (d->sys.facts.nr_zones > 0 && d->sys.facts.zone_sectors > 0)
-			metric_add_rendered(zsize, NULL, DL(dl, i), (double)d->sys.facts.zone_sectors * 512.0);
+		if (d->sys.nr_zones > 0 && d->sys.zone_sectors > 0)
+			metric_add_rendered(zsize, NULL, DL(dl, i), (double)d->sys.zone_sectors * 512.0);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
@@ -225,13 +225,16 @@ static void add_detection(MetricSet *set, Context *ctx, const DevLabels *dl)
 		metric_add_rendered(score, NULL, DL(dl, i), sc.score);
 	END_EACH
 	EACH_DISK
-		for (int op = 0; d->det_ready && op < 2; op++)
-			for (unsigned b = 0; b < t->n_bands[op]; b++) {
+		for (int op = 0; d->det_ready && op < 2; op++) {
+			Band found[BANDS_MAX];
+			unsigned nb = detect_bands(t, op, found);
+			for (unsigned b = 0; b < nb; b++) {
 				char band[12];
 				snprintf(band, sizeof band, "%u", b);
 				const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "band", band, NULL};
-				metric_add(bands, NULL, l, t->bands[op][b].centre);
+				metric_add(bands, NULL, l, found[b].centre);
 			}
+		}
 	END_EACH
 	if (probes)
 		EACH_DISK metric_add_rendered(probes, NULL, DL(dl, i), (double)t->probes); END_EACH

@@ -136,7 +136,10 @@ static int open_rw(History *h)
 	const char *what = "cannot open";
 	if (r == 0) {
 		sqlite3_busy_timeout(db, 1000);
-		rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, NULL);
+		/* a page cache of 256 KiB, not sqlite's 2 MiB: the writes are a few
+		 * events a minute and the reads one disk's recent past */
+		rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-256;", NULL,
+				  NULL, NULL);
 		r = rc == SQLITE_OK ? check_integrity(db) : classify_rc(rc);
 		what = r == -EBADMSG ? "corrupt database" : "cannot write";
 	}

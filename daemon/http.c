@@ -87,14 +87,20 @@ HttpBody *http_body_gzip(const HttpBody *plain)
 	_cleanup_(compressor_freep) struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
 	if (!c || !plain)
 		return NULL;
+	/* a metrics page shrinks 10x: room for a quarter of it, and the bound
+	 * (as much as the page) only for what does not shrink, so that a
+	 * scrape does not take a second page's worth of memory */
 	Buf b = {0};
-	buf_reserve(&b, libdeflate_gzip_compress_bound(c, plain->len));
-	if (b.oom)
-		return NULL;
-	b.len = libdeflate_gzip_compress(c, plain->data, plain->len, b.data, b.cap);
-	if (b.len == 0) {
-		buf_free(&b);
-		return NULL;
+	size_t bound = libdeflate_gzip_compress_bound(c, plain->len);
+	for (size_t want = plain->len / 4 + 4096; !b.len; want = bound) {
+		buf_reserve(&b, want < bound ? want : bound);
+		if (b.oom)
+			return NULL;
+		b.len = libdeflate_gzip_compress(c, plain->data, plain->len, b.data, b.cap);
+		if (!b.len && b.cap >= bound) {
+			buf_free(&b);
+			return NULL;
+		}
 	}
 	/* the page is kept for a while: give back the bound's slack */
 	char *fit = realloc(b.data, b.len);

@@ -334,7 +334,9 @@ void monitor_summary(const Monitor *m, const Disk *d, VerdictSummary *ret)
 void monitor_verdict(const Monitor *m, const ModelList *models, const Disk *d, Verdict *ret)
 {
 	DetectScore sc;
-	classify_disk(&d->sys.facts, models, ret);
+	DiskFacts f;
+	disk_sys_facts(&d->sys, &f);
+	classify_disk(&f, models, ret);
 	if (!apply_behaviour(m, d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis,
 			     &sc))
 		return;
@@ -354,6 +356,7 @@ int monitor_forget(Monitor *m, Disk *d)
 	int n = history_forget(m->history, d->name, disk_identity(d));
 	if (n < 0)
 		return n;
+	detect_done(&d->det);
 	detect_init(&d->det);	/* det_ready stays: nothing to restore */
 	return n;
 }

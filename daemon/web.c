@@ -7,6 +7,7 @@
  */
 #include "web.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <time.h>
 
@@ -25,6 +26,7 @@
 #endif
 
 #define REFRESH_SECONDS 5
+#define PAGE_KEEP_USEC (3 * UINT64_C(1000000))
 #define HEAT_COLUMNS (WINDOW_SLOTS + 1)	/* ten minutes of slots and the one in progress */
 
 typedef struct PageSlot {
@@ -37,6 +39,8 @@ struct Web {
 	PageSlot page[_METRIC_FORMAT_MAX][2];	/* [format][gzip] */
 	size_t last_size;			/* of the last page: the next one's allocation */
 	uint64_t renders;
+	uint64_t last_page_usec;		/* CLOCK_MONOTONIC of the last /metrics request */
+	bool trimmed;				/* memory given back since */
 };
 
 Web *web_new(Context *ctx)
@@ -72,6 +76,17 @@ void web_sampled(Web *w)
 	for (int f = 0; w && f < _METRIC_FORMAT_MAX; f++)
 		for (int g = 0; g < 2; g++)
 			drop_slot(&w->page[f][g]);
+	/* A freed page stays in the process: glibc raises its mmap threshold
+	 * past the page's size and keeps the heap it shrank from (1.5 MB at
+	 * 1000 disks). While scrapes come often the next render reuses it (a
+	 * fault costs ~14 us a page on a VM: 6 ms a page); once none has come
+	 * for PAGE_KEEP_USEC (Prometheus's usual 15-60 s interval) it is given back. */
+	uint64_t now;
+	if (!w || w->trimmed || !w->last_page_usec || sd_event_now(w->ctx->event, CLOCK_MONOTONIC, &now) < 0 ||
+	    now - w->last_page_usec < PAGE_KEEP_USEC)
+		return;
+	malloc_trim(0);
+	w->trimmed = true;
 }
 
 static HttpBody *body_from(Buf *b) { return http_body_new(b); }
@@ -95,6 +110,8 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 	uint64_t now, samples = sampler_stats(ctx->sampler)->samples;
 	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
 	PageSlot *want = &w->page[fmt][req->gzip_ok], *plain = &w->page[fmt][0];
+	w->last_page_usec = now;
+	w->trimmed = false;
 	if (!slot_fresh(w, want, samples, now)) {
 		for (int f = 0; f < _METRIC_FORMAT_MAX; f++)
 			for (int g = 0; g < 2; g++)
@@ -312,9 +329,9 @@ static void fill_row(const Context *ctx, const Disk *d, Row *r)
 		*(op ? &r->wp50 : &r->rp50) = hist_quantile(&h, 0.5);
 		*(op ? &r->wp99 : &r->rp99) = hist_quantile(&h, 0.99);
 	}
-	for (unsigned k = 0, o = 0; k < d->members.n && o < sizeof r->pool - 1; k++)
+	for (unsigned k = 0, o = 0; k < d->n_members && o < sizeof r->pool - 1; k++)
 		o += (size_t)snprintf(r->pool + o, sizeof r->pool - o, "%s%s %s", k ? ", " : "",
-				      member_type_to_string(d->members.m[k].type), d->members.m[k].name);
+				      member_type_to_string(d->members[k].type), d->members[k].name);
 }
 
 static int status_page(Web *w, const HttpRequest *req, HttpReply *ret)
@@ -538,7 +555,7 @@ static int disk_page(Web *w, const char *name, HttpReply *ret)
 	monitor_verdict(ctx->monitor, ctx->models.list, d, v);
 	DetectScore sc;
 	monitor_score(ctx->monitor, d, &sc);
-	const DiskFacts *f = &d->sys.facts;
+	const DiskSys *f = &d->sys;
 	char title[96];
 	snprintf(title, sizeof title, "smrd: %s", d->name);
 	page_head(&b, title, true);
@@ -663,9 +680,9 @@ static int disk_page(Web *w, const char *name, HttpReply *ret)
 		snprintf(s, sizeof s, "%.1f s", d->sys.io_timeout_ms / 1000.0);
 		kv(&b, "I/O timeout", s);
 	}
-	for (unsigned k = 0; k < d->members.n; k++) {
-		snprintf(s, sizeof s, "%s %s (via %s)", member_type_to_string(d->members.m[k].type), d->members.m[k].name,
-			 d->members.m[k].via);
+	for (unsigned k = 0; k < d->n_members; k++) {
+		snprintf(s, sizeof s, "%s %s (via %s)", member_type_to_string(d->members[k].type), d->members[k].name,
+			 d->members[k].via);
 		kv(&b, "member of", s);
 	}
 	buf_put(&b, "</table>", 8);

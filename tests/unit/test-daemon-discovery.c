@@ -79,30 +79,30 @@ static void test_members(const char *fixtures, const ModelList *models, const De
 	CHECK_INT(discovery_scan(disc), 0);
 	CHECK_INT(registry_size(disks), 9);		/* md127 and dm-0 have size 0 */
 	Disk *sda = registry_get(disks, "sda"), *sdg = registry_get(disks, "sdg"), *sdi = registry_get(disks, "sdi");
-	CHECK(sda && sda->members.n == 1 && sda->members.m[0].type == MEMBER_ZFS &&
-	      streq(sda->members.m[0].name, "tank") && streq(sda->members.m[0].via, "sda1"));
-	CHECK(sdg && sdg->members.n == 1 && sdg->members.m[0].type == MEMBER_MD && streq(sdg->members.m[0].name, "md127"));
-	CHECK(sdi && sdi->members.n == 1 && sdi->members.m[0].type == MEMBER_LVM &&
-	      streq(sdi->members.m[0].name, "vg-data"));
+	CHECK(sda && sda->n_members == 1 && sda->members[0].type == MEMBER_ZFS &&
+	      streq(sda->members[0].name, "tank") && streq(sda->members[0].via, "sda1"));
+	CHECK(sdg && sdg->n_members == 1 && sdg->members[0].type == MEMBER_MD && streq(sdg->members[0].name, "md127"));
+	CHECK(sdi && sdi->n_members == 1 && sdi->members[0].type == MEMBER_LVM &&
+	      streq(sdi->members[0].name, "vg-data"));
 
 	/* zpool destroy wipes the labels; sda joins nothing; the next scan says so */
 	reset(&h);
 	CHECK_INT(unit_tree_write(src.udev_fd, "data/b8:1", "E:ID_PART_ENTRY_NAME=zfs\n"), 0);
 	CHECK_INT(discovery_scan(disc), 0);
 	sda = registry_get(disks, "sda");
-	CHECK(sda && sda->members.n == 0);
+	CHECK(sda && sda->n_members == 0);
 	CHECK_INT(h.n_changed, 1);
 	/* garbage in the database is no membership, and no crash */
 	CHECK_INT(unit_tree_write(src.udev_fd, "data/b8:1", "E:ID_FS_TYPE=zfs_member\nE:ID_FS_LABEL\n\x01\n"), 0);
 	CHECK_INT(discovery_scan(disc), 0);
-	CHECK(sda && sda->members.n == 0);
+	CHECK(sda && sda->n_members == 0);
 	/* the md array stopped: its members keep the array's created name */
 	reset(&h);
 	CHECK_INT(unlinkat(src.sysfs_fd, "block/sdg/sdg1/holders/md127", 0), 0);
 	discovery_refresh_members(disc);
 	sdg = registry_get(disks, "sdg");
-	CHECK(sdg && sdg->members.n == 1 && streq(sdg->members.m[0].name, "0") &&
-	      streq(sdg->members.m[0].detail, "not assembled"));
+	CHECK(sdg && sdg->n_members == 1 && streq(sdg->members[0].name, "0") &&
+	      streq(sdg->members[0].detail, "not assembled"));
 	CHECK_INT(h.n_changed, 1);
 
 	discovery_free(disc);

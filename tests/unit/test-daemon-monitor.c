@@ -51,16 +51,21 @@ static void interval(Disk *d, double n, double lat)
 
 static Disk *add(DiskRegistry *r, const char *name, DiskClass class, const char *wwn)
 {
-	Disk n = {.sys = {.major = 8, .io_timeout_ms = 30000}}, *d = NULL;
+	Disk n = {0}, *d = NULL;
+	SysfsDisk s = {.major = 8, .io_timeout_ms = 30000};
 	snprintf(n.name, sizeof n.name, "%s", name);
-	snprintf(n.sys.wwn, sizeof n.sys.wwn, "%s", wwn);
+	snprintf(s.wwn, sizeof s.wwn, "%s", wwn);
 	/* a rotating ATA disk with nothing else known: classify_disk says cmr */
-	disk_facts_init(&n.sys.facts, name);
-	n.sys.facts.transport = TRANSPORT_ATA;
-	n.sys.facts.rotational = 1;
-	n.sys.facts.size_status = 0;
+	disk_facts_init(&s.facts, name);
+	s.facts.transport = TRANSPORT_ATA;
+	s.facts.rotational = 1;
+	s.facts.size_status = 0;
+	if (disk_sys_set(&n.sys, &s) < 0)
+		return NULL;
 	n.verdict.class = class;
-	return registry_add(r, &n, &d) == 0 ? d : NULL;
+	if (registry_add(r, &n, &d) < 0)
+		disk_release(&n);
+	return d;
 }
 
 int main(void)

@@ -110,6 +110,38 @@ static void test_primer_storm(void)
 	CHECK_INT(again.storms_known, 1);
 }
 
+/* A confirmation window longer than the ring inside DiskDetect: the ring
+ * grows to hold it (and detect_done gives the memory back). */
+static void test_long_window(void)
+{
+	DetectParams p;
+	DiskDetect d;
+	Rec r = {0};
+	detect_params_init(&p);
+	p.storm_window = 30;
+	p.storm_confirm = 25;
+	p.storm_onset = 60;
+	detect_init(&d);
+	for (int t = 1; t <= 70; t++)
+		run(&d, &p, &r, wsec(t, 2500, 0.0004, 1.0), false);
+	for (int t = 71; t <= 110; t++)
+		run(&d, &p, &r, wsec(t, 3, 0.333, 1.0), false);
+	CHECK(r.n >= 1);
+	CHECK_INT(r.ev[0].kind, EVENT_STORM_START);
+	CHECK_NEAR(r.ev[0].time, 70, 1e-9);
+	/* 25 s slow within 30, or the window's rate: either needs more
+	 * intervals than the inline ring holds */
+	CHECK(r.at[0] > 70 + DETECT_HISTORY_INLINE && r.at[0] <= 100);
+	CHECK(d.hist_cap >= 30 && d.hist_heap != NULL);
+	printf("detect: a 30 s window at 1 s intervals: flagged %.0f s after the cliff, ring of %u (inline %u)\n",
+	       r.at[0] - 70, d.hist_cap, DETECT_HISTORY_INLINE);
+	detect_done(&d);
+	CHECK(d.hist_heap == NULL && d.hist_cap == DETECT_HISTORY_INLINE && d.hist_len == DETECT_HISTORY_INLINE);
+	/* and it goes on from the inline ring */
+	run(&d, &p, &r, wsec(111, 3, 0.333, 1.0), false);
+	detect_done(&d);
+}
+
 static void test_storm_static_and_gaps(void)
 {
 	/* QD4 after the cliff: a write takes ~1.6 s, so some seconds complete
@@ -656,6 +688,7 @@ static void test_params(void)
 int main(void)
 {
 	test_primer_storm();
+	test_long_window();
 	test_storm_static_and_gaps();
 	test_stalls();
 	test_bands();
