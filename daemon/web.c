@@ -40,6 +40,7 @@ struct Web {
 	size_t last_size;			/* of the last page: the next one's allocation */
 	uint64_t renders;
 	uint64_t last_page_usec;		/* CLOCK_MONOTONIC of the last /metrics request */
+	bool keep;				/* it came within PAGE_KEEP_USEC of the one before */
 	bool trimmed;				/* memory given back since */
 };
 
@@ -69,24 +70,37 @@ Web *web_free(Web *w)
 
 uint64_t web_metrics_renders(const Web *w) { return w ? w->renders : 0; }
 
+/* A freed page stays in the process: glibc raises its mmap threshold past
+ * the page's size and keeps the heap it shrank from (1.6 MB at 1000
+ * disks). For a scraper that comes back within PAGE_KEEP_USEC the next
+ * render reuses it (a page fault costs ~14 us on a VM: 6 ms for a fresh
+ * page); for Prometheus's usual 15-60 s it is given back as soon as the
+ * page is gone, and for one that stops, PAGE_KEEP_USEC after it stopped. */
+static void give_back(Web *w)
+{
+	if (w->trimmed || !w->last_page_usec)
+		return;
+	malloc_trim(0);
+	w->trimmed = true;
+}
+
 void web_sampled(Web *w)
 {
 	/* a page shows one sample: past it, nobody will be sent it again, and
 	 * 1.6 MB at 1000 disks need not wait for the next scrape to go */
+	bool dropped = false;
 	for (int f = 0; w && f < _METRIC_FORMAT_MAX; f++)
-		for (int g = 0; g < 2; g++)
+		for (int g = 0; g < 2; g++) {
+			dropped |= w->page[f][g].body != NULL;
 			drop_slot(&w->page[f][g]);
-	/* A freed page stays in the process: glibc raises its mmap threshold
-	 * past the page's size and keeps the heap it shrank from (1.5 MB at
-	 * 1000 disks). While scrapes come often the next render reuses it (a
-	 * fault costs ~14 us a page on a VM: 6 ms a page); once none has come
-	 * for PAGE_KEEP_USEC (Prometheus's usual 15-60 s interval) it is given back. */
+		}
 	uint64_t now;
-	if (!w || w->trimmed || !w->last_page_usec || sd_event_now(w->ctx->event, CLOCK_MONOTONIC, &now) < 0 ||
-	    now - w->last_page_usec < PAGE_KEEP_USEC)
-		return;
-	malloc_trim(0);
-	w->trimmed = true;
+	if (w && sd_event_now(w->ctx->event, CLOCK_MONOTONIC, &now) >= 0 &&
+	    (!w->keep || now - w->last_page_usec >= PAGE_KEEP_USEC)) {
+		if (dropped)
+			w->trimmed = false;	/* what the kept gzip page took, too */
+		give_back(w);
+	}
 }
 
 static HttpBody *body_from(Buf *b) { return http_body_new(b); }
@@ -110,6 +124,7 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 	uint64_t now, samples = sampler_stats(ctx->sampler)->samples;
 	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
 	PageSlot *want = &w->page[fmt][req->gzip_ok], *plain = &w->page[fmt][0];
+	w->keep = w->last_page_usec && now - w->last_page_usec < PAGE_KEEP_USEC;
 	w->last_page_usec = now;
 	w->trimmed = false;
 	if (!slot_fresh(w, want, samples, now)) {
@@ -138,8 +153,11 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 			if (!gz)
 				return -ENOMEM;
 			*want = (PageSlot){.body = gz, .samples = samples, .usec = now};
-			if (rendered)
+			if (rendered) {
 				drop_slot(plain);
+				if (!w->keep)
+					give_back(w);
+			}
 		}
 	}
 	*ret = (HttpReply){.status = 200, .type = type, .body = http_body_ref(want->body), .gzipped = req->gzip_ok,
