@@ -352,14 +352,15 @@ int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, Signatur
 	return 0;
 }
 
-void sysfs_disk_identity(int udev_fd, const char *name, const SysfsDisk *d, DiskIds *ret)
+void sysfs_disk_identity(int udev_fd, const char *name, unsigned major, unsigned minor, const char *wwn,
+			 const char *serial, DiskIds *ret)
 {
-	*ret = (DiskIds){.name = name, .wwn = d->wwn, .serial = d->serial};
+	*ret = (DiskIds){.name = name, .wwn = wwn, .serial = serial};
 	char path[64];
 	_cleanup_free_ char *text = NULL;
 	if (udev_fd < 0)
 		return;
-	snprintf(path, sizeof path, "data/b%u:%u", d->major, d->minor);
+	snprintf(path, sizeof path, "data/b%u:%u", major, minor);
 	if (read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, NULL) < 0)
 		return;
 	for (const char *p = text; p && *p && ret->n_links < DISK_LINKS_MAX; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {

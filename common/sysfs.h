@@ -49,6 +49,8 @@ typedef int (*SignatureProbe)(const char *device, unsigned major, unsigned minor
 int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, SignatureProbe fallback, void *userdata,
 			   Memberships *ret);
 
-/* Who the disk is, for per-disk settings: name, WWN and serial from d, and
- * its /dev/disk/by-id link names from udev's database ("S:" lines). */
-void sysfs_disk_identity(int udev_fd, const char *name, const SysfsDisk *d, DiskIds *ret);
+/* Who the disk is, for per-disk settings: name, WWN and serial as given
+ * (ret points to them), and its /dev/disk/by-id link names from udev's
+ * database ("S:" lines). */
+void sysfs_disk_identity(int udev_fd, const char *name, unsigned major, unsigned minor, const char *wwn,
+			 const char *serial, DiskIds *ret);

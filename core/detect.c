@@ -220,17 +220,10 @@ unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX])
 
 void detect_done(DiskDetect *d)
 {
-	if (d->hist_heap) {
-		/* keep the newest that fit inline: a caller that goes on has a ring */
-		unsigned keep = d->hist_len < DETECT_HISTORY_INLINE ? d->hist_len : DETECT_HISTORY_INLINE;
-		for (unsigned i = 0; i < keep; i++)
-			d->hist_inline[keep - 1 - i] = d->hist_heap[(d->hist_head + d->hist_cap - 1 - i) % d->hist_cap];
-		free(d->hist_heap);
-		d->hist_heap = NULL;
-		d->hist_cap = DETECT_HISTORY_INLINE;
-		d->hist_len = keep;
-		d->hist_head = keep % DETECT_HISTORY_INLINE;
-	}
+	free(d->hist_heap);
+	d->hist_heap = NULL;
+	d->hist_cap = DETECT_HISTORY_INLINE;
+	d->hist_head = d->hist_len = 0;
 }
 
 static DetectInterval *ring(const DiskDetect *d)

@@ -161,7 +161,7 @@ typedef struct DiskDetect {
 void detect_init(DiskDetect *d);
 /* The bands found at the last search for op (0 reads, 1 writes); returns how many. */
 unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX]);
-/* Frees what detect_init and detect_interval allocated (the state stays readable). */
+/* Frees what detect_interval allocated and empties the ring of recent intervals. */
 void detect_done(DiskDetect *d);
 /* One interval: storms, idle cleaning, bands, and the behaviour verdict
  * (static_smr says whether static evidence already makes the disk SMR). */

@@ -206,7 +206,7 @@ static void apply_disk_rules(Discovery *disc, const char *name, SysfsDisk *sys, 
 	if (!disc->disk_rules || disc->disk_rules->n == 0)
 		return;
 	DiskIds who;
-	sysfs_disk_identity(disc->src.udev_fd, name, sys, &who);
+	sysfs_disk_identity(disc->src.udev_fd, name, sys->major, sys->minor, sys->wwn, sys->serial, &who);
 	const DiskRule *r = disk_rules_find(disc->disk_rules, &who);
 	if (!r)
 		return;
@@ -439,19 +439,20 @@ void discovery_set_disk_rules(Discovery *disc, const DiskRules *rules) { disc->d
 
 unsigned discovery_report_disk_rules(Discovery *disc)
 {
-	unsigned unmatched = 0;
-	for (unsigned i = 0; disc->disk_rules && i < disc->disk_rules->n; i++) {
+	unsigned unmatched = 0, n = disc->disk_rules ? disc->disk_rules->n : 0;
+	bool found[DISK_RULES_MAX] = {false};
+	/* each disk's identity once (its udev database file is a read) */
+	for (size_t k = 0; n && k < registry_size(disc->disks); k++) {
+		const Disk *d = registry_at(disc->disks, k);
+		DiskIds who;
+		sysfs_disk_identity(disc->src.udev_fd, d->name, d->sys.major, d->sys.minor, d->sys.wwn, d->sys.serial,
+				    &who);
+		for (unsigned i = 0; i < n; i++)
+			found[i] = found[i] || disk_rule_matches(&disc->disk_rules->r[i], &who);
+	}
+	for (unsigned i = 0; i < n; i++) {
 		const DiskRule *r = &disc->disk_rules->r[i];
-		bool found = false;
-		for (size_t k = 0; k < registry_size(disc->disks) && !found; k++) {
-			const Disk *d = registry_at(disc->disks, k);
-			DiskIds who;
-			SysfsDisk sys;
-			disk_sys_get(&d->sys, &sys);
-			sysfs_disk_identity(disc->src.udev_fd, d->name, &sys, &who);
-			found = disk_rule_matches(r, &who);
-		}
-		if (!found) {
+		if (!found[i]) {
 			unmatched++;
 			log_warning("smrd.conf: disk.%s names no watched disk (by WWN, serial, /dev/disk/by-id name or "
 				    "device name): its settings apply to nothing", r->id);

@@ -41,7 +41,7 @@ struct Web {
 	uint64_t renders;
 	uint64_t last_page_usec;		/* CLOCK_MONOTONIC of the last /metrics request */
 	bool keep;				/* it came within PAGE_KEEP_USEC of the one before */
-	bool trimmed;				/* memory given back since */
+	bool owed;				/* a page was made since memory was last given back */
 };
 
 Web *web_new(Context *ctx)
@@ -75,31 +75,20 @@ uint64_t web_metrics_renders(const Web *w) { return w ? w->renders : 0; }
  * disks). For a scraper that comes back within PAGE_KEEP_USEC the next
  * render reuses it (a page fault costs ~14 us on a VM: 6 ms for a fresh
  * page); for Prometheus's usual 15-60 s it is given back as soon as the
- * page is gone, and for one that stops, PAGE_KEEP_USEC after it stopped. */
-static void give_back(Web *w)
-{
-	if (w->trimmed || !w->last_page_usec)
-		return;
-	malloc_trim(0);
-	w->trimmed = true;
-}
-
+ * page is gone (malloc_trim), and for one that stops, PAGE_KEEP_USEC after
+ * it stopped. */
 void web_sampled(Web *w)
 {
 	/* a page shows one sample: past it, nobody will be sent it again, and
 	 * 1.6 MB at 1000 disks need not wait for the next scrape to go */
-	bool dropped = false;
 	for (int f = 0; w && f < _METRIC_FORMAT_MAX; f++)
-		for (int g = 0; g < 2; g++) {
-			dropped |= w->page[f][g].body != NULL;
+		for (int g = 0; g < 2; g++)
 			drop_slot(&w->page[f][g]);
-		}
 	uint64_t now;
-	if (w && sd_event_now(w->ctx->event, CLOCK_MONOTONIC, &now) >= 0 &&
+	if (w && w->owed && sd_event_now(w->ctx->event, CLOCK_MONOTONIC, &now) >= 0 &&
 	    (!w->keep || now - w->last_page_usec >= PAGE_KEEP_USEC)) {
-		if (dropped)
-			w->trimmed = false;	/* what the kept gzip page took, too */
-		give_back(w);
+		malloc_trim(0);
+		w->owed = false;
 	}
 }
 
@@ -126,7 +115,6 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 	PageSlot *want = &w->page[fmt][req->gzip_ok], *plain = &w->page[fmt][0];
 	w->keep = w->last_page_usec && now - w->last_page_usec < PAGE_KEEP_USEC;
 	w->last_page_usec = now;
-	w->trimmed = false;
 	if (!slot_fresh(w, want, samples, now)) {
 		for (int f = 0; f < _METRIC_FORMAT_MAX; f++)
 			for (int g = 0; g < 2; g++)
@@ -146,6 +134,7 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 			if (!plain->body)
 				return -ENOMEM;
 			w->renders++;
+			w->owed = true;
 			rendered = true;
 		}
 		if (req->gzip_ok) {
@@ -156,7 +145,7 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 			if (rendered) {
 				drop_slot(plain);
 				if (!w->keep)
-					give_back(w);
+					malloc_trim(0);	/* the gzip page stays owed until the sample */
 			}
 		}
 	}

@@ -155,8 +155,8 @@ LATE_WINDOW = 45.0
 
 def fio(dev, name, out, c, runtime, extra, t0):
     """Runs one fio phase; returns (wall clock at its start, clat log path)."""
-    args = ["fio", "--clocksource=clock_gettime", f"--name={name}", f"--filename={dev}", "--direct=1", "--ioengine=libaio", "--time_based",
-            f"--runtime={runtime}", f"--randseed={c['fio_seed']}", f"--write_lat_log={out}/{name}",
+    args = ["fio", "--clocksource=clock_gettime", f"--name={name}", f"--filename={dev}", "--direct=1",
+            "--ioengine=libaio", "--time_based", f"--runtime={runtime}", f"--randseed={c['fio_seed']}", f"--write_lat_log={out}/{name}",
             "--log_avg_msec=0", "--output-format=json", f"--output={out}/{name}.json"] + extra
     start = time.time()
     r = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=runtime + 120)

@@ -136,9 +136,10 @@ static void test_long_window(void)
 	printf("detect: a 30 s window at 1 s intervals: flagged %.0f s after the cliff, ring of %u (inline %u)\n",
 	       r.at[0] - 70, d.hist_cap, DETECT_HISTORY_INLINE);
 	detect_done(&d);
-	CHECK(d.hist_heap == NULL && d.hist_cap == DETECT_HISTORY_INLINE && d.hist_len == DETECT_HISTORY_INLINE);
+	CHECK(d.hist_heap == NULL && d.hist_cap == DETECT_HISTORY_INLINE && d.hist_len == 0);
 	/* and it goes on from the inline ring */
 	run(&d, &p, &r, wsec(111, 3, 0.333, 1.0), false);
+	CHECK_INT(d.hist_len, 1);
 	detect_done(&d);
 }
 
