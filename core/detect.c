@@ -306,6 +306,8 @@ static void write_facts(const DetectParams *p, const DiskDetect *d, const Detect
 	f->waiting = f->stalls > 0 || f->stuck || f->crawl;
 }
 
+#define FAST_BUSY_FLOOR 0.25
+
 static void fast_phase(DiskDetect *d, const DetectParams *p, const DetectSample *s, const WriteFacts *f)
 {
 	/* Busy time per write, not latency: at queue depth 16 a cache that
@@ -314,7 +316,13 @@ static void fast_phase(DiskDetect *d, const DetectParams *p, const DetectSample 
 		return;
 	if (s->now - d->fast_last > p->fast_memory)
 		d->fast_iops = 0, d->fast_latency = f->service;
-	d->fast_iops = fmax(d->fast_iops, f->wiops);
+	/* Per second of busy time: a cache that fills in under a second (47 MiB
+	 * at 50 MB/s) shares its one fast interval with the idle time before
+	 * the writer started, and per wall second its rate would read as a
+	 * fraction of what the cache took, too low for the fall to show. A
+	 * busier share than FAST_BUSY_FLOOR is assumed: a few writes in a quiet
+	 * interval are no measure of a cache. */
+	d->fast_iops = fmax(d->fast_iops, f->wiops / fmax(f->busy_share, FAST_BUSY_FLOOR));
 	/* typical, not best: one lucky second must not set the bar */
 	d->fast_latency = 0.7 * d->fast_latency + 0.3 * f->service;
 	d->fast_last = s->now;
@@ -406,7 +414,9 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 	double part = 0;
 	if (f.busy && fast_known) {
 		slow = s->writes > 0 ? f.wiops * p->collapse_ratio <= d->fast_iops : s->in_flight > 0;
-		part = d->fast_iops > 0 ? dt * fmax(1 - f.wiops / d->fast_iops, 0) : 0;
+		/* per busy second, as the fast rate is */
+		double rate = f.wiops / fmax(f.busy_share, FAST_BUSY_FLOOR);
+		part = d->fast_iops > 0 ? dt * fmax(1 - rate / d->fast_iops, 0) : 0;
 	} else if (f.busy && d->storm) {	/* a storm recognised without a fast phase */
 		slow = f.waiting;
 	}
@@ -459,7 +469,8 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 			return;
 		}
 	}
-	if (!slow)
+	/* the window's rate may have fallen though this interval's did not */
+	if (!slow && !(fast_known && f.busy))
 		return;
 
 	/* Confirm: enough slow time in the window (the slow intervals, and the
