@@ -113,16 +113,21 @@ def draw_case(rng, shape, idx, scale):
         # published slow rate, so the SLC case writes 16 KiB or more. (An
         # earlier draw kept 4 KiB and went down to 0.85 MiB/s, where one
         # 1 MiB write takes 1.2 s: a stall no SSD in the sources shows;
-        # the slowest, a dirty 870 QVO, writes 14 MB/s.) Where the cap still
-        # bites (94 MiB/s at 16 KiB) the fall is smaller, 5-9.4x.
+        # the slowest, a dirty 870 QVO, writes 14 MB/s.) Where a cap bites
+        # (94 MiB/s at 16 KiB; the cache's room, below) the fall is smaller.
         bs = c["bs"] = max(bs, 16384)
         ratio = rng.uniform(5, 30)
         slow_mibs = rng.uniform(10, 40)
-        fast_mibs = min(slow_mibs * ratio, 6000 * bs / MIB, 250)
+        fast_s = rng.uniform(10, 40) if bench else rng.uniform(3, 6)
+        # The cache tmpfs holds must still last 2.5 s at the fast rate (an
+        # SLC cache is tens of GB, seconds at any rate, and qualify wants
+        # two of them before a fall without waits counts; 256 MiB at 250
+        # MiB/s lasted one). That caps the fall at 10x here, 20x in bench.
+        room = (512 if bench else 256)
+        fast_mibs = min(slow_mibs * ratio, 6000 * bs / MIB, 250, room / 2.5)
         slow_mibs = max(fast_mibs / ratio, 10.0)
         t_write = 30e-6 + bs / (fast_mibs * MIB)
-        fast_s = rng.uniform(10, 40) if bench else rng.uniform(3, 6)
-        slc = min(fast_s * bs / t_write, (512 if bench else 256) * MIB)
+        slc = min(fast_s * bs / t_write, room * MIB)
         emu = ["--seed", str(seed), "--ssd-us", "30", "--slc-mib", f"{slc / MIB:.3f}", "--slc-mibs",
                f"{fast_mibs:.2f}", "--slow-mibs", f"{slow_mibs:.3f}", "--recover-mibs", f"{rng.uniform(10, 50):.1f}"]
         c.update(model="slc-ssd", emu=emu, cliff_bytes=slc, fast_seconds=slc * t_write / bs)
