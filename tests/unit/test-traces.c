@@ -177,10 +177,11 @@ static void replay_daemon(const Trace *t, double phase, Seen *seen)
 		s.interval[TRACE_WRITE] = &h;
 		seen->now = s.now - 1000;
 		detect_interval(&d, &p, &s, false, on_event, seen);
+		/* TRACE_DEBUG=1: what the detector was given and made of it, per interval */
 		if (getenv("TRACE_DEBUG"))
-			fprintf(stderr, "%5.0f w=%5.0f MB=%6.1f busy=%.2f inflight=%u max=%.3f fast_iops=%.0f fell=%.0f storm=%d\n",
-				a, s.writes, s.write_bytes / 1e6, s.busy, s.in_flight, s.write_max / 1e9, d.fast_iops,
-				d.fell_at ? d.fell_at - 1000 : 0, d.storm);
+			fprintf(stderr, "%s %6.2f writes=%5.0f MB=%6.1f busy=%.2f in_flight=%u max=%.3fs fast_iops=%.0f "
+				"fell=%.2f storm=%d\n", t->name, a, s.writes, s.write_bytes / 1e6, s.busy, s.in_flight,
+				h.count ? s.write_max : 0, d.fast_iops, d.fell_at ? d.fell_at - 1000 : 0, d.storm);
 	}
 }
 
