@@ -93,6 +93,21 @@ def draw_case(rng, shape, idx, scale):
         if shape == "hiccup":
             # one ~1 s write in ~240 (aicodix): scaled to one every 4-8 s of fast writing
             gap = rng.uniform(4, 8)
+            # The fast phase holds one with 3.5 s of fast writing to spare:
+            # a hiccup in the last seconds before the cliff merges with it
+            # (draw 888: 1 s before it, and qualify dated the cliff there).
+            # Where tmpfs has no room for that, the gap shrinks, or the fast
+            # phase goes without.
+            room = (512 if bench else 256) * MIB
+            fast = fill / fast_rate
+            k = max(1, int(fast // gap))    # hiccups in the fast phase
+            if fast - k * gap < 3.5:
+                if (k * gap + 3.5) * fast_rate <= room:
+                    fill = cache = (k * gap + 3.5) * fast_rate
+                    emu[emu.index("--cache-mib") + 1] = f"{cache / MIB:.3f}"
+                else:
+                    # one hiccup 3.5 s before the cliff, if the phase is long enough
+                    gap = fast - 3.5 if fast > 7 else 2 * fast
             emu += ["--hiccup-mib", f"{gap * fast_rate / MIB:.3f}", "--hiccup-ms", str(rng.randint(500, 1200))]
         if shape == "collapse":
             # tens of seconds (SCSI timer 30 s, ZFS deadman 300 s, WD60EZAZ 200 s), scaled
@@ -103,6 +118,15 @@ def draw_case(rng, shape, idx, scale):
             emu += ["--seq-min-kib", "64"]
             c["daemon_bs"] = 32768
             c["qd"] = qd = rng.choice([1, 4])
+            # A 32 KiB writer gets about two bands of fast acks (each ~0.3 ms
+            # more than the model's through FUSE and loop) between rewrites:
+            # its rate falls 1 + rate / (2 * clean) times or more. Published
+            # falls are 3x and up (aicodix 3-15x; RAIDZ resilvers 13x slower);
+            # a rewrite fast enough for 2.4x (draw 222) is none of them.
+            rate = 32768 / ((ack_lo + ack_hi) / 2e6 + 32768 / cache_rate + 300e-6) / MIB
+            if band / stall > rate / 4:
+                stall = band / (rate / 4)
+                emu[emu.index("--clean-mibs") + 1] = f"{band / stall:.3f}"
         c.update(model="dm-smr", emu=emu, cliff_bytes=fill, fast_seconds=fill / fast_rate, stall=stall)
     elif shape == "slc":
         # Crucial P1 1 TB: 1.6 GB/s for ~130 GB, then 150 MB/s (10.7x);
