@@ -413,6 +413,8 @@ static void storm_check(DiskDetect *d, const DetectParams *p, const DetectSample
 	bool slow = false;
 	double part = 0;
 	if (f.busy && fast_known) {
+		/* the rate per wall second: with the queue busy 80% of it or more,
+		 * it is at most 1.25x below the fast phase's per busy second */
 		slow = s->writes > 0 ? f.wiops * p->collapse_ratio <= d->fast_iops : s->in_flight > 0;
 		/* per busy second, as the fast rate is */
 		double rate = f.wiops / fmax(f.busy_share, FAST_BUSY_FLOOR);

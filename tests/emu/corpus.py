@@ -50,6 +50,7 @@ def loguniform(rng, lo, hi):
 def draw_case(rng, shape, idx, scale):
     """One case: the emulator's options, the workload, what must happen."""
     bench = scale == "bench"
+    room = (512 if bench else 256) * MIB    # the cache tmpfs holds for each of 16 disks
     qd = rng.choice([1, 4, 16])
     bs = rng.choice([4096, 16384, 65536])
     c = {"name": f"{shape}-{idx}", "shape": shape, "qd": qd, "bs": bs, "smr": shape in SMR_SHAPES}
@@ -71,7 +72,7 @@ def draw_case(rng, shape, idx, scale):
         slow = "mixed" if shape in ("mixed", "hiccup") else "serial"
         fill = fast_s * fast_rate
         cache = fill if slow == "mixed" else fill / high
-        cache = min(cache, (512 if bench else 256) * MIB)    # what tmpfs holds for 16 disks
+        cache = min(cache, room)
         fill = cache if slow == "mixed" else cache * high
         emu = ["--seed", str(seed), "--cache-mib", f"{cache / MIB:.3f}", "--band-mib", str(band),
                "--clean-mibs", f"{band / stall:.3f}", "--ack-us", f"{ack_lo}:{ack_hi}",
@@ -98,7 +99,6 @@ def draw_case(rng, shape, idx, scale):
             # (draw 888: 1 s before it, and qualify dated the cliff there).
             # Where tmpfs has no room for that, the gap shrinks, or the fast
             # phase goes without.
-            room = (512 if bench else 256) * MIB
             fast = fill / fast_rate
             k = max(1, int(fast // gap))    # hiccups in the fast phase
             if fast - k * gap < 3.5:
@@ -123,7 +123,7 @@ def draw_case(rng, shape, idx, scale):
             # its rate falls 1 + rate / (2 * clean) times or more. Published
             # falls are 3x and up (aicodix 3-15x; RAIDZ resilvers 13x slower);
             # a rewrite fast enough for 2.4x (draw 222) is none of them.
-            rate = 32768 / ((ack_lo + ack_hi) / 2e6 + 32768 / cache_rate + 300e-6) / MIB
+            rate = c["daemon_bs"] / ((ack_lo + ack_hi) / 2e6 + c["daemon_bs"] / cache_rate + 300e-6) / MIB
             if band / stall > rate / 4:
                 stall = band / (rate / 4)
                 emu[emu.index("--clean-mibs") + 1] = f"{band / stall:.3f}"
@@ -147,11 +147,10 @@ def draw_case(rng, shape, idx, scale):
         # SLC cache is tens of GB, seconds at any rate, and qualify wants
         # two of them before a fall without waits counts; 256 MiB at 250
         # MiB/s lasted one). That caps the fall at 10x here, 20x in bench.
-        room = (512 if bench else 256)
-        fast_mibs = min(slow_mibs * ratio, 6000 * bs / MIB, 250, room / 2.5)
+        fast_mibs = min(slow_mibs * ratio, 6000 * bs / MIB, 250, room / MIB / 2.5)
         slow_mibs = max(fast_mibs / ratio, 10.0)
         t_write = 30e-6 + bs / (fast_mibs * MIB)
-        slc = min(fast_s * bs / t_write, room * MIB)
+        slc = min(fast_s * bs / t_write, room)
         emu = ["--seed", str(seed), "--ssd-us", "30", "--slc-mib", f"{slc / MIB:.3f}", "--slc-mibs",
                f"{fast_mibs:.2f}", "--slow-mibs", f"{slow_mibs:.3f}", "--recover-mibs", f"{rng.uniform(10, 50):.1f}"]
         c.update(model="slc-ssd", emu=emu, cliff_bytes=slc, fast_seconds=slc * t_write / bs)
