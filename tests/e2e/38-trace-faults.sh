@@ -11,6 +11,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 need fio
 need curl
+need bpftrace
 [ -e /sys/kernel/btf/vmlinux ] || unavailable bpf "no /sys/kernel/btf/vmlinux: the BPF tracer needs BTF"
 losetup -f >/dev/null 2>&1 || unavailable loop "no free loop device"
 
@@ -32,6 +33,36 @@ fio_on() {	# fio_on DEV SECONDS [args]
 	timeout -k 5 $((secs + 30)) fio --clocksource=clock_gettime --name=f --filename="$dev" --direct=1 --ioengine=libaio --bs=4k --time_based \
 		--runtime="$secs" --output=/dev/null "$@" >/dev/null 2>&1
 }
+# On this kernel a loop device now and then ends a request without the
+# block_rq_complete tracepoint (about 1 in 2000 at 2000 IOPS: bpftrace alone
+# misses the same ones, with no smrd running). So a tracer is judged
+# against a peer on the same tracepoint: bpftrace, which runs fio itself
+# (-c) so that its probe is attached before the first I/O.
+# peer_fio DEV SECONDS [fio args]: sets PEER, the completions bpftrace saw.
+FIO=$(readlink -f "$(command -v fio)")
+peer_fio() {
+	local dev=$1 secs=$2 mm devt rc
+	shift 2
+	mm=$(cat "/sys/class/block/${dev#/dev/}/dev")
+	devt=$(( ${mm%%:*} << 20 | ${mm##*:} ))
+	timeout -k 5 $((secs + 60)) bpftrace -e "tracepoint:block:block_rq_complete /args->dev == $devt/ { @n = count(); }" \
+		-c "$FIO --clocksource=clock_gettime --name=f --filename=$dev --direct=1 --ioengine=libaio --bs=4k --time_based --runtime=$secs --output=/dev/null $*" \
+		>"$T/peer.out" 2>&1
+	rc=$?
+	PEER=$(sed -n 's/^@n: \([0-9]*\)/\1/p' "$T/peer.out")
+	[ "$rc" -eq 0 ] && [ -n "$PEER" ] || { say "  bpftrace running fio on $dev: exit $rc"; show_tail "$T/peer.out"; PEER=-1; }
+}
+# judge WHAT TRACED DISKSTATS: the tracer saw what bpftrace saw (one apart:
+# the two read the tracepoint through different paths), and the kernel's
+# unreported completions stay under 0.5% of what diskstats counted.
+judge() {
+	local what=$1 got=${2:-0} ds=$3
+	say "  $what: diskstats $ds writes, bpftrace $PEER completions, smrd ${got:-none}"
+	check "$what: smrd saw what bpftrace saw on the same tracepoint" \
+		python3 -c "import sys; sys.exit(not ($PEER > 0 and abs($got - $PEER) <= 1))"
+	check "$what: and that is every write diskstats counted but the ones the kernel did not report ($((ds - PEER)), under 0.5%)" \
+		python3 -c "import sys; sys.exit(not (-1 <= $ds - $PEER <= max(1, $ds * 0.005)))"
+}
 
 step "a disk detached while traced and written to"
 A=$(fast_loop a)
@@ -49,15 +80,16 @@ B=$(fast_loop b)
 NB=${B#/dev/}
 wait_watched "$PORT" "$NB" "$T/smrd.log"
 w0=$(ds_writes "$NB")
-fio_on "$B" 2 --rw=randwrite --iodepth=4 --rate_iops=2000
+peer_fio "$B" 2 --rw=randwrite --iodepth=4 --rate_iops=2000
 w1=$(ds_writes "$NB")
 # the traced counts reach the page at the next samples (later under the
 # sanitizers): wait for them, then judge
-exact() { got=$(traced "$NB" write); python3 -c "import sys; sys.exit(not abs(${got:-0} - $((w1 - w0))) <= 1)"; }
-wait_until 10 "the traced writes on $NB to reach the page" exact
-got=$(traced "$NB" write)
-say "  a new disk afterwards ($NB, maybe the same minor): diskstats $((w1 - w0)) writes, traced ${got:-none}"
-check "tracing is exact on the next disk" python3 -c "import sys; sys.exit(not abs(${got:-0} - $((w1 - w0))) <= 1)"
+caught_up() { got=$(traced "$NB" write); python3 -c "import sys; sys.exit(not abs(${got:-0} - $PEER) <= 1)"; }
+wait_until 10 "the traced writes on $NB to reach the page" caught_up
+judge "a new disk afterwards ($NB, maybe the same minor)" "$(traced "$NB" write)" $((w1 - w0))
+# the bpf tracer counts a completion that never came when its tag is issued
+# again: the requests cut off by the detach, and the kernel's unreported ones
+say "  completions that never came, counted as expired since smrd started: $(metrics_py get "$T/m" smrd_trace_lost_events_total reason=expired)"
 stop_smrd
 
 step "ring overflow: smrd stopped while the disk is busy"
@@ -78,11 +110,10 @@ for backend in perf bpf; do
 	# afterwards: exact again, counted from a clean start (perf writes its
 	# LOST record only with the next sample, so the loss is read after this)
 	w0=$(ds_writes "$ND") c0=$(traced "$ND" write)
-	fio_on "$D" 2 --rw=randwrite --iodepth=4 --rate_iops=500
+	peer_fio "$D" 2 --rw=randwrite --iodepth=4 --rate_iops=500
 	sleep 1.5
 	w1=$(ds_writes "$ND") c1=$(traced "$ND" write)
-	say "  $backend after the overflow: diskstats $((w1 - w0)) writes, traced $(python3 -c "print(int(${c1:-0} - ${c0:-0}))")"
-	check "$backend: every I/O traced again after the overflow" python3 -c "import sys; sys.exit(not abs(${c1:-0} - ${c0:-0} - $((w1 - w0))) <= 1)"
+	judge "$backend after the overflow" "$(python3 -c "print(int(${c1:-0} - ${c0:-0}))")" $((w1 - w0))
 	curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$T/m-$backend"
 	lost_ring=$(metrics_py get "$T/m-$backend" smrd_trace_lost_events_total reason=ring_overflow)
 	lost_slow=$(metrics_py get "$T/m-$backend" smrd_trace_lost_events_total reason=slow_dropped)
@@ -119,13 +150,12 @@ C=$(fast_loop c)
 NC=${C#/dev/}
 wait_watched "$CPORT" "$NC" "$T/caps.log"
 w0=$(ds_writes "$NC")
-fio_on "$C" 2 --rw=randwrite --iodepth=4 --rate_iops=1000
+peer_fio "$C" 2 --rw=randwrite --iodepth=4 --rate_iops=1000
 sleep 1.5
 w1=$(ds_writes "$NC")
 got=$(curl -sf --max-time 5 "http://127.0.0.1:$CPORT/metrics" | python3 "$SRCDIR/tests/e2e/metrics.py" get /dev/stdin \
 	smrd_disk_io_latency_seconds_count device="$NC" op=write)
-say "  $NC attached after the drop: diskstats $((w1 - w0)) writes, traced ${got:-none}"
-check "a disk attached after the drop is traced exactly" python3 -c "import sys; sys.exit(not abs(${got:-0} - $((w1 - w0))) <= 1)"
+judge "$NC attached after the capabilities were dropped" "$got" $((w1 - w0))
 stop_pid "$CP" 20 "the capability-limited smrd" "$T/caps.log"
 
 step "BPF and perf refused"
