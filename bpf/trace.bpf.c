@@ -57,15 +57,20 @@ struct {
 /* An entry this old was never completed (a lost event): its slot may be taken. */
 #define INFLIGHT_STALE_NS (15 * 60 * 1000000000ULL)
 
-/* A request in flight is known by its device, hardware queue and driver
- * tag: unique while it is in flight, and plain numbers (the verifier allows
- * no arithmetic on the request's address). Never 0: dev is not. */
+/* A request in flight is known by its device, hardware queue and tag:
+ * unique while it is in flight, and plain numbers (the verifier allows no
+ * arithmetic on the request's address). Under an I/O scheduler the
+ * scheduler's tag, which the request keeps from allocation to its end: the
+ * driver tag is given back before block_rq_requeue fires. Tags stay under
+ * 0x8000 (BLK_MQ_MAX_DEPTH), so the top bit keeps the two apart. Never 0:
+ * dev is not. */
 static __always_inline __u64 rq_key(struct request *rq, __u32 dev)
 {
 	struct blk_mq_hw_ctx *h = rq->mq_hctx;
 	__u32 hctx = h ? h->queue_num : 0;
-	__u32 tag = (__u32)rq->tag;
-	return (__u64)dev << 32 | (__u64)(hctx & 0xffff) << 16 | (tag & 0xffff);
+	int sched = rq->internal_tag;
+	__u32 tag = sched >= 0 ? ((__u32)sched & 0x7fff) | 0x8000 : (__u32)rq->tag & 0x7fff;
+	return (__u64)dev << 32 | (__u64)(hctx & 0xffff) << 16 | tag;
 }
 
 static __always_inline __u32 inflight_home(__u64 key)
@@ -122,6 +127,27 @@ static __always_inline __u32 dev_of(struct request *rq)
 	return major << 20 | minor;
 }
 
+/* Frees a slot this CPU owns, stamped with the time: another CPU that sees
+ * it claimed again before its new owner writes the issue time must not take
+ * it for a stale one. */
+static __always_inline void rq_done(struct inflight *f, __u64 key, __u64 now)
+{
+	f->issue_ns = now;
+	__sync_val_compare_and_swap(&f->rq, key, 0);
+}
+
+static __always_inline struct inflight *rq_find(__u64 key)
+{
+	__u32 home = inflight_home(key);
+	for (int k = 0; k < INFLIGHT_PROBES; k++) {
+		__u32 idx = (home + k) & (TRACE_MAX_INFLIGHT - 1);
+		struct inflight *x = bpf_map_lookup_elem(&inflight, &idx);
+		if (x && x->rq == key)
+			return x;
+	}
+	return NULL;
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rq_issue, struct request *rq)
 {
@@ -140,11 +166,17 @@ int BPF_PROG(rq_issue, struct request *rq)
 		if (!f)
 			return 0;
 		__u64 old = __sync_val_compare_and_swap(&f->rq, 0, key);
-		/* old == key: a requeued request issues again, and its latency
-		 * counts from the last issue. */
-		if (old && old != key) {
-			if (now - f->issue_ns < INFLIGHT_STALE_NS ||
-			    __sync_val_compare_and_swap(&f->rq, old, key) != old)
+		/* old == key: this tag was issued and its completion never came
+		 * (a requeue frees its slot): the kernel ended that request
+		 * without block_rq_complete, which loop devices do now and then.
+		 * Count it lost and time this one. A slot another CPU has just
+		 * claimed may still hold 0 or its last user's time: 0 is never
+		 * stale, and slots are stamped when freed (rq_done). */
+		if (old == key) {
+			stat_inc(TRACE_STAT_EXPIRED);
+		} else if (old) {
+			__u64 t = f->issue_ns;
+			if (!t || now - t < INFLIGHT_STALE_NS || __sync_val_compare_and_swap(&f->rq, old, key) != old)
 				continue;
 			stat_inc(TRACE_STAT_EXPIRED);
 		}
@@ -166,16 +198,7 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
 	__u32 dev = dev_of(rq);
 	__u64 key = rq_key(rq, dev);
-	__u32 home = inflight_home(key);
-	struct inflight *f = NULL;
-	for (int k = 0; k < INFLIGHT_PROBES; k++) {
-		__u32 idx = (home + k) & (TRACE_MAX_INFLIGHT - 1);
-		struct inflight *x = bpf_map_lookup_elem(&inflight, &idx);
-		if (x && x->rq == key) {
-			f = x;
-			break;
-		}
-	}
+	struct inflight *f = rq_find(key);
 	if (!f) {
 		/* Only count misses on watched disks. */
 		if (bpf_map_lookup_elem(&watched, &dev))
@@ -184,7 +207,7 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 	}
 	__u64 now = bpf_ktime_get_ns(), lat = now - f->issue_ns;
 	struct inflight done = *f;
-	__sync_val_compare_and_swap(&f->rq, key, 0);	/* free the slot */
+	rq_done(f, key, now);
 
 	__u32 idx = done.slot * TRACE_OPS + done.op;
 	struct trace_hist *h = bpf_map_lookup_elem(&hists, &idx);
@@ -226,5 +249,20 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 	__u64 flags = bpf_ringbuf_query(&slow, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	bpf_ringbuf_submit(r, flags);
 	stat_inc(TRACE_STAT_SLOW_SENT);
+	return 0;
+}
+
+/* A requeued request is issued again and timed from that issue: its slot is
+ * freed here, so that an issue finding its own tag still in flight means a
+ * completion that never came. */
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(rq_requeue, struct request *rq)
+{
+	__u64 key = rq_key(rq, dev_of(rq));
+	struct inflight *f = rq_find(key);
+	if (!f)
+		return 0;
+	rq_done(f, key, bpf_ktime_get_ns());
+	stat_inc(TRACE_STAT_REQUEUED);
 	return 0;
 }

@@ -82,7 +82,8 @@ enum trace_stat {
 	TRACE_STAT_UNMATCHED,		/* completion with no issue (began before us, or lost) */
 	TRACE_STAT_SLOW_DROPPED,	/* slow-I/O record lost: ring buffer full */
 	TRACE_STAT_SLOW_SENT,
-	TRACE_STAT_EXPIRED,		/* issue never completed; its slot taken after 15 min */
+	TRACE_STAT_EXPIRED,		/* issue never completed: its tag issued again, or its slot taken after 15 min */
+	TRACE_STAT_REQUEUED,		/* requeued before completing; timed again from the next issue */
 	TRACE_STATS
 };
 

@@ -281,7 +281,8 @@ static void add_tracer(MetricSet *set, Context *ctx)
 		   NULL, backend, 1);
 	MetricFamily *lost = metricset_family(set, "smrd_trace_lost_events_total", METRIC_COUNTER,
 		"I/Os the tracer could not time, by reason: inflight_full (in-flight table full), unmatched (completion "
-		"without its issue), expired (issue never completed), ring_overflow (perf ring full), slow_dropped "
+		"without its issue), expired (an issue whose completion never came: the kernel ended it without the "
+		"block_rq_complete tracepoint), ring_overflow (perf ring full), slow_dropped "
 		"(slow-I/O record lost, the I/O is still in the histogram).");
 	const struct { const char *reason; uint64_t v; } reasons[] = {
 		{"inflight_full", c.inflight_full}, {"unmatched", c.unmatched}, {"expired", c.expired},
@@ -294,7 +295,7 @@ static void add_tracer(MetricSet *set, Context *ctx)
 	metric_add(metricset_family(set, "smrd_trace_completions_total", METRIC_COUNTER,
 				    "I/Os on watched disks timed from issue to completion."), NULL, NULL, (double)c.completed);
 	metric_add(metricset_family(set, "smrd_trace_requeues_total", METRIC_COUNTER,
-				    "Requests issued again before completing (perf backend; the latency counts from the last issue)."),
+				    "Requests issued again before completing (requeued); the latency counts from the last issue."),
 		   NULL, NULL, (double)c.reissued);
 	metric_add(metricset_family(set, "smrd_trace_slow_ios_total", METRIC_COUNTER,
 				    "I/Os slower than slow-io recorded one by one."), NULL, NULL, (double)tracer_slow_total(ctx->tracer));

@@ -192,6 +192,7 @@ static void bpf_counters(TraceBackend *b, TraceCounters *ret)
 	ret->slow_sent = v[TRACE_STAT_SLOW_SENT];
 	ret->slow_dropped = v[TRACE_STAT_SLOW_DROPPED];
 	ret->expired = v[TRACE_STAT_EXPIRED];
+	ret->reissued = v[TRACE_STAT_REQUEUED];
 }
 
 static void bpf_set_slow(TraceBackend *b, uint64_t slow_ns) { b->skel->data->slow_ns = slow_ns; }

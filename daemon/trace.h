@@ -20,8 +20,8 @@ typedef struct TraceCounters {
 	uint64_t issued, completed;
 	uint64_t inflight_full;		/* issues not tracked: table full */
 	uint64_t unmatched;		/* completions without an issue */
-	uint64_t expired;		/* issues never completed (perf: lost or too old) */
-	uint64_t reissued;		/* requeued requests (perf) */
+	uint64_t expired;		/* issues whose completion never came */
+	uint64_t reissued;		/* requests issued again before completing */
 	uint64_t slow_sent, slow_dropped;
 	uint64_t lost_samples;		/* perf ring overflow */
 } TraceCounters;
