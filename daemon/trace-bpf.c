@@ -107,7 +107,7 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 	if (r < 0) {
 		r = -errno;
 		bpf_close(b);
-		return why_errno(why, r, "cannot attach to tp_btf/block_rq_issue and block_rq_complete");
+		return why_errno(why, r, "cannot attach to tp_btf/block_rq_issue, block_rq_complete and block_rq_requeue");
 	}
 	*ret = b;
 	return 0;
