@@ -32,7 +32,7 @@ for B in bpf perf; do
 	# I/Os too: count from here, as diskstats does
 	scrape >"$T/m0-$B"
 	timeout -k 5 $((SECS + 60)) fio --clocksource=clock_gettime --name=t --filename="$DEV" --direct=1 --ioengine=libaio --rw=randrw \
-		--rwmixread=50 --bs=4k --iodepth=1 --rate_iops=$RATE --time_based --runtime="$SECS" --output-format=json \
+		--rwmixread=50 --bs=4k --iodepth=1 --rate_iops=$RATE --time_based --runtime="$SECS" --lat_percentiles=1 --output-format=json \
 		--output="$T/fio-$B.json" >/dev/null 2>&1 || fail "fio ($B) exited $?"
 	read -r r1 w1 <<<"$(ds "$NAME")"
 	sleep 2.5	# two intervals: the last I/Os reach the histograms
@@ -66,9 +66,19 @@ total = sum(delta("smrd_disk_io_latency_seconds_count", device=dev, op=o) for o 
 print(f"  slow records {slow:.0f} for {total:.0f} I/Os, all slower than the 1.5 ms threshold")
 ok = abs(slow - total) <= 0.01 * total
 print(("ok: " if ok else "FAIL: ") + "every I/O over slow-io was recorded one by one")
-lost = sum(v - before.get((n, tuple(sorted(l.items()))), 0) for n, l, v in samples if n == "smrd_trace_lost_events_total")
-print(("ok: " if lost == 0 else "FAIL: ") + f"no lost events ({lost:.0f})")
-sys.exit(bad + (not ok) + (lost != 0))
+# Loop and FUSE devices end a request now and then without block_rq_complete
+# (bpftrace misses the same ones): the bpf tracer counts each as expired when
+# its tag is issued again. Every other loss must be 0, and every I/O
+# diskstats counted is either traced or such a completion.
+lost = {l.get("reason"): v - before.get((n, tuple(sorted(l.items()))), 0) for n, l, v in samples
+        if n == "smrd_trace_lost_events_total"}
+expired = lost.pop("expired", 0)
+other = sum(lost.values())
+print(f"  lost events {other:.0f}; completions never reported, counted as expired: {expired:.0f}"
+      f" (diskstats {dr + dw} - traced {total:.0f} = {dr + dw - total:.0f})")
+ok_lost = other == 0 and abs(total + expired - (dr + dw)) <= 1
+print(("ok: " if ok_lost else "FAIL: ") + "nothing lost, and every I/O traced but the completions the kernel never reported")
+sys.exit(bad + (not ok) + (not ok_lost))
 PY
 	ctl --json show "$NAME" >"$T/show-$B.json"
 	python3 - "$T/show-$B.json" "$NAME" "$T/fio-$B.json" <<'PY' || FAILS=$((FAILS + 1))
@@ -78,10 +88,12 @@ rec = r["recent_slow"]
 ok = len(rec) == 10 and all(x["op"] in ("read", "write") and x["latency"] >= 0.0015 for x in rec)
 print(f"  recent slow I/Os: {len(rec)}, latencies {min(x['latency'] for x in rec)*1000:.2f}..{max(x['latency'] for x in rec)*1000:.2f} ms" if rec else "  no recent slow I/Os")
 print(("ok: " if ok else "FAIL: ") + "show lists the disk's slow I/Os with op and latency")
-# The same I/Os as fio's: its completion-latency percentiles, whatever a
-# loaded machine added to the emulated 2 ms (the histogram's buckets are
-# a few percent wide; fio's clat also counts the submission path).
-pct = json.load(open(sys.argv[3]))["jobs"][0]["write"]["clat_ns"]["percentile"]
+# The same I/Os as fio's: its total-latency percentiles (submission to
+# completion), whatever a loaded machine added to the emulated 2 ms. Not
+# clat: the request is issued inside io_submit, so on a busy machine part of
+# what smrd times is fio's submission latency. The histogram's buckets are a
+# few percent wide.
+pct = json.load(open(sys.argv[3]))["jobs"][0]["write"]["lat_ns"]["percentile"]
 f50, f99 = pct["50.000000"] / 1e9, pct["99.000000"] / 1e9
 w = r["write"]["windows"]["1m"]
 ok2 = (w["p50"] is not None and 0.0015 <= w["p50"] and abs(w["p50"] - f50) <= 0.2 * f50 + 0.0002
