@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -141,17 +142,59 @@ char *strstrip(char *s)
 	return s;
 }
 
+#define HUGE_PAGE (UINT64_C(2) << 20)
+
+/* Resizes b's memory to cap bytes (more than len); false on OOM. */
+static bool buf_resize(Buf *b, size_t cap)
+{
+	char *d;
+	if (b->mapped) {
+		/* growing past the reservation: rare, and may lose the alignment */
+		cap = (cap + 4095) & ~(size_t)4095;
+		d = mremap(b->data, b->cap, cap, MREMAP_MAYMOVE);
+		if (d == MAP_FAILED)
+			d = NULL;
+	} else {
+		d = realloc(b->data, cap);
+	}
+	if (!d) {
+		b->oom = true;
+		return false;
+	}
+	b->data = d;
+	b->cap = cap;
+	return true;
+}
+
 void buf_reserve(Buf *b, size_t n)
 {
 	if (b->oom || b->len + n + 1 <= b->cap)
 		return;
-	char *d = realloc(b->data, b->len + n + 1);
-	if (!d) {
+	buf_resize(b, b->len + n + 1);
+}
+
+void buf_reserve_pages(Buf *b, size_t n)
+{
+	if (b->oom || b->data) {
+		buf_reserve(b, n);
+		return;
+	}
+	/* whole huge pages, at a huge page's boundary: map one more and cut
+	 * the ends off */
+	size_t cap = (n + 1 + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	char *m = mmap(NULL, cap + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
 		b->oom = true;
 		return;
 	}
-	b->data = d;
-	b->cap = b->len + n + 1;
+	char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (a > m)
+		munmap(m, (size_t)(a - m));
+	if (a + cap < m + cap + HUGE_PAGE)
+		munmap(a + cap, (size_t)(m + cap + HUGE_PAGE - (a + cap)));
+	(void)madvise(a, cap, MADV_HUGEPAGE);	/* a hint: 4 KiB pages without it */
+	*b = (Buf){.data = a, .cap = cap, .mapped = true};
+	b->data[0] = 0;
 }
 
 void buf_put(Buf *b, const char *s, size_t n)
@@ -162,13 +205,8 @@ void buf_put(Buf *b, const char *s, size_t n)
 		size_t ncap = b->cap ? b->cap : 4096;
 		while (ncap < b->len + n + 1)
 			ncap *= 2;
-		char *d = realloc(b->data, ncap);
-		if (!d) {
-			b->oom = true;
+		if (!buf_resize(b, ncap))
 			return;
-		}
-		b->data = d;
-		b->cap = ncap;
 	}
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
@@ -203,7 +241,10 @@ void buf_printf(Buf *b, const char *fmt, ...)
 
 void buf_free(Buf *b)
 {
-	free(b->data);
+	if (b->mapped)
+		munmap(b->data, b->cap);
+	else
+		free(b->data);
 	*b = (Buf){0};
 }
 

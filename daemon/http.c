@@ -38,7 +38,8 @@
 
 struct HttpBody {
 	unsigned refs;
-	size_t len;
+	bool mapped;
+	size_t len, cap;
 	char *data;
 };
 
@@ -49,7 +50,7 @@ HttpBody *http_body_new(Buf *b)
 		buf_free(b);
 		return NULL;
 	}
-	*body = (HttpBody){.refs = 1, .len = b->len, .data = b->data};
+	*body = (HttpBody){.refs = 1, .len = b->len, .data = b->data, .cap = b->cap, .mapped = b->mapped};
 	*b = (Buf){0};
 	return body;
 }
@@ -64,7 +65,8 @@ HttpBody *http_body_ref(HttpBody *body)
 HttpBody *http_body_unref(HttpBody *body)
 {
 	if (body && --body->refs == 0) {
-		free(body->data);
+		Buf b = {.data = body->data, .cap = body->cap, .mapped = body->mapped};
+		buf_free(&b);
 		free(body);
 	}
 	return NULL;

@@ -70,13 +70,14 @@ Web *web_free(Web *w)
 
 uint64_t web_metrics_renders(const Web *w) { return w ? w->renders : 0; }
 
-/* A freed page stays in the process: glibc raises its mmap threshold past
- * the page's size and keeps the heap it shrank from (1.6 MB at 1000
- * disks). For a scraper that comes back within PAGE_KEEP_USEC the next
- * render reuses it (a page fault costs ~14 us on a VM: 6 ms for a fresh
- * page); for Prometheus's usual 15-60 s it is given back as soon as the
- * page is gone (malloc_trim), and for one that stops, PAGE_KEEP_USEC after
- * it stopped. */
+/* The page is a mapping of its own (buf_reserve_pages, 1.6 MB at 1000
+ * disks): it goes back to the kernel when the last scraper has it, and a
+ * fresh one costs a huge-page fault, not 400 small ones (~14 us each on a
+ * VM). What the render allocates besides stays in malloc's heap, which
+ * glibc keeps: for a scraper that comes back within PAGE_KEEP_USEC the next
+ * render reuses it; for Prometheus's usual 15-60 s it is given back as soon
+ * as the page is gone (malloc_trim), and for one that stops, PAGE_KEEP_USEC
+ * after it stopped. */
 void web_sampled(Web *w)
 {
 	/* a page shows one sample: past it, nobody will be sent it again, and
@@ -123,7 +124,7 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 		bool rendered = false;
 		if (!plain->body) {
 			Buf b = {0};
-			buf_reserve(&b, w->last_size + w->last_size / 16 + 4096);
+			buf_reserve_pages(&b, w->last_size + w->last_size / 16 + 4096);
 			int r = exporter_render(ctx, &b, fmt);
 			if (r < 0) {
 				buf_free(&b);
