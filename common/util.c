@@ -190,8 +190,7 @@ void buf_reserve_pages(Buf *b, size_t n)
 	char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
 	if (a > m)
 		munmap(m, (size_t)(a - m));
-	if (a + cap < m + cap + HUGE_PAGE)
-		munmap(a + cap, (size_t)(m + cap + HUGE_PAGE - (a + cap)));
+	munmap(a + cap, (size_t)(m + HUGE_PAGE - a));	/* mmap's 4 KiB alignment leaves a tail */
 	(void)madvise(a, cap, MADV_HUGEPAGE);	/* a hint: 4 KiB pages without it */
 	*b = (Buf){.data = a, .cap = cap, .mapped = true};
 	b->data[0] = 0;

@@ -38,9 +38,7 @@
 
 struct HttpBody {
 	unsigned refs;
-	bool mapped;
-	size_t len, cap;
-	char *data;
+	Buf buf;		/* freed as it was made: malloc'd or mapped */
 };
 
 HttpBody *http_body_new(Buf *b)
@@ -50,7 +48,7 @@ HttpBody *http_body_new(Buf *b)
 		buf_free(b);
 		return NULL;
 	}
-	*body = (HttpBody){.refs = 1, .len = b->len, .data = b->data, .cap = b->cap, .mapped = b->mapped};
+	*body = (HttpBody){.refs = 1, .buf = *b};
 	*b = (Buf){0};
 	return body;
 }
@@ -65,16 +63,15 @@ HttpBody *http_body_ref(HttpBody *body)
 HttpBody *http_body_unref(HttpBody *body)
 {
 	if (body && --body->refs == 0) {
-		Buf b = {.data = body->data, .cap = body->cap, .mapped = body->mapped};
-		buf_free(&b);
+		buf_free(&body->buf);
 		free(body);
 	}
 	return NULL;
 }
 
-size_t http_body_size(const HttpBody *body) { return body ? body->len : 0; }
+size_t http_body_size(const HttpBody *body) { return body ? body->buf.len : 0; }
 
-const char *http_body_data(const HttpBody *body) { return body ? body->data : NULL; }
+const char *http_body_data(const HttpBody *body) { return body ? body->buf.data : NULL; }
 
 static void compressor_freep(struct libdeflate_compressor **c)
 {
@@ -93,12 +90,12 @@ HttpBody *http_body_gzip(const HttpBody *plain)
 	 * (as much as the page) only for what does not shrink, so that a
 	 * scrape does not take a second page's worth of memory */
 	Buf b = {0};
-	size_t bound = libdeflate_gzip_compress_bound(c, plain->len);
-	for (size_t want = plain->len / 4 + 4096; !b.len; want = bound) {
+	size_t bound = libdeflate_gzip_compress_bound(c, plain->buf.len);
+	for (size_t want = plain->buf.len / 4 + 4096; !b.len; want = bound) {
 		buf_reserve(&b, want < bound ? want : bound);
 		if (b.oom)
 			return NULL;
-		b.len = libdeflate_gzip_compress(c, plain->data, plain->len, b.data, b.cap);
+		b.len = libdeflate_gzip_compress(c, plain->buf.data, plain->buf.len, b.data, b.cap);
 		if (!b.len && b.cap >= bound) {
 			buf_free(&b);
 			return NULL;
@@ -485,7 +482,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		log_warning_errno(r < 0 ? r : -ENOMEM, "Failed to answer %s: %m", path);
 		return reply_text(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "render failed\n");
 	}
-	if (req.gzip_ok && !rep.gzipped && rep.body->len >= 1024) {
+	if (req.gzip_ok && !rep.gzipped && rep.body->buf.len >= 1024) {
 		HttpBody *gz = http_body_gzip(rep.body);
 		if (gz) {
 			http_body_unref(rep.body);
@@ -494,7 +491,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		}
 	}
 	HttpBody *body = rep.body;
-	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(body->len, body->data,
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(body->buf.len, body->buf.data,
 											   body_release, body);
 	if (!resp) {
 		http_body_unref(body);

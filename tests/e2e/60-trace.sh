@@ -66,8 +66,8 @@ total = sum(delta("smrd_disk_io_latency_seconds_count", device=dev, op=o) for o 
 print(f"  slow records {slow:.0f} for {total:.0f} I/Os, all slower than the 1.5 ms threshold")
 ok = abs(slow - total) <= 0.01 * total
 print(("ok: " if ok else "FAIL: ") + "every I/O over slow-io was recorded one by one")
-# Loop and FUSE devices end a request now and then without block_rq_complete
-# (bpftrace misses the same ones): the bpf tracer counts each as expired when
+# Loop devices (the emulated disk is one) end a request now and then without
+# block_rq_complete (bpftrace misses the same ones): the bpf tracer counts each as expired when
 # its tag is issued again. Every other loss must be 0, and every I/O
 # diskstats counted is either traced or such a completion.
 lost = {l.get("reason"): v - before.get((n, tuple(sorted(l.items()))), 0) for n, l, v in samples
