@@ -121,6 +121,7 @@ read -r r0 w0 <<<"$(ds "$NAME")"
 # first I/O, and it exits when fio does. No signal can reach it before its
 # handler is in place (the old SIGINT-then-wait hung when it did).
 FIO=$(readlink -f "$(command -v fio)")
+tracefs_up || finish
 DOING="bpftrace running fio on $DEV"
 timeout -k 5 90 bpftrace -e "tracepoint:block:block_rq_complete /args->dev == $DEVT/ { @n = count(); }" \
 	-c "$FIO --name=t2 --filename=$DEV --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=4 --rate_iops=300 --time_based --runtime=4 --output=/dev/null" \

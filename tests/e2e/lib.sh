@@ -146,6 +146,15 @@ need() {
 	command -v "$1" >/dev/null 2>&1 || { say "FAIL: $1 is missing and could not be installed"; exit 1; }
 }
 
+# tracefs_up: bpftrace finds tracepoints through tracefs, which this
+# machine does not mount by default; mounted here (and unmounted at exit)
+# when it is not.
+tracefs_up() {
+	[ -d /sys/kernel/tracing/events ] && return 0
+	mount -t tracefs tracefs /sys/kernel/tracing || { say "FAIL: cannot mount tracefs for bpftrace"; return 1; }
+	at_exit 'umount /sys/kernel/tracing 2>/dev/null'
+}
+
 # unavailable FEATURE WHY: this machine lacks what the test needs. That is a
 # failure, unless the user named the feature in SMRD_TESTS_ALLOW_MISSING
 # (README: machines without FUSE, BPF or loop devices), then a skip.
