@@ -57,6 +57,33 @@ static int fail(ProtoError e, const char *msg, ProtoError *ret_err, char **ret_m
 	return -EINVAL;
 }
 
+/* A string with "\u0000" in it: C would read it as its part before the
+ * NUL ("sda\u0000x" as "sda"). Refused, whole. */
+static bool has_nul(json_object *o, unsigned depth)
+{
+	if (depth > 32)
+		return true;
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		return strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o);
+	case json_type_object: {
+		json_object_object_foreach(o, key, v) {
+			(void)key;
+			if (has_nul(v, depth + 1))
+				return true;
+		}
+		return false;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (has_nul(json_object_array_get_idx(o, i), depth + 1))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
 int proto_decode_request(const char *line, size_t len, char **ret_command, json_object **ret_args,
 			 ProtoError *ret_err, char **ret_message)
 {
@@ -68,6 +95,9 @@ int proto_decode_request(const char *line, size_t len, char **ret_command, json_
 	json_tokener *tok = json_tokener_new_ex(16);
 	if (!tok)
 		return fail(PROTO_ERR_INTERNAL, "out of memory", ret_err, ret_message);
+	/* RFC 8259 as written: json-c alone takes "40E" for 40.0 and keys of
+	 * invalid UTF-8 (fuzz-protocol: neither read back as they were sent) */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS | JSON_TOKENER_VALIDATE_UTF8);
 	json_object *o = json_tokener_parse_ex(tok, line, (int)len);
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	size_t used = json_tokener_get_parse_end(tok);
@@ -84,7 +114,9 @@ int proto_decode_request(const char *line, size_t len, char **ret_command, json_
 
 	json_object *ver, *cmd, *args = NULL;
 	int r = -EINVAL;
-	if (!json_object_is_type(o, json_type_object))
+	if (has_nul(o, 0))
+		fail(PROTO_ERR_BAD_REQUEST, "a string in the request holds a NUL (\\u0000)", ret_err, ret_message);
+	else if (!json_object_is_type(o, json_type_object))
 		fail(PROTO_ERR_BAD_REQUEST, "request is not a JSON object", ret_err, ret_message);
 	else if (!json_object_object_get_ex(o, "version", &ver) || !json_object_is_type(ver, json_type_int))
 		fail(PROTO_ERR_BAD_REQUEST, "request has no integer \"version\"", ret_err, ret_message);

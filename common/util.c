@@ -73,10 +73,12 @@ int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *re
 int read_line_at(int dirfd, const char *path, char **ret)
 {
 	char *s = NULL;
-	int r = read_file_at(dirfd, path, 4096, &s, NULL);
+	size_t len;
+	int r = read_file_at(dirfd, path, 4096, &s, &len);
 	if (r < 0)
 		return r;
-	if (memchr(s, 0, strlen(s) + 1) != s + strlen(s)) {
+	/* a NUL inside is no value at all: "sda\0x" must not pass for "sda" */
+	if (strlen(s) != len) {
 		free(s);
 		return -EBADMSG;
 	}
@@ -195,6 +197,8 @@ void buf_reserve_pages(Buf *b, size_t n)
 	*b = (Buf){.data = a, .cap = cap, .mapped = true};
 	b->data[0] = 0;
 }
+
+void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
 void buf_put(Buf *b, const char *s, size_t n)
 {

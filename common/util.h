@@ -65,6 +65,8 @@ typedef struct Buf {
 } Buf;
 void buf_printf(Buf *b, const char *fmt, ...) _printf_(2, 3);
 void buf_put(Buf *b, const char *s, size_t n);
+/* A NUL-terminated string. */
+void buf_puts(Buf *b, const char *s);
 /* Makes room for n more bytes at once (one allocation for a known size). */
 void buf_reserve(Buf *b, size_t n);
 /* For an empty b: room for n bytes in a mapping of its own, in huge pages

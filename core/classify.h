@@ -44,6 +44,7 @@ typedef struct DiskFacts {
 	int admin_class;		/* DiskClass declared in smrd.conf (disk.<ID>.expect), or -1 */
 	char admin_rule[112];		/* that key, for the evidence */
 	Transport transport;
+	char stacked[16];		/* what it is stacked on ("slaves/", "zvol"), "" for a disk of its own */
 	int rotational;			/* queue/rotational */
 	char zoned[24];			/* queue/zoned */
 	char zoned_cap[24];		/* device/scsi_disk/<hctl>/zoned_cap */

@@ -5,12 +5,15 @@
  */
 #include "config.h"
 
+#include "format.h"
+
 #include <fcntl.h>
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "format.h"
 #include "regex-bound.h"
 #include "util.h"
 
@@ -33,6 +36,9 @@ typedef enum ConfigType {
 	CONFIG_DAYS,		/* 1 to 36500 */
 	CONFIG_COUNT,		/* 100 to 100 million */
 	CONFIG_BOOL,		/* yes/no, stored as 1/0 */
+	CONFIG_COMMAND,		/* absolute path of a program, or "" */
+	CONFIG_SEVERITY,	/* crit, warning, notice or info */
+	CONFIG_PERIOD,		/* seconds, 1 to a week */
 } ConfigType;
 
 typedef struct ConfigItem {
@@ -55,6 +61,8 @@ static const ConfigItem items[] = {
 	ITEM("interval", CONFIG_SECONDS, interval, "1", "seconds between diskstats samples"),
 	ITEM("include", CONFIG_REGEX, include, "", "watch only devices matching (empty: all)"),
 	ITEM("exclude", CONFIG_REGEX, exclude, CONFIG_DEFAULT_EXCLUDE, "never watch devices matching"),
+	ITEM("watch-stacked", CONFIG_BOOL, watch_stacked, "no",
+	     "watch stacked devices (dm, md, bcache, zvols) too; their member disks are watched either way"),
 	ITEM("sysfs-root", CONFIG_PATH, sysfs_root, "/sys", "where sysfs is"),
 	ITEM("procfs-root", CONFIG_PATH, procfs_root, "/proc", "where procfs is"),
 	ITEM("udev-root", CONFIG_PATH, udev_root, "/run/udev", "where the udev database is"),
@@ -68,12 +76,21 @@ static const ConfigItem items[] = {
 	ITEM("probe", CONFIG_BOOL, probe, "no",
 	     "confirm idle-time cleaning with rate-limited 4 KiB O_DIRECT reads (never on a disk idle long enough to spin down)"),
 	ITEM("probe-interval", CONFIG_SECONDS, probe_interval, "10", "seconds between probe reads of one disk"),
+	ITEM("notify-command", CONFIG_COMMAND, notify_command, "",
+	     "program run once per incident, the event in its environment (empty: none; docs/notify.md)"),
+	ITEM("notify-min-severity", CONFIG_SEVERITY, notify_min_severity, "warning",
+	     "notify of events this severe or more: crit, warning, notice or info"),
+	ITEM("notify-interval", CONFIG_PERIOD, notify_interval, "3600",
+	     "seconds: stalls, timeout risks and forecasts of one disk notified at most once per this, with the count"),
+	ITEM("notify-timeout", CONFIG_SECONDS, notify_timeout, "30", "seconds a notify-command may run before it is killed"),
+	ITEM("notify-mailto", CONFIG_STRING, notify_mailto, "root", "SMRD_MAILTO for the shipped mail notifier"),
+	ITEM("notify-webhook-url", CONFIG_STRING, notify_webhook_url, "", "SMRD_WEBHOOK_URL for the shipped webhook notifier"),
 };
 
 static bool is_number(const ConfigItem *it)
 {
 	return it->type == CONFIG_SECONDS || it->type == CONFIG_LATENCY || it->type == CONFIG_DAYS ||
-	       it->type == CONFIG_COUNT || it->type == CONFIG_BOOL;
+	       it->type == CONFIG_COUNT || it->type == CONFIG_BOOL || it->type == CONFIG_PERIOD;
 }
 
 static const ConfigItem *find_item(const char *key)
@@ -100,9 +117,12 @@ void config_print_help(FILE *f)
 		char flag[64];
 		snprintf(flag, sizeof flag, "--%s %s", it->key,
 			 streq(it->key, "listen") ? "ADDR:PORT" : streq(it->key, "socket-group") ? "GROUP" :
-			 it->type == CONFIG_PATH || streq(it->key, "web.config.file") || streq(it->key, "model-list") ? "PATH" : it->type == CONFIG_REGEX ? "REGEX" : is_number(it) ?
+			 it->type == CONFIG_PATH || it->type == CONFIG_COMMAND || streq(it->key, "web.config.file") ||
+			 streq(it->key, "model-list") ? "PATH" : streq(it->key, "notify-mailto") ? "ADDRESS" :
+			 streq(it->key, "notify-webhook-url") ? "URL" : it->type == CONFIG_REGEX ? "REGEX" : is_number(it) ?
 			 (it->type == CONFIG_BOOL ? "yes|no" : it->type == CONFIG_DAYS ? "DAYS" : it->type == CONFIG_COUNT ?
-			  "N" : "SECONDS") : it->type == CONFIG_LOG_LEVEL || it->type == CONFIG_BACKEND ? "NAME" : "VALUE");
+			  "N" : "SECONDS") : it->type == CONFIG_LOG_LEVEL || it->type == CONFIG_BACKEND ||
+			 it->type == CONFIG_SEVERITY ? "NAME" : "VALUE");
 		fprintf(f, "  %-24s %s", flag, it->help);
 		if (it->def[0] && it->type != CONFIG_REGEX)
 			fprintf(f, " (default %s)", it->def);
@@ -187,6 +207,19 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		if (parse_double(value, ret_num) < 0 || *ret_num < 100 || *ret_num > 1e8 || *ret_num != floor(*ret_num))
 			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a whole number from 100 to 100000000", it->key, value);
 		return 0;
+	case CONFIG_COMMAND:
+		return !value[0] || value[0] == '/' ? 0 :
+		       set_errorf(ret_error, -EINVAL, "%s: '%s' is not an absolute path (it is run directly, not by a shell)",
+				  it->key, value);
+	case CONFIG_SEVERITY:
+		if (streq(value, "crit") || streq(value, "warning") || streq(value, "notice") || streq(value, "info"))
+			return 0;
+		return set_errorf(ret_error, -EINVAL, "%s: '%s' is not one of crit, warning, notice, info", it->key, value);
+	case CONFIG_PERIOD:
+		if (parse_double(value, ret_num) < 0 || *ret_num < 1 || *ret_num > 604800)
+			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of seconds from 1 to 604800",
+					 it->key, value);
+		return 0;
 	case CONFIG_BOOL:
 		if (streq(value, "yes") || streq(value, "true") || streq(value, "on") || streq(value, "1"))
 			*ret_num = 1;
@@ -225,6 +258,16 @@ int config_set(Config *c, const char *key, const char *value, char **ret_error)
 	return 0;
 }
 
+int config_warn(Config *c, const char *where, const char *what)
+{
+	char *more;
+	if (asprintf(&more, "%s%s%s: %s", c->warnings ? c->warnings : "", c->warnings ? "\n" : "", where, what) < 0)
+		return -ENOMEM;
+	free(c->warnings);
+	c->warnings = more;
+	return 0;
+}
+
 int config_init(Config *c)
 {
 	*c = (Config){0};
@@ -242,6 +285,7 @@ void config_done(Config *c)
 	for (size_t i = 0; i < ELEMENTSOF(items); i++)
 		if (!is_number(&items[i]))
 			free(*(char **)((char *)c + items[i].offset));
+	free(c->warnings);
 	*c = (Config){0};
 }
 
@@ -254,11 +298,14 @@ int config_copy(const Config *from, Config *to)
 		char **slot = (char **)((char *)&n + items[i].offset);
 		*slot = strdup(*slot);
 	}
+	n.warnings = from->warnings ? strdup(from->warnings) : NULL;
+	bool oom = from->warnings && !n.warnings;
 	for (size_t i = 0; i < ELEMENTSOF(items); i++)
-		if (!is_number(&items[i]) && !*(char **)((char *)&n + items[i].offset)) {
-			config_done(&n);
-			return -ENOMEM;
-		}
+		oom |= !is_number(&items[i]) && !*(char **)((char *)&n + items[i].offset);
+	if (oom) {
+		config_done(&n);
+		return -ENOMEM;
+	}
 	*to = n;
 	return 0;
 }
@@ -285,6 +332,11 @@ static int parse_line(Config *c, char *line, unsigned lineno, char **ret_error)
 	int r = config_set(c, key, value, &err);
 	if (r < 0 && ret_error && asprintf(ret_error, "line %u: %s", lineno, err ? err : "invalid") < 0)
 		*ret_error = NULL;
+	if (r >= 0 && err) {
+		char where[32];
+		snprintf(where, sizeof where, "line %u", lineno);
+		r = config_warn(c, where, err);
+	}
 	return r;
 }
 
@@ -336,13 +388,14 @@ int config_load(Config *c, const char *path, bool missing_ok, char **ret_error)
 
 void config_print(const Config *c, FILE *f)
 {
+	char num[32];	/* every number as it reads back: --check-config > smrd.conf changes nothing */
 	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
 		const ConfigItem *it = &items[i];
 		fprintf(f, "# %s\n", it->help);
 		if (it->type == CONFIG_BOOL)
 			fprintf(f, "%s = %s\n", it->key, *(const double *)((const char *)c + it->offset) ? "yes" : "no");
 		else if (is_number(it))
-			fprintf(f, "%s = %g\n", it->key, *(const double *)((const char *)c + it->offset));
+			fprintf(f, "%s = %s\n", it->key, format_exact(num, *(const double *)((const char *)c + it->offset)));
 		else
 			fprintf(f, "%s = \"%s\"\n", it->key, *(char *const *)((const char *)c + it->offset));
 	}

@@ -20,6 +20,7 @@ typedef struct Config {
 	double interval;	/* seconds between diskstats samples */
 	char *include;		/* regex over device names; empty = all */
 	char *exclude;		/* regex over device names */
+	double watch_stacked;	/* 0/1: stacked devices watched without an include naming them */
 	char *sysfs_root, *procfs_root, *udev_root;
 	char *model_list;	/* path, or "builtin" */
 	char *log_level;
@@ -29,8 +30,14 @@ typedef struct Config {
 	double history_max_events;
 	double probe;		/* 0/1: confirm idle cleaning with a small read probe */
 	double probe_interval;	/* seconds between probe reads of one disk */
+	char *notify_command;	/* run once per incident; "" none */
+	char *notify_min_severity;	/* crit, warning, notice, info */
+	double notify_interval;	/* seconds between one disk's aggregated notifications */
+	double notify_timeout;	/* seconds a notify-command may run */
+	char *notify_mailto, *notify_webhook_url;	/* for the shipped notifiers */
 	DetectParams detect;	/* detect.* keys */
 	DiskRules disks;	/* disk.<ID>.* keys */
+	char *warnings;		/* lines for the log: settings accepted but ignored; NULL none */
 } Config;
 
 #define CONFIG_DEFAULT_LISTEN ":9863"
@@ -46,8 +53,11 @@ int config_copy(const Config *from, Config *to);
 int config_parse_text(Config *c, const char *text, char **ret_error);
 /* Applies a file; a missing file is not an error when missing_ok. */
 int config_load(Config *c, const char *path, bool missing_ok, char **ret_error);
-/* Sets one key (used for --key VALUE flags too). */
+/* Sets one key (used for --key VALUE flags too); 0 with *ret_error set when
+ * the key is accepted but ignored (a retired one), for the caller to warn. */
 int config_set(Config *c, const char *key, const char *value, char **ret_error);
+/* Adds a line to c->warnings. */
+int config_warn(Config *c, const char *where, const char *what);
 /* True if key names a config setting. */
 bool config_has_key(const char *key);
 /* Every setting as a flag (--KEY VALUE), its help and default. */

@@ -83,6 +83,9 @@ int registry_add(DiskRegistry *r, const Disk *d, Disk **ret)
 	if (!copy)
 		return -ENOMEM;
 	*copy = *d;
+	/* nothing shown before the monitor's first sample: not a zero forecast */
+	if (!copy->view.sample)
+		diskview_init(&copy->view);
 	memmove(r->disks + i + 1, r->disks + i, (r->n - i) * sizeof *r->disks);
 	r->disks[i] = copy;
 	r->n++;
@@ -140,7 +143,8 @@ int disk_sys_set(DiskSys *ds, const SysfsDisk *s)
 	DiskSys n = {.major = s->major, .minor = s->minor, .size_sectors = s->size_sectors,
 		     .io_timeout_ms = s->io_timeout_ms, .nr_zones = s->facts.nr_zones,
 		     .zone_sectors = s->facts.zone_sectors, .admin_class = s->facts.admin_class,
-		     .size_status = s->facts.size_status, .transport = s->facts.transport, .blob = blob,
+		     .size_status = s->facts.size_status, .transport = s->facts.transport,
+		     .stacked = s->facts.stacked[0] != 0, .blob = blob,
 		     .facts_at = (uint32_t)total, .facts_len = (uint32_t)plen};
 	const char **dst[] = {&n.serial, &n.wwn, &n.model, &n.firmware, &n.zoned};
 	size_t o = 0;
@@ -216,5 +220,5 @@ const char *disk_identity(const Disk *d)
 
 double disk_stall_threshold(const Disk *d, const DetectParams *p)
 {
-	return isfinite(d->stall_threshold) ? d->stall_threshold : detect_stall_threshold(p, d->name);
+	return isfinite(d->tuning.stall_threshold) ? d->tuning.stall_threshold : detect_stall_threshold(p, d->name);
 }

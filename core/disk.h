@@ -10,8 +10,11 @@
 #include "classify.h"
 #include "diskstats.h"
 #include "detect.h"
+#include "diskview.h"
 #include "latency.h"
-#include "sysfs.h"
+#include "membership.h"
+#include "modellist.h"
+#include "sysdisk.h"
 
 #define REGISTRY_MAX_DISKS 8192
 
@@ -27,6 +30,7 @@ typedef struct DiskSys {
 	int admin_class;		/* DiskClass from smrd.conf, or -1 */
 	int size_status;		/* 0, or why block/<name>/size could not be read */
 	Transport transport;
+	bool stacked;			/* dm, md, bcache, a zvol: shows its members' behaviour */
 	/* never NULL once set: "" when unknown */
 	const char *serial, *wwn, *model, *firmware, *zoned;
 	uint8_t *blob;			/* the strings, then the packed DiskFacts */
@@ -40,34 +44,29 @@ void disk_sys_facts(const DiskSys *ds, DiskFacts *ret);
 void disk_sys_get(const DiskSys *ds, SysfsDisk *ret);
 void disk_sys_free(DiskSys *ds);
 
+/* What smrd.conf says of one disk (disk.<ID>.*): NaN where it says nothing. */
+typedef struct DiskTuning {
+	double stall_threshold;	/* seconds; NaN: the default */
+	double media_cache;	/* bytes: seeds the media cache's estimate */
+} DiskTuning;
+
 typedef struct Disk {
 	char name[32];
 	DiskSys sys;
 	Membership *members;	/* pools, arrays, volume groups it is part of: n_members, owned */
 	unsigned n_members;
-	double stall_threshold;	/* from smrd.conf disk.<ID>.stall-threshold; NaN: the default */
+	DiskTuning tuning;	/* smrd.conf's disk.<ID>.* settings */
 	VerdictSummary verdict;	/* the full one: monitor_verdict() */
 	DiskstatAccum ds;
 	double interval;	/* seconds covered by ds.delta */
 	uint64_t added_usec;	/* CLOCK_REALTIME */
 	bool seen;		/* mark-and-sweep during scans and samples */
 	DiskLatency *lat;	/* traced latency; NULL until the first traced I/O */
-	DiskDetect det;		/* the detector's state */
+	DiskDetect det;		/* the detector's state: only the monitor reads it */
 	bool det_ready;		/* det initialised and restored from the history */
-	struct Probe *probe;	/* the idle-cleaning probe, when one was opened */
-	bool probe_failed;
-	uint64_t stall_log_minute;
-	unsigned stall_log_count, stall_log_suppressed;
+	DiskView view;		/* what the views show: disk_view_update() */
+	struct MonitorDisk *mon;	/* the monitor's own (probe, log limits); it frees it */
 } Disk;
-
-/* Per-second rates over the last interval, derived from the counters. */
-typedef struct DiskRates {
-	double reads, writes;		/* completed I/Os per second */
-	double read_bytes, write_bytes;	/* bytes per second */
-	double read_latency, write_latency;	/* seconds per I/O, average; NaN when idle */
-	double utilisation;		/* io_ms share of the interval */
-	double queue_depth;		/* average I/Os in flight: iostat's aqu-sz */
-} DiskRates;
 
 typedef struct DiskRegistry DiskRegistry;
 
@@ -95,3 +94,27 @@ double disk_stall_threshold(const Disk *d, const DetectParams *p);
 /* Who the disk is across renames (sdb today, sdc after a reboot): its WWN,
  * else its serial, else "". */
 const char *disk_identity(const Disk *d);
+
+/* ------------------------------------------------------------ the views */
+
+typedef struct DiskViewClock {
+	double mono, real;	/* seconds: CLOCK_MONOTONIC (the detector's) and CLOCK_REALTIME */
+	uint64_t sample;
+} DiskViewClock;
+
+/* Fills d->view from the detector (once it is ready), the counters and
+ * the latency windows: once per sample. */
+void disk_view_update(Disk *d, const DetectParams *p, const DiskViewClock *c);
+/* Whether behaviour may make the disk dm-smr: not when its static evidence
+ * already does, not when smrd.conf declares its class (the way to silence a
+ * false positive), not for a stacked device (its members shingle, if any). */
+bool disk_may_reclassify(const Disk *d);
+bool disk_by_behaviour(const Disk *d);
+/* The class as shown: the static one, or dm-smr by behaviour. */
+DiskClass disk_class(const Disk *d);
+double disk_smr_confidence(const Disk *d);
+/* The verdict as shown: the static one plus behaviour; with the evidence. */
+void disk_summary(const Disk *d, VerdictSummary *ret);
+void disk_verdict(const Disk *d, const ModelList *models, Verdict *ret);
+/* Disks whose SMR confidence reaches the TRIM hint's, and storms under way. */
+void registry_count(const DiskRegistry *r, unsigned *ret_suspects, unsigned *ret_storms);

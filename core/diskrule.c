@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "diskrule.h"
 
+
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "classify.h"
+#include "format.h"
 #include "util.h"
 
 /* "ID.setting": the setting is after the last dot (an NVMe EUI has dots). */
@@ -26,7 +28,7 @@ bool disk_rule_key_known(const char *rest)
 {
 	char id[DISK_RULE_ID];
 	const char *s = split(rest, id);
-	return s && (streq(s, "expect") || streq(s, "stall-threshold"));
+	return s && (streq(s, "expect") || streq(s, "stall-threshold") || streq(s, "media-cache"));
 }
 
 int disk_rule_set(DiskRules *rules, const char *rest, const char *value, char **ret_error)
@@ -40,7 +42,7 @@ int disk_rule_set(DiskRules *rules, const char *rest, const char *value, char **
 		i++;
 	if (i == DISK_RULES_MAX)
 		return set_errorf(ret_error, -EINVAL, "disk.%s: at most %d disks with settings", rest, DISK_RULES_MAX);
-	DiskRule r = i < rules->n ? rules->r[i] : (DiskRule){.expect = -1, .stall_threshold = NAN};
+	DiskRule r = i < rules->n ? rules->r[i] : (DiskRule){.expect = -1, .stall_threshold = NAN, .media_cache = NAN};
 	snprintf(r.id, sizeof r.id, "%s", id);
 	if (streq(s, "expect")) {
 		DiskClass c = disk_class_from_string(value);
@@ -54,8 +56,16 @@ int disk_rule_set(DiskRules *rules, const char *rest, const char *value, char **
 			return set_errorf(ret_error, -EINVAL, "disk.%s: '%s' is not a number of seconds from 0.001 to 3600",
 					  rest, value);
 		r.stall_threshold = v;
+	} else if (streq(s, "media-cache")) {
+		uint64_t v;
+		/* what smrctl qualify measured, or a datasheet's: a few MiB to a few TiB */
+		if (parse_size(value, &v) < 0 || v < (1u << 20) || v > (UINT64_C(1) << 42))
+			return set_errorf(ret_error, -EINVAL, "disk.%s: '%s' is not a size from 1M to 4T (e.g. 24G)", rest,
+					  value);
+		r.media_cache = (double)v;
 	} else {
-		return set_errorf(ret_error, -EINVAL, "disk.%s: unknown setting '%s' (expect, stall-threshold)", rest, s);
+		return set_errorf(ret_error, -EINVAL, "disk.%s: unknown setting '%s' (expect, stall-threshold, media-cache)",
+				  rest, s);
 	}
 	rules->r[i] = r;
 	if (i == rules->n)
@@ -69,8 +79,11 @@ void disk_rules_print(const DiskRules *rules, FILE *f)
 		const DiskRule *r = &rules->r[i];
 		if (r->expect >= 0)
 			fprintf(f, "disk.%s.expect = %s\n", r->id, disk_class_to_string((DiskClass)r->expect));
+		char num[32];
 		if (isfinite(r->stall_threshold))
-			fprintf(f, "disk.%s.stall-threshold = %g\n", r->id, r->stall_threshold);
+			fprintf(f, "disk.%s.stall-threshold = %s\n", r->id, format_exact(num, r->stall_threshold));
+		if (isfinite(r->media_cache))
+			fprintf(f, "disk.%s.media-cache = %s\n", r->id, format_exact(num, r->media_cache));
 	}
 }
 

@@ -20,6 +20,7 @@ typedef struct DiskRule {
 	char id[DISK_RULE_ID];
 	int expect;			/* DiskClass the administrator declares, or -1 */
 	double stall_threshold;		/* seconds, or NaN for the default */
+	double media_cache;		/* bytes (media-cache = 24G): seeds the forecast; NaN */
 } DiskRule;
 
 typedef struct DiskRules {

@@ -23,6 +23,10 @@ static const EventKindInfo kinds[_EVENT_KIND_MAX] = {
 			    "@SMRD_DEVICE@ stopped cleaning while idle"},
 	[EVENT_BEHAVIOUR] = {"behaviour", "b3590890556a453d86ce45f12f9584a8", LOG_WARNING, "warning",
 			     "@SMRD_DEVICE@ behaves like a drive-managed SMR disk"},
+	[EVENT_MEDIA_CACHE] = {"media-cache", "7b5986c6129345ac9a1ea275421d923f", LOG_INFO, "info",
+			       "smrd learnt the media cache of @SMRD_DEVICE@"},
+	[EVENT_STALL_IMMINENT] = {"stall-imminent", "5dab9b895caa4d44a48a22750dac8d4a", LOG_WARNING, "warning",
+				  "Writes to @SMRD_DEVICE@ will stall soon"},
 };
 
 const EventKindInfo *event_kind_info(DetectEventKind k)

@@ -11,7 +11,7 @@
 
 struct DeviceFilter {
 	regex_t include, exclude;
-	bool have_include, have_exclude;
+	bool have_include, have_exclude, stacked;
 };
 
 DeviceFilter *filter_free(DeviceFilter *f)
@@ -40,12 +40,13 @@ static int compile(const char *pattern, regex_t *re, bool *have, const char **wh
 	return 0;
 }
 
-int filter_new(const char *include, const char *exclude, DeviceFilter **ret, const char **ret_why)
+int filter_new(const char *include, const char *exclude, bool watch_stacked, DeviceFilter **ret, const char **ret_why)
 {
 	DeviceFilter *f = calloc(1, sizeof *f);
 	const char *why = "out of memory";
 	if (!f)
 		return -ENOMEM;
+	f->stacked = watch_stacked;
 	int r = compile(include, &f->include, &f->have_include, &why);
 	if (r == 0)
 		r = compile(exclude, &f->exclude, &f->have_exclude, &why);
@@ -58,6 +59,8 @@ int filter_new(const char *include, const char *exclude, DeviceFilter **ret, con
 	*ret = f;
 	return 0;
 }
+
+bool filter_wants_stacked(const DeviceFilter *f) { return !f || f->stacked || f->have_include; }
 
 bool filter_wants(const DeviceFilter *f, const char *name)
 {

@@ -4,6 +4,18 @@
 #include <inttypes.h>
 #include <math.h>
 
+void url_escape(Buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+			     *p == '.' || *p == '_' || *p == '~';
+		if (plain)
+			buf_put(b, (const char *)p, 1);
+		else
+			buf_printf(b, "%%%02X", *p);
+	}
+}
+
 void html_escape(Buf *b, const char *s)
 {
 	for (const char *p = s; p && *p;) {
@@ -146,3 +158,25 @@ const char status_css[] =
 	"stroke-dasharray:2 3}.heatmap rect:not(.frame){fill:var(--heat)}.mark.storm{fill:var(--bad)}"
 	".mark.idle-cleaning{fill:var(--warn)}.mark.stall{fill:var(--fg)}td.why{white-space:normal;min-width:14em;max-width:28em}"
 	".wide{overflow-x:auto}";
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+size_t url_unescape(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; r++) {
+		int hi, lo;
+		if (*r == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
+			char v = (char)(hi << 4 | lo);
+			*w++ = v ? v : 0x01;
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = 0;
+	return (size_t)(w - s);
+}

@@ -13,6 +13,14 @@
  * control characters dropped. Model names, serials and udev properties come
  * from the disk: they are never markup. */
 void html_escape(Buf *b, const char *s);
+/* s as one URL path segment: everything but unreserved characters
+ * (RFC 3986: letters, digits, - . _ ~) %-encoded; safe in an attribute too. */
+void url_escape(Buf *b, const char *s);
+/* %XX decoded in place, as libmicrohttpd does, but a %00 becomes 0x01:
+ * decoded to a NUL, "/disk/sda%00x" would read as "/disk/sda" in C and be
+ * served as sda; a control character is refused as a bad request instead.
+ * Returns the new length. */
+size_t url_unescape(char *s);
 
 /* One column of the heatmap: a histogram and the time it covers. */
 typedef struct HeatColumn {

@@ -108,7 +108,7 @@ static Transport transport_from_path(const char *link, const char *name)
 	for (size_t i = 0; link && i < ELEMENTSOF(map); i++)
 		if (strstr(link, map[i].needle))
 			return map[i].t;
-	static const char *const virt[] = {"loop", "dm-", "md", "zram", "nbd", "ram"};
+	static const char *const virt[] = {"loop", "dm-", "md", "zram", "nbd", "ram", "bcache", "zd"};
 	for (size_t i = 0; i < ELEMENTSOF(virt); i++)
 		if (strncmp(name, virt[i], strlen(virt[i])) == 0)
 			return TRANSPORT_VIRTUAL;
@@ -135,14 +135,29 @@ bool udevdb_lookup(const char *text, const char *key, char *buf, size_t n)
 	return false;
 }
 
-static void probe_udev(int udev_fd, unsigned major, unsigned minor, DiskFacts *f)
+int sysfs_udev_record(int udev_fd, unsigned major, unsigned minor, char **ret)
 {
-	char path[64], rpm[16];
-	_cleanup_free_ char *text = NULL;
+	char path[64];
+	size_t len;
+	char *text = NULL;
 	if (udev_fd < 0)
-		return;
+		return -ENOENT;
 	snprintf(path, sizeof path, "data/b%u:%u", major, minor);
-	if (read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, NULL) < 0)
+	int r = read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, &len);
+	if (r < 0)
+		return r;
+	if (strlen(text) != len) {
+		free(text);
+		return -EBADMSG;
+	}
+	*ret = text;
+	return 0;
+}
+
+static void probe_udev(const char *text, DiskFacts *f)
+{
+	char rpm[16];
+	if (!text)
 		return;
 	udevdb_lookup(text, "ID_MODEL", f->udev_model, sizeof f->udev_model);
 	if (!udevdb_lookup(text, "ID_SERIAL_SHORT", f->udev_serial, sizeof f->udev_serial))
@@ -217,7 +232,27 @@ static void probe_identity(int dev_fd, SysfsDisk *d)
 		attr_str(dev_fd, "firmware_rev", d->firmware, sizeof d->firmware);	/* NVMe */
 }
 
-int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret)
+/* A device made of others (dm, md, bcache: entries in slaves/) or a ZFS
+ * volume (zdN, on the pool's disks, with no slaves/ to say so) shows its
+ * members' behaviour, not a medium of its own. */
+static void probe_stacked(int blk, const char *name, DiskFacts *f)
+{
+	int fd = openat(blk, "slaves", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir && fd >= 0)
+		close(fd);
+	for (struct dirent *de; dir && (de = readdir(dir));)
+		if (de->d_name[0] != '.') {
+			snprintf(f->stacked, sizeof f->stacked, "slaves/");
+			break;
+		}
+	if (dir)
+		closedir(dir);
+	if (!f->stacked[0] && name[0] == 'z' && name[1] == 'd' && name[2] >= '0' && name[2] <= '9')
+		snprintf(f->stacked, sizeof f->stacked, "zvol");
+}
+
+int sysfs_read_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret, char **ret_udev)
 {
 	char path[64], link[1024];
 	if (!sysfs_valid_name(name))
@@ -238,12 +273,16 @@ int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret
 	 * watched (class unknown, with the reason), never dropped as empty. */
 	uint64_t size = 0;
 	d.facts.size_status = read_u64_at(blk, "size", &size);
+	/* no disk has 4 EiB: a size whose bytes do not fit in 63 bits is a lie */
+	if (d.facts.size_status == 0 && size > (uint64_t)INT64_MAX / 512)
+		d.facts.size_status = -ERANGE;
 	d.size_sectors = d.facts.size_status == 0 ? size : 0;
 
 	ssize_t n = readlinkat(sysfs_fd, path, link, sizeof link - 1);
 	link[n > 0 ? n : 0] = 0;
 	d.facts.transport = transport_from_path(n > 0 ? link : NULL, name);
 	probe_queue(blk, &d.facts, &d.io_timeout_ms);
+	probe_stacked(blk, name, &d.facts);
 
 	_cleanup_close_ int dev = openat(blk, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dev >= 0) {
@@ -254,9 +293,14 @@ int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret
 		probe_zoned_cap(dev, &d.facts);
 		probe_vpd(dev, &d.facts);
 	}
-	probe_udev(udev_fd, d.major, d.minor, &d.facts);
+	_cleanup_free_ char *udev = NULL;
+	if (sysfs_udev_record(udev_fd, d.major, d.minor, &udev) < 0)
+		udev = NULL;
+	probe_udev(udev, &d.facts);
 	probe_identity(dev, &d);
 	*ret = d;
+	if (ret_udev)
+		*ret_udev = TAKE_PTR(udev);
 	return 0;
 }
 
@@ -269,26 +313,24 @@ int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret)
 	return read_u64_at(sysfs_fd, path, ret);
 }
 
-/* One device's signature: udev's ID_FS_* (or the fallback's), and holders/. */
-static void read_signature(int sysfs_fd, int udev_fd, int dir_fd, const char *device, SignatureProbe fallback,
-			   void *userdata, MemberSignature *s)
+/* One device's signature: udev's ID_FS_* (or the fallback's), and
+ * holders/; udev: its record if the caller has read it. */
+static void read_signature(int sysfs_fd, int udev_fd, int dir_fd, const char *device, const char *udev,
+			   SignatureProbe fallback, void *userdata, MemberSignature *s)
 {
 	*s = (MemberSignature){0};
 	snprintf(s->device, sizeof s->device, "%s", device);
 	unsigned major = 0, minor = 0;
-	bool udev_known = false;
-	if (probe_devnum(dir_fd, &major, &minor) == 0 && udev_fd >= 0) {
-		char path[64];
-		_cleanup_free_ char *text = NULL;
-		snprintf(path, sizeof path, "data/b%u:%u", major, minor);
-		if (read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, NULL) == 0) {
-			udev_known = true;
-			udevdb_lookup(text, "ID_FS_TYPE", s->fs_type, sizeof s->fs_type);
-			udevdb_lookup(text, "ID_FS_LABEL", s->label, sizeof s->label);
-			udevdb_lookup(text, "ID_FS_UUID", s->uuid, sizeof s->uuid);
-			udevdb_lookup(text, "ID_FS_UUID_SUB", s->uuid_sub, sizeof s->uuid_sub);
-		}
+	_cleanup_free_ char *own = NULL;
+	if (probe_devnum(dir_fd, &major, &minor) == 0 && !udev && sysfs_udev_record(udev_fd, major, minor, &own) == 0)
+		udev = own;
+	if (udev) {
+		udevdb_lookup(udev, "ID_FS_TYPE", s->fs_type, sizeof s->fs_type);
+		udevdb_lookup(udev, "ID_FS_LABEL", s->label, sizeof s->label);
+		udevdb_lookup(udev, "ID_FS_UUID", s->uuid, sizeof s->uuid);
+		udevdb_lookup(udev, "ID_FS_UUID_SUB", s->uuid_sub, sizeof s->uuid_sub);
 	}
+	bool udev_known = udev != NULL;
 	if (!udev_known && fallback && major)
 		(void)fallback(device, major, minor, s, userdata);
 
@@ -314,8 +356,8 @@ static void read_signature(int sysfs_fd, int udev_fd, int dir_fd, const char *de
 	closedir(dir);
 }
 
-int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, SignatureProbe fallback, void *userdata,
-			   Memberships *ret)
+int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, const char *udev, SignatureProbe fallback,
+			   void *userdata, Memberships *ret)
 {
 	char path[64];
 	Memberships ms = {0};
@@ -327,7 +369,7 @@ int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, Signatur
 	int blk = openat(sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (blk < 0)
 		return -errno;
-	read_signature(sysfs_fd, udev_fd, blk, name, fallback, userdata, &sig);
+	read_signature(sysfs_fd, udev_fd, blk, name, udev, fallback, userdata, &sig);
 	if (membership_from_signature(&sig, &m))
 		memberships_add(&ms, &m);
 	DIR *dir = fdopendir(blk);
@@ -343,7 +385,7 @@ int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, Signatur
 		_cleanup_close_ int part = openat(blk, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (part < 0 || faccessat(part, "partition", F_OK, 0) < 0)
 			continue;
-		read_signature(sysfs_fd, udev_fd, part, de->d_name, fallback, userdata, &sig);
+		read_signature(sysfs_fd, udev_fd, part, de->d_name, NULL, fallback, userdata, &sig);
 		if (membership_from_signature(&sig, &m))
 			memberships_add(&ms, &m);
 	}
@@ -352,18 +394,10 @@ int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, Signatur
 	return 0;
 }
 
-void sysfs_disk_identity(int udev_fd, const char *name, unsigned major, unsigned minor, const char *wwn,
-			 const char *serial, DiskIds *ret)
+void sysfs_disk_identity(const char *udev, const char *name, const char *wwn, const char *serial, DiskIds *ret)
 {
 	*ret = (DiskIds){.name = name, .wwn = wwn, .serial = serial};
-	char path[64];
-	_cleanup_free_ char *text = NULL;
-	if (udev_fd < 0)
-		return;
-	snprintf(path, sizeof path, "data/b%u:%u", major, minor);
-	if (read_file_at(udev_fd, path, UDEVDB_MAX_BYTES, &text, NULL) < 0)
-		return;
-	for (const char *p = text; p && *p && ret->n_links < DISK_LINKS_MAX; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+	for (const char *p = udev; p && *p && ret->n_links < DISK_LINKS_MAX; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (!startswith(p, "S:disk/by-id/"))
 			continue;
 		const char *v = p + strlen("S:disk/by-id/");

@@ -9,30 +9,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "classify.h"
 #include "diskrule.h"
 #include "membership.h"
-
-typedef struct SysfsDisk {
-	unsigned major, minor;
-	uint64_t size_sectors;		/* 512-byte sectors, as sysfs reports */
-	int64_t io_timeout_ms;		/* queue/io_timeout, -1 if absent */
-	char serial[FACT_STR], wwn[FACT_STR], model[FACT_STR];
-	char firmware[24];		/* revision: udev, ATA IDENTIFY, SCSI rev, NVMe firmware_rev */
-	DiskFacts facts;
-} SysfsDisk;
-
-/* Where a disk's facts are read from: root directories opened once (the
- * live /sys, /proc, /run/udev, or a captured tree's); -1 when absent. */
-typedef struct DiskSources {
-	int sysfs_fd, procfs_fd, udev_fd;
-	bool live;			/* the sysfs root is the kernel's own /sys */
-} DiskSources;
+#include "sysdisk.h"
 
 /* True for a name that is safe to put in a path: no '/', not "." or "..", short. */
 bool sysfs_valid_name(const char *name);
-/* Fills ret; -ENOENT if block/<name> is gone, -ENOTBLK if it is a partition. */
-int sysfs_probe_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret);
+/* udev's record of a device (data/bMAJOR:MINOR): its text, or -errno
+ * (-ENOENT with no udev database, -EBADMSG with a NUL in it). */
+int sysfs_udev_record(int udev_fd, unsigned major, unsigned minor, char **ret);
+/* Fills ret; -ENOENT if block/<name> is gone, -ENOTBLK if it is a
+ * partition. ret_udev (may be NULL) gets the disk's udev record that was
+ * read, or NULL: for sysfs_disk_identity() and sysfs_read_memberships(), so
+ * that one probe reads it once. */
+int sysfs_read_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret, char **ret_udev);
 /* Reads block/<name>/size only: the cheap check for a disk that went to size 0. */
 int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret);
 /* Looks up KEY in the text of a udev database file ("E:KEY=value" lines). */
@@ -45,12 +35,13 @@ bool udevdb_lookup(const char *text, const char *key, char *buf, size_t n);
 typedef int (*SignatureProbe)(const char *device, unsigned major, unsigned minor, MemberSignature *s,
 			      void *userdata);
 /* What block/<name> and its partitions are members of, from udev's
- * database and holders/ (and fallback, which may be NULL). */
-int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, SignatureProbe fallback, void *userdata,
-			   Memberships *ret);
+ * database and holders/ (and fallback, which may be NULL); udev is the
+ * disk's own record if already read (its partitions' are read here), NULL
+ * to read it. */
+int sysfs_read_memberships(int sysfs_fd, int udev_fd, const char *name, const char *udev, SignatureProbe fallback,
+			   void *userdata, Memberships *ret);
 
 /* Who the disk is, for per-disk settings: name, WWN and serial as given
- * (ret points to them), and its /dev/disk/by-id link names from udev's
- * database ("S:" lines). */
-void sysfs_disk_identity(int udev_fd, const char *name, unsigned major, unsigned minor, const char *wwn,
-			 const char *serial, DiskIds *ret);
+ * (ret points to them), and its /dev/disk/by-id link names from its udev
+ * record ("S:" lines; NULL: none). */
+void sysfs_disk_identity(const char *udev, const char *name, const char *wwn, const char *serial, DiskIds *ret);

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The detector's evidence besides storms: idle cleaning after one, latency
+ * bands, probe reads, the GC score that weighs it all, and what the
+ * history restores of it after a restart.
+ */
+#include "detect.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "detect-internal.h"
+#include "format.h"
+#include "trace-abi.h"
+#include "util.h"
+
+/* One slow read on a quiet disk after a storm: from the host's traffic
+ * (an interval) or from a probe read. */
+static void idle_observe(DiskDetect *d, const DetectParams *p, double now, double dt, double slowest, double reads,
+			 DetectEmit emit, void *userdata)
+{
+	d->ev.idle = now;
+	if (d->idle.active) {
+		d->idle.last = now;
+		d->idle.peak = fmax(d->idle.peak, slowest);
+		d->idle.reads += (uint64_t)reads;
+		return;
+	}
+	if (!d->idle.pending || now - d->idle.pending_since > p->idle_end) {
+		d->idle.pending = 0;
+		d->idle.pending_since = now - dt;
+		d->idle.reads = 0;
+		d->idle.peak = 0;
+	}
+	d->idle.pending++;
+	d->idle.reads += (uint64_t)reads;
+	d->idle.peak = fmax(d->idle.peak, slowest);
+	if (d->idle.pending >= p->idle_confirm) {
+		char a[FORMAT_MAX];
+		d->idle.active = true;
+		d->idle.start = d->idle.pending_since;
+		d->idle.last = now;
+		DetectEvent e = {.kind = EVENT_IDLE_START, .op = TRACE_READ, .time = d->idle.start,
+				 .latency = d->idle.peak, .count = d->idle.reads};
+		snprintf(e.message, sizeof e.message,
+			 "cleaning while idle: after a destage storm, reads wait up to %s with the host nearly quiet",
+			 format_duration(a, d->idle.peak));
+		detect_emit(emit, userdata, &e);
+	}
+}
+
+/* Slow reads on a quiet disk after any burst are what a CMR disk with a
+ * media cache, or a virtual disk whose host writes back its cache, shows
+ * too (here: 100-230 ms reads on the virtio root disk after a backup).
+ * After a storm they are the cleaning of what the storm left. */
+bool detect_after_storm(const DiskDetect *d, const DetectParams *p, double now)
+{
+	return now - d->storm.seen <= p->idle_after && !d->storm.active;
+}
+
+void detect_idle_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,
+		       void *userdata)
+{
+	if (s->reads + s->writes > 0)
+		d->idle.host_io_last = s->now;
+	d->idle.host_quiet = (s->reads + s->writes) / dt <= p->idle_max_iops && s->writes / dt < 1;
+
+	double slowest = isfinite(s->read_max) ? s->read_max : s->reads > 0 ? s->read_time / s->reads : 0;
+	if (detect_after_storm(d, p, s->now) && d->idle.host_quiet && s->reads > 0 && slowest >= p->idle_read_slow) {
+		idle_observe(d, p, s->now, dt, slowest, s->reads, emit, userdata);
+		return;
+	}
+	if (d->idle.active && s->now - d->idle.last >= p->idle_end) {
+		char a[FORMAT_MAX], b[FORMAT_MAX];
+		double len = d->idle.last - d->idle.start;
+		DetectEvent e = {.kind = EVENT_IDLE_END, .op = TRACE_READ, .time = d->idle.last, .duration = len,
+				 .latency = d->idle.peak, .count = d->idle.reads};
+		snprintf(e.message, sizeof e.message, "idle cleaning seen for %s: %" PRIu64 " reads, slowest %s",
+			 format_duration(a, len), d->idle.reads, format_duration(b, d->idle.peak));
+		d->idle.active = false;
+		d->idle.pending = 0;
+		detect_emit(emit, userdata, &e);
+	}
+}
+
+void detect_bands_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, DetectEmit emit, void *userdata)
+{
+	if (s->now < d->bands.next)
+		return;
+	d->bands.next = s->now + 10;	/* bands move slowly; the search is not free */
+	BandRules rules = {.min_share = p->band_min_share, .min_count = p->band_min_count, .valley = p->band_valley};
+	Band found[2][BANDS_MAX];
+	for (int op = 0; op < 2; op++) {
+		const Band *f = found[op];
+		unsigned k = s->window[op] ? bands_find(s->window[op], &rules, found[op]) : 0;
+		for (unsigned i = 0; i < k; i++)
+			d->bands.found[op][i] = (DetectBand){(float)f[i].centre, (float)f[i].lo, (float)f[i].hi,
+						       (float)f[i].share,
+						       f[i].count > UINT32_MAX ? UINT32_MAX : (uint32_t)f[i].count};
+		d->bands.n[op] = k;
+	}
+	/* the reads' as found, at full precision */
+	const Band *r = found[TRACE_READ];
+	unsigned n = d->bands.n[TRACE_READ];
+	bool evidence = n >= 2 && r[n - 1].centre >= p->band_slow && r[n - 1].centre >= p->band_ratio * r[0].centre;
+	if (evidence)
+		d->ev.band = s->now;
+	if (evidence && !d->bands.evidence) {
+		DetectEvent e = {.kind = EVENT_BANDS, .op = TRACE_READ, .time = s->now, .latency = r[n - 1].centre,
+				 .count = 0, .value = n};
+		int off = snprintf(e.message, sizeof e.message, "read latency splits into %u bands:", n);
+		for (unsigned i = 0; i < n; i++) {
+			char a[FORMAT_MAX];
+			e.count += r[i].count;
+			if (off > 0 && (size_t)off < sizeof e.message)
+				off += snprintf(e.message + off, sizeof e.message - (size_t)off, "%s %s (%.0f%%)",
+						i ? "," : "", format_duration(a, r[i].centre), r[i].share * 100);
+		}
+		detect_emit(emit, userdata, &e);
+	}
+	d->bands.evidence = evidence;
+}
+
+void detect_score(const DiskDetect *d, const DetectParams *p, double now, DetectScore *ret)
+{
+	double *c[] = {&ret->storm, &ret->idle, &ret->band, &ret->stall};
+	const double ev[] = {d->ev.storm, d->ev.idle, d->ev.band, d->ev.stall};
+	const double w[] = {p->w_storm, p->w_idle, p->w_band, p->w_stall};
+	double keep = 1;
+	for (size_t i = 0; i < ELEMENTSOF(ev); i++) {
+		double age = now - ev[i];
+		*c[i] = isfinite(ev[i]) ? w[i] * exp2(-fmax(age, 0) / p->half_life) : 0;
+		keep *= 1 - *c[i];
+	}
+	ret->score = 1 - keep;
+	ret->held = false;
+	/* Idle seeking, slow reads and stalls alone: a CMR disk with a media
+	 * cache, a virtual disk's host, a failing disk show them too. Only a
+	 * storm says the cache filled. */
+	if (!isfinite(d->ev.storm) && ret->score > p->score_without_storm) {
+		double k = p->score_without_storm / ret->score;
+		ret->idle *= k, ret->band *= k, ret->stall *= k;
+		ret->score = p->score_without_storm;
+		ret->held = true;
+	}
+}
+
+double detect_slowest_recent(const DiskDetect *d, double now)
+{
+	int64_t minute = (int64_t)floor(now / 60);
+	double m = 0;
+	for (unsigned i = 0; i < 10; i++)
+		if (d->stalls.minute_max[i] > 0 && d->stalls.minute_of[i] > minute - 10 && d->stalls.minute_of[i] <= minute)
+			m = fmax(m, d->stalls.minute_max[i]);
+	return m;
+}
+
+bool detect_wants_probe(const DiskDetect *d, const DetectParams *p, double now)
+{
+	/* Never wake a disk the host has left alone: spin-down timers are
+	 * minutes; a probe a minute after the host's last I/O keeps nothing up
+	 * that the host did not. */
+	return detect_after_storm(d, p, now) && d->idle.host_quiet && now - d->idle.host_io_last <= DETECT_PROBE_MAX_IDLE;
+}
+
+void detect_probe(DiskDetect *d, const DetectParams *p, double latency, double now, double spacing,
+		  DetectEmit emit, void *userdata)
+{
+	d->idle.probes++;
+	d->idle.probe_max = fmax(d->idle.probe_max, latency);
+	if (detect_after_storm(d, p, now) && latency >= p->idle_read_slow)
+		idle_observe(d, p, now, spacing, latency, 1, emit, userdata);
+}
+
+static void restore_storm(DiskDetect *d, double time)
+{
+	d->storm.known++;
+	d->ev.storm = fmax(d->ev.storm, time);
+	d->storm.seen = fmax(d->storm.seen, time);
+}
+
+void detect_restore(DiskDetect *d, const DetectParams *p, DetectEventKind kind, double time, double latency)
+{
+	/* A storm counts only if a write in it waited: events stored by an
+	 * older smrd that took a slow flush or a cached burst's end for one
+	 * (a start at 206 us, an end "slowest 0 us") are left out. A start
+	 * carries its longest wait; an older one its mean write: its end's
+	 * slowest decides. */
+	bool waited = latency >= p->collapse_stall;
+	switch (kind) {
+	case EVENT_STORM_START:
+		d->ev.restore_pending = !waited;
+		d->ev.restore_pending_at = time;
+		if (waited)
+			restore_storm(d, time);
+		break;
+	case EVENT_STORM_END:
+		if (d->ev.restore_pending && waited)
+			restore_storm(d, d->ev.restore_pending_at);
+		if (waited && d->storm.known)
+			d->ev.storm = d->storm.seen = fmax(d->ev.storm, time);
+		d->ev.restore_pending = false;
+		break;
+	case EVENT_IDLE_START:
+	case EVENT_IDLE_END:
+		d->ev.idle = fmax(d->ev.idle, time);
+		break;
+	case EVENT_BANDS:
+		d->ev.band = fmax(d->ev.band, time);
+		break;
+	case EVENT_STALL:
+	case EVENT_TIMEOUT_RISK:
+		d->ev.stall = fmax(d->ev.stall, time);
+		break;
+	case EVENT_BEHAVIOUR:
+		d->ev.behaviour_stored = true;
+		break;
+	default:
+		break;
+	}
+}
+
+void detect_restore_done(DiskDetect *d, const DetectParams *p, double now)
+{
+	/* dm-smr by behaviour again only with a storm that still counts */
+	d->ev.behaviour = d->ev.behaviour_stored && d->storm.known > 0;
+	d->ev.restore_pending = false;
+	detect_score(d, p, now, &d->score);
+}
+
+/* ------------------------------------------------------- the media cache */
+
+#define FORECAST_MIN_RATE 65536.0	/* bytes/s: less is no fill worth a forecast */
+
+void detect_cache_params(const DetectParams *p, CacheParams *ret)
+{
+	*ret = (CacheParams){.seq_size = p->cache_seq_size, .rate_window = p->cache_rate_window,
+			     .min_rate = FORECAST_MIN_RATE};
+}
+
+/* The model in a media-cache event's fields, for the history (and back in
+ * detect_restore_cache): bytes the cache, value the idle recovery rate,
+ * duration the sustained rate after the cliff, latency one wait, count the
+ * fills it rests on, sector the recovery samples (times 2, +1 for a
+ * lower bound). */
+void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *userdata)
+{
+	const DiskModel *m = &d->cache.model;
+	if (!disk_model_known(m))
+		return;
+	char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX];
+	DetectEvent e = {.kind = EVENT_MEDIA_CACHE, .op = TRACE_WRITE, .time = now,
+			 .bytes = (uint64_t)m->media_cache_bytes, .count = m->cache_samples,
+			 .value = isfinite(m->idle_recovery_bps) ? m->idle_recovery_bps : 0,
+			 .duration = isfinite(m->slow_write_bps) ? m->slow_write_bps : 0,
+			 .latency = isfinite(m->rewrite_seconds) ? m->rewrite_seconds : 0,
+			 .sector = (uint64_t)m->recovery_samples * 2 + m->cache_lower_bound};
+	int n = snprintf(e.message, sizeof e.message, "media cache %s%s", m->cache_lower_bound ? "at least " : "~",
+			 format_size(a, m->media_cache_bytes));
+	if (m->cache_samples > 1)
+		n += snprintf(e.message + n, sizeof e.message - (size_t)n, " from %u fills (spread %.0f%%)",
+			      m->cache_samples, m->cache_spread * 100);
+	if (isfinite(m->slow_write_bps))
+		n += snprintf(e.message + n, sizeof e.message - (size_t)n, "; %s once full", format_rate(b, m->slow_write_bps));
+	if (isfinite(m->idle_recovery_bps) && n > 0 && (size_t)n < sizeof e.message)
+		snprintf(e.message + n, sizeof e.message - (size_t)n, "; idle time gives back %s",
+			 format_rate(c, m->idle_recovery_bps));
+	detect_emit(emit, userdata, &e);
+}
+
+void detect_restore_cache(DiskDetect *d, const DetectEvent *e)
+{
+	DiskModel m;
+	disk_model_init(&m);
+	if (!(e->bytes > 0))
+		return;
+	m.media_cache_bytes = (double)e->bytes;
+	m.cache_samples = (unsigned)e->count;
+	m.cache_lower_bound = e->sector & 1;
+	m.recovery_samples = (unsigned)(e->sector / 2);
+	if (e->value > 0)
+		m.idle_recovery_bps = e->value;
+	if (e->duration > 0)
+		m.slow_write_bps = e->duration;
+	if (e->latency > 0)
+		m.rewrite_seconds = e->latency;
+	cache_restore(&d->cache, &m);
+}
+
+void detect_seed_cache(DiskDetect *d, double bytes) { cache_seed(&d->cache, bytes); }
+
+double detect_fill_rate(const DiskDetect *d, const DetectParams *p, double now)
+{
+	CacheParams cp;
+	detect_cache_params(p, &cp);
+	return cache_rate(&d->cache, &cp, now);
+}
+
+void detect_forecast(DiskDetect *d, const DetectParams *p, double now, DetectEmit emit, void *userdata)
+{
+	CacheParams cp;
+	detect_cache_params(p, &cp);
+	d->forecast = d->storm.active ? NAN : cache_forecast(&d->cache, &cp, now);
+	if (!(d->forecast <= p->forecast_warn) || d->cache.warned)
+		return;
+	d->cache.warned = true;
+	char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX], t[FORMAT_MAX];
+	const DiskModel *m = &d->cache.model;
+	DetectEvent e = {.kind = EVENT_STALL_IMMINENT, .op = TRACE_WRITE, .time = now, .duration = d->forecast,
+			 .value = cache_fill_ratio(&d->cache),
+			 .bytes = (uint64_t)fmax(m->media_cache_bytes - d->cache.fill, 0)};
+	snprintf(e.message, sizeof e.message,
+		 "media cache ~%.0f%% full (%s of ~%s): at %s writes will stall in ~%s", e.value * 100,
+		 format_size(a, d->cache.fill), format_size(b, m->media_cache_bytes),
+		 format_rate(c, cache_rate(&d->cache, &cp, now)), format_duration(t, d->forecast));
+	detect_emit(emit, userdata, &e);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the detector's files share and nobody else uses: detect.c (storms,
+ * waits, stalls) and detect-evidence.c (idle cleaning, bands, the score).
+ */
+#pragma once
+
+#include "detect.h"
+
+static inline const char *detect_op_name(int op)
+{
+	static const char *const n[] = {"read", "write", "discard", "flush"};
+	return op >= 0 && op < 4 ? n[op] : "io";
+}
+
+static inline void detect_emit(DetectEmit emit, void *userdata, DetectEvent *e)
+{
+	if (emit)
+		emit(e, userdata);
+}
+
+/* Whether a flush or discard that took collapse-stall or longer was in
+ * flight during [start, end]: what waited then waited for it. */
+bool detect_shadowed(const DiskDetect *d, double start, double end);
+/* Idle cleaning: within idle-after of a storm, no storm under way. */
+bool detect_after_storm(const DiskDetect *d, const DetectParams *p, double now);
+void detect_idle_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,
+		       void *userdata);
+void detect_bands_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, DetectEmit emit, void *userdata);
+void detect_cache_params(const DetectParams *p, CacheParams *ret);
+/* The cache model changed: a media-cache event carries it to the history. */
+void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *userdata);
+/* The forecast for this interval, and a stall-imminent warning once per fill. */
+void detect_forecast(DiskDetect *d, const DetectParams *p, double now, DetectEmit emit, void *userdata);

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "incident.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "util.h"
+
+#define CLASS_MAX 24
+
+typedef enum Policy { POLICY_NONE, POLICY_STORM_START, POLICY_STORM_END, POLICY_ONCE, POLICY_RATE } Policy;
+
+typedef struct KindState {
+	uint64_t last_sent;		/* CLOCK_REALTIME of the last note of this kind; 0 never */
+	uint64_t pending, pending_first, pending_last;
+	char pending_msg[320];
+	bool done;			/* a once-kind was sent */
+	bool acked;
+	char ack_class[CLASS_MAX];
+} KindState;
+
+typedef struct IncidentDisk {
+	char identity[96], device[32];
+	char storm[INCIDENT_ID_MAX];	/* the open storm's incident; "" none */
+	bool storm_sent;		/* ... and its start was notified */
+	KindState k[_EVENT_KIND_MAX];
+	bool ack_all;
+	char ack_all_class[CLASS_MAX];
+} IncidentDisk;
+
+struct IncidentBook {
+	IncidentDisk *disks;
+	size_t n, cap;
+};
+
+static Policy policy(DetectEventKind k)
+{
+	switch (k) {
+	case EVENT_STORM_START: return POLICY_STORM_START;
+	case EVENT_STORM_END: return POLICY_STORM_END;
+	case EVENT_BEHAVIOUR: case EVENT_BANDS: return POLICY_ONCE;
+	case EVENT_STALL: case EVENT_TIMEOUT_RISK: case EVENT_STALL_IMMINENT: return POLICY_RATE;
+	default: return POLICY_NONE;
+	}
+}
+
+int incident_book_new(IncidentBook **ret)
+{
+	*ret = calloc(1, sizeof **ret);
+	return *ret ? 0 : -ENOMEM;
+}
+
+IncidentBook *incident_book_free(IncidentBook *b)
+{
+	if (b)
+		free(b->disks);
+	free(b);
+	return NULL;
+}
+
+static IncidentDisk *find(const IncidentBook *b, const char *identity)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (streq(b->disks[i].identity, identity))
+			return &b->disks[i];
+	return NULL;
+}
+
+static IncidentDisk *get(IncidentBook *b, const char *device, const char *identity)
+{
+	IncidentDisk *d = find(b, identity);
+	if (!d) {
+		if (b->n == INCIDENT_DISKS_MAX)
+			return NULL;
+		if (b->n == b->cap) {
+			size_t cap = b->cap ? b->cap * 2 : 16;
+			IncidentDisk *x = realloc(b->disks, cap * sizeof *x);
+			if (!x)
+				return NULL;
+			b->disks = x, b->cap = cap;
+		}
+		d = &b->disks[b->n++];
+		memset(d, 0, sizeof *d);
+		snprintf(d->identity, sizeof d->identity, "%s", identity);
+	}
+	/* a disk renamed since (sdb is sdc after a reboot) is the same disk */
+	snprintf(d->device, sizeof d->device, "%s", device);
+	return d;
+}
+
+void incident_make_id(char out[INCIDENT_ID_MAX], const char *identity, const char *what, uint64_t start_usec)
+{
+	uint64_t h = UINT64_C(1469598103934665603);	/* FNV-1a */
+	for (const char *p = identity; *p; p++)
+		h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
+	h = (h ^ 0xff) * UINT64_C(1099511628211);
+	for (int i = 0; i < 8; i++)
+		h = (h ^ ((start_usec >> (8 * i)) & 0xff)) * UINT64_C(1099511628211);
+	snprintf(out, INCIDENT_ID_MAX, "%.20s-%016" PRIx64, what, h);
+}
+
+/* An acknowledgement holds while the class does: a disk that changed
+ * (cmr to dm-smr by behaviour, or back) is news again. */
+static bool ack_holds(bool *acked, const char *stamp, const char *disk_class)
+{
+	if (*acked && !streq(stamp, disk_class ? disk_class : ""))
+		*acked = false;
+	return *acked;
+}
+
+bool incident_acked(IncidentBook *b, const char *identity, DetectEventKind kind, const char *disk_class)
+{
+	IncidentDisk *d = find(b, identity);
+	if (!d || kind < 0 || kind >= _EVENT_KIND_MAX)
+		return false;
+	return ack_holds(&d->ack_all, d->ack_all_class, disk_class) ||
+	       ack_holds(&d->k[kind].acked, d->k[kind].ack_class, disk_class);
+}
+
+static void fill(IncidentNote *n, const IncidentDisk *d, const IncidentEvent *e, const char *incident)
+{
+	*n = (IncidentNote){.kind = e->kind, .count = 1, .first_usec = e->time_usec, .time_usec = e->time_usec};
+	snprintf(n->incident, sizeof n->incident, "%s", incident);
+	snprintf(n->device, sizeof n->device, "%s", d->device);
+	snprintf(n->identity, sizeof n->identity, "%s", d->identity);
+	snprintf(n->message, sizeof n->message, "%s", e->message ? e->message : "");
+}
+
+static bool judge_rate(IncidentDisk *d, const IncidentParams *p, const IncidentEvent *e, IncidentNote *note,
+		       const char **why)
+{
+	KindState *k = &d->k[e->kind];
+	if (k->last_sent && e->time_usec >= k->last_sent && e->time_usec - k->last_sent < p->interval_usec) {
+		if (!k->pending++)
+			k->pending_first = e->time_usec;
+		k->pending_last = e->time_usec;
+		snprintf(k->pending_msg, sizeof k->pending_msg, "%s", e->message ? e->message : "");
+		*why = "aggregated";
+		return false;
+	}
+	char id[INCIDENT_ID_MAX];
+	incident_make_id(id, d->identity, detect_event_kind_to_string(e->kind), e->time_usec);
+	fill(note, d, e, id);
+	k->last_sent = e->time_usec;
+	return true;
+}
+
+bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEvent *e, IncidentNote *note,
+		    const char **why)
+{
+	*why = NULL;
+	Policy pol = e->kind >= 0 && e->kind < _EVENT_KIND_MAX ? policy(e->kind) : POLICY_NONE;
+	if (pol == POLICY_NONE) {
+		*why = "not a notification kind";
+		return false;
+	}
+	IncidentDisk *d = get(b, e->device, e->identity);
+	if (!d) {
+		*why = "too many disks";
+		return false;
+	}
+	if (pol == POLICY_STORM_END) {
+		bool sent = d->storm[0] && d->storm_sent;
+		if (sent)
+			fill(note, d, e, d->storm), note->follow_up = true;
+		d->storm[0] = 0, d->storm_sent = false;
+		if (!sent)
+			*why = "its start was not sent";
+		return sent;
+	}
+	char id[INCIDENT_ID_MAX];
+	if (pol == POLICY_STORM_START) {
+		incident_make_id(id, d->identity, "storm", e->time_usec);
+		snprintf(d->storm, sizeof d->storm, "%s", id);
+		d->storm_sent = false;
+	}
+	const EventKindInfo *info = event_kind_info(e->kind);
+	if (info->priority > p->min_priority)
+		*why = "below notify-min-severity";
+	else if (incident_acked(b, d->identity, e->kind, e->disk_class))
+		*why = "acknowledged";
+	else if (pol == POLICY_ONCE && d->k[e->kind].done)
+		*why = "already sent";
+	if (*why)
+		return false;
+	switch (pol) {
+	case POLICY_STORM_START:
+		d->storm_sent = true;
+		fill(note, d, e, id);
+		return true;
+	case POLICY_ONCE:
+		d->k[e->kind].done = true;
+		incident_make_id(id, d->identity, info->name, 0);
+		fill(note, d, e, id);
+		return true;
+	default:
+		return judge_rate(d, p, e, note, why);
+	}
+}
+
+unsigned incident_due(IncidentBook *b, const IncidentParams *p, uint64_t now_usec, IncidentNoteFn cb,
+		      void *userdata)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		IncidentDisk *d = &b->disks[i];
+		for (int kind = 0; kind < _EVENT_KIND_MAX; kind++) {
+			KindState *k = &d->k[kind];
+			if (!k->pending || now_usec < k->last_sent + p->interval_usec)
+				continue;
+			IncidentNote note = {.kind = kind, .count = k->pending, .first_usec = k->pending_first,
+					     .time_usec = k->pending_last};
+			incident_make_id(note.incident, d->identity, detect_event_kind_to_string(kind), k->pending_first);
+			snprintf(note.device, sizeof note.device, "%s", d->device);
+			snprintf(note.identity, sizeof note.identity, "%s", d->identity);
+			snprintf(note.message, sizeof note.message, "%" PRIu64 " more since the last notification; the last: %s",
+				 k->pending, k->pending_msg);
+			k->pending = 0;
+			k->last_sent = now_usec;
+			cb(&note, userdata);
+			n++;
+		}
+	}
+	return n;
+}
+
+int incident_ack(IncidentBook *b, const char *device, const char *identity, int kind, const char *disk_class)
+{
+	if (kind >= _EVENT_KIND_MAX)
+		return -EINVAL;
+	if (!find(b, identity) && b->n == INCIDENT_DISKS_MAX)
+		return -E2BIG;
+	IncidentDisk *d = get(b, device, identity);
+	if (!d)
+		return -ENOMEM;
+	bool *acked = kind < 0 ? &d->ack_all : &d->k[kind].acked;
+	char *stamp = kind < 0 ? d->ack_all_class : d->k[kind].ack_class;
+	*acked = true;
+	snprintf(stamp, CLASS_MAX, "%s", disk_class ? disk_class : "");
+	/* what was waiting to be summed up is acknowledged with it */
+	for (int k = 0; k < _EVENT_KIND_MAX; k++)
+		if (kind < 0 || k == kind)
+			d->k[k].pending = 0;
+	return 0;
+}
+
+void incident_restore_sent(IncidentBook *b, const char *device, const char *identity, DetectEventKind kind,
+			   const char *incident, bool follow_up, uint64_t time_usec)
+{
+	IncidentDisk *d = kind >= 0 && kind < _EVENT_KIND_MAX ? get(b, device, identity) : NULL;
+	if (!d)
+		return;
+	switch (policy(kind)) {
+	case POLICY_STORM_START:
+		snprintf(d->storm, sizeof d->storm, "%s", incident);
+		d->storm_sent = true;
+		break;
+	case POLICY_STORM_END:
+		(void)follow_up;
+		d->storm[0] = 0, d->storm_sent = false;
+		break;
+	case POLICY_ONCE:
+		d->k[kind].done = true;
+		break;
+	case POLICY_RATE:
+		if (time_usec > d->k[kind].last_sent)
+			d->k[kind].last_sent = time_usec;
+		break;
+	default:
+		break;
+	}
+}
+
+void incident_restore_ack(IncidentBook *b, const char *device, const char *identity, int kind,
+			  const char *disk_class)
+{
+	(void)incident_ack(b, device, identity, kind, disk_class);
+}
