@@ -16,7 +16,7 @@
 #include "verdict-json.h"
 #include "log.h"
 #include "monitor.h"
-#include "service.h"
+#include "notify.h"
 #include "tracer.h"
 
 #ifndef SMRD_VERSION
@@ -46,19 +46,18 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object *o = json_object_new_object(), *by_class = json_object_new_object();
 	unsigned counts[_DISK_CLASS_MAX] = {0}, suspects, storms;
 
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		counts[monitor_smr_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class]++;
-	}
-	monitor_count(ctx->monitor, &suspects, &storms);
+	for (size_t i = 0; i < registry_size(ctx->disks); i++)
+		counts[disk_class(registry_at(ctx->disks, i))]++;
+	registry_count(ctx->disks, &suspects, &storms);
 	for (int c = 0; c < _DISK_CLASS_MAX; c++)
 		json_object_object_add(by_class, disk_class_to_string(c), json_object_new_int((int)counts[c]));
-	double now = now_seconds(CLOCK_REALTIME);
 	const SamplerStats *ss = sampler_stats(ctx->sampler);
 
 	json_object_object_add(o, "version", json_object_new_string(SMRD_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
-	json_object_object_add(o, "uptime_seconds", jdouble(now - (double)ctx->start_realtime_usec / 1e6));
+	/* the monotonic clock: a wall clock set back must not make it negative */
+	json_object_object_add(o, "uptime_seconds",
+			       jdouble((double)(now_usec(CLOCK_MONOTONIC) - ctx->start_mono_usec) / 1e6));
 	json_object_object_add(o, "interval_seconds", jdouble(ctx->config.interval));
 	json_object_object_add(o, "listen", json_object_new_string(bound_listen(ctx, buf, sizeof buf)));
 	json_object_object_add(o, "config", json_object_new_string(ctx->config_path));
@@ -103,81 +102,80 @@ static json_object *members_json(const Disk *d)
 	return a;
 }
 
-static json_object *disk_summary(const Context *ctx, const Disk *d)
+/* null for what is not known, as the metrics leave it out */
+static json_object *jknown(double v) { return isfinite(v) ? jdouble(v) : NULL; }
+
+static json_object *lat_json(const LatSummary *l, bool full)
+{
+	json_object *x = json_object_new_object();
+	json_object_object_add(x, "count", json_object_new_int64((int64_t)l->count));
+	if (full)
+		json_object_object_add(x, "mean", jdouble(l->mean));
+	json_object_object_add(x, "p50", jdouble(l->p50));
+	if (full)
+		json_object_object_add(x, "p90", jdouble(l->p90));
+	json_object_object_add(x, "p99", jdouble(l->p99));
+	if (full) {
+		json_object_object_add(x, "p99.9", jdouble(l->p999));
+		json_object_object_add(x, "max", jdouble(l->max));
+	}
+	return x;
+}
+
+static json_object *summary_json(const Disk *d)
 {
 	json_object *o = json_object_new_object();
-	DiskRates r;
-	VerdictSummary v;
-	DetectScore sc;
-	disk_rates(d, &r);
-	monitor_summary(ctx->monitor, d, &v);
-	monitor_score(ctx->monitor, d, &sc);
+	const DiskView *v = &d->view;
+	const DiskRates *r = &v->rates;
+	VerdictSummary s;
+	disk_summary(d, &s);
 	json_object_object_add(o, "device", json_object_new_string(d->name));
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
 	json_object_object_add(o, "members", members_json(d));
-	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v.class)));
-	json_object_object_add(o, "confidence", jdouble(v.confidence));
-	json_object_object_add(o, "smr_confidence", jdouble(v.smr_confidence));
-	json_object_object_add(o, "storm", json_object_new_boolean(d->det_ready && d->det.storm));
-	json_object_object_add(o, "idle_cleaning", json_object_new_boolean(d->det_ready && d->det.idle));
-	json_object_object_add(o, "gc_score", jdouble(sc.score));
-	json_object_object_add(o, "reads_per_second", jdouble(r.reads));
-	json_object_object_add(o, "writes_per_second", jdouble(r.writes));
-	json_object_object_add(o, "read_bytes_per_second", jdouble(r.read_bytes));
-	json_object_object_add(o, "write_bytes_per_second", jdouble(r.write_bytes));
-	json_object_object_add(o, "read_latency_seconds", jdouble(r.read_latency));
-	json_object_object_add(o, "write_latency_seconds", jdouble(r.write_latency));
-	json_object_object_add(o, "utilisation", jdouble(r.utilisation));
-	json_object_object_add(o, "queue_depth", jdouble(r.queue_depth));
+	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(s.class)));
+	json_object_object_add(o, "confidence", jdouble(s.confidence));
+	json_object_object_add(o, "smr_confidence", jdouble(s.smr_confidence));
+	json_object_object_add(o, "storm", json_object_new_boolean(v->storm));
+	json_object_object_add(o, "idle_cleaning", json_object_new_boolean(v->idle));
+	json_object_object_add(o, "gc_score", jdouble(v->score.score));
+	json_object_object_add(o, "media_cache_fill_ratio", jknown(v->cache_fill));
+	json_object_object_add(o, "media_cache_fill_anchored", json_object_new_boolean(v->cache_sure));
+	json_object_object_add(o, "stall_forecast_seconds", jknown(v->forecast));
+	json_object_object_add(o, "reads_per_second", jdouble(r->reads));
+	json_object_object_add(o, "writes_per_second", jdouble(r->writes));
+	json_object_object_add(o, "read_bytes_per_second", jdouble(r->read_bytes));
+	json_object_object_add(o, "write_bytes_per_second", jdouble(r->write_bytes));
+	json_object_object_add(o, "read_latency_seconds", jdouble(r->read_latency));
+	json_object_object_add(o, "write_latency_seconds", jdouble(r->write_latency));
+	json_object_object_add(o, "utilisation", jdouble(r->utilisation));
+	json_object_object_add(o, "queue_depth", jdouble(r->queue_depth));
 	/* The last interval's percentiles, for smrctl top. */
 	json_object *lat = json_object_new_object();
-	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
-		const OpLatency *ol = d->lat->op[op];
-		if (!ol)
-			continue;
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "count", json_object_new_int64((int64_t)ol->window.last_second.count));
-		json_object_object_add(x, "p50", jdouble(hist_quantile(&ol->window.last_second, 0.5)));
-		json_object_object_add(x, "p99", jdouble(hist_quantile(&ol->window.last_second, 0.99)));
-		json_object_object_add(lat, trace_op_to_string(op), x);
-	}
+	for (int op = 0; op < TRACE_OPS; op++)
+		if (v->op[op].traced)
+			json_object_object_add(lat, trace_op_to_string(op), lat_json(&v->op[op].win[VIEW_LAST], false));
 	json_object_object_add(o, "latency_last_interval", lat);
 	return o;
-}
-
-static json_object *window_json(const OpLatency *ol, double seconds)
-{
-	Hist h;
-	lat_window_sum(&ol->window, seconds, &h);
-	json_object *x = json_object_new_object();
-	json_object_object_add(x, "count", json_object_new_int64((int64_t)h.count));
-	json_object_object_add(x, "mean", jdouble(hist_mean(&h)));
-	static const struct { const char *k; double q; } qs[] = {
-		{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p99.9", 0.999},
-	};
-	for (size_t i = 0; i < ELEMENTSOF(qs); i++)
-		json_object_object_add(x, qs[i].k, jdouble(hist_quantile(&h, qs[i].q)));
-	json_object_object_add(x, "max", jdouble(hist_max(&h)));
-	return x;
 }
 
 static json_object *latency_json(const Context *ctx, const Disk *d)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "backend", json_object_new_string(tracer_backend(ctx->tracer)));
-	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
-		const OpLatency *ol = d->lat->op[op];
-		if (!ol)
+	for (int op = 0; op < TRACE_OPS; op++) {
+		const OpView *ov = &d->view.op[op];
+		if (!ov->traced)
 			continue;
 		json_object *x = json_object_new_object(), *w = json_object_new_object(), *hist = json_object_new_array();
 		/* "last" is the last sampling interval: a second by default. */
-		json_object_object_add(w, "last", window_json(ol, 1));
-		json_object_object_add(w, "1m", window_json(ol, 60));
-		json_object_object_add(w, "10m", window_json(ol, 600));
+		for (int k = 0; k < _VIEW_WINDOW_MAX; k++)
+			json_object_object_add(w, view_windows[k].name, lat_json(&ov->win[k], true));
 		json_object_object_add(x, "windows", w);
-		Hist h;
-		lat_window_sum(&ol->window, 600, &h);
+		/* the buckets themselves: not a figure of the view, the tracer's data */
+		Hist h = {0};
+		if (d->lat && d->lat->op[op])
+			lat_window_sum(&d->lat->op[op]->window, 600, &h);
 		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
 			if (!h.bucket[b])
 				continue;
@@ -190,9 +188,9 @@ static json_object *latency_json(const Context *ctx, const Disk *d)
 			json_object_array_add(hist, row);
 		}
 		json_object_object_add(x, "histogram_10m", hist);
-		json_object_object_add(x, "total", json_object_new_int64((int64_t)ol->total.count));
-		json_object_object_add(x, "slow", json_object_new_int64((int64_t)ol->slow));
-		json_object_object_add(x, "slow_max", ol->slow ? jdouble(ol->slow_max) : NULL);
+		json_object_object_add(x, "total", json_object_new_int64((int64_t)ov->total));
+		json_object_object_add(x, "slow", json_object_new_int64((int64_t)ov->slow));
+		json_object_object_add(x, "slow_max", ov->slow ? jdouble(ov->slow_max) : NULL);
 		json_object_object_add(o, trace_op_to_string(op), x);
 	}
 	json_object *recent = json_object_new_array();
@@ -220,7 +218,7 @@ static int cmd_disks(Context *ctx, json_object *args, json_object **ret, ProtoEr
 	(void)args, (void)err, (void)msg;
 	json_object *a = json_object_new_array();
 	for (size_t i = 0; i < registry_size(ctx->disks); i++)
-		json_object_array_add(a, disk_summary(ctx, registry_at(ctx->disks, i)));
+		json_object_array_add(a, summary_json(registry_at(ctx->disks, i)));
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "disks", a);
 	*ret = o;
@@ -278,47 +276,62 @@ static json_object *bands_json(const Band *b, unsigned n)
 	return a;
 }
 
+static json_object *cache_json(const DiskView *v)
+{
+	json_object *o = json_object_new_object();
+	const DiskModel *m = &v->cache;
+	json_object_object_add(o, "bytes", jknown(m->media_cache_bytes));
+	json_object_object_add(o, "fills", json_object_new_int((int)m->cache_samples));
+	json_object_object_add(o, "lower_bound", json_object_new_boolean(m->cache_lower_bound));
+	json_object_object_add(o, "spread", disk_model_known(m) && m->cache_samples > 1 ? jdouble(m->cache_spread) : NULL);
+	json_object_object_add(o, "fill_ratio", jknown(v->cache_fill));
+	json_object_object_add(o, "fill_anchored", json_object_new_boolean(v->cache_sure));
+	json_object_object_add(o, "fill_bytes_per_second", jdouble(v->fill_rate));
+	json_object_object_add(o, "stall_forecast_seconds", jknown(v->forecast));
+	json_object_object_add(o, "slow_write_bytes_per_second", jknown(m->slow_write_bps));
+	json_object_object_add(o, "rewrite_seconds", jknown(m->rewrite_seconds));
+	json_object_object_add(o, "idle_recovery_bytes_per_second", jknown(m->idle_recovery_bps));
+	return o;
+}
+
 static json_object *detection_json(const Context *ctx, const Disk *d)
 {
 	json_object *o = json_object_new_object(), *storm = json_object_new_object(), *stalls = json_object_new_object();
 	json_object *bands = json_object_new_object(), *score = json_object_new_object(), *idle = json_object_new_object();
-	const DiskDetect *t = &d->det;
-	DetectScore sc;
-	/* detector times are monotonic seconds; show them as wall-clock */
-	double off = now_seconds(CLOCK_REALTIME) - now_seconds(CLOCK_MONOTONIC);
+	const DiskView *v = &d->view;
 
-	monitor_score(ctx->monitor, d, &sc);
-	json_object_object_add(storm, "active", json_object_new_boolean(d->det_ready && t->storm));
-	json_object_object_add(storm, "since", d->det_ready && t->storm ? jdouble(t->storm_start + off) : NULL);
-	json_object_object_add(storm, "total", json_object_new_int64((int64_t)t->storms));
-	json_object_object_add(storm, "on_record", json_object_new_int64((int64_t)t->storms_known));
-	json_object_object_add(storm, "fast_iops", jdouble(t->fast_iops));
-	json_object_object_add(storm, "fast_latency", jdouble(t->fast_latency));
+	json_object_object_add(storm, "active", json_object_new_boolean(v->storm));
+	json_object_object_add(storm, "since", v->storm ? jdouble(v->storm_since) : NULL);
+	json_object_object_add(storm, "total", json_object_new_int64((int64_t)v->storms));
+	json_object_object_add(storm, "on_record", json_object_new_int64((int64_t)v->storms_known));
+	json_object_object_add(storm, "fast_iops", jdouble(v->fast_iops));
+	json_object_object_add(storm, "fast_latency", jdouble(v->fast_latency));
 	json_object_object_add(o, "storm", storm);
-	json_object_object_add(idle, "active", json_object_new_boolean(d->det_ready && t->idle));
+	json_object_object_add(idle, "active", json_object_new_boolean(v->idle));
 	json_object_object_add(idle, "probe_enabled", json_object_new_boolean(ctx->config.probe));
-	json_object_object_add(idle, "probe_reads", json_object_new_int64((int64_t)t->probes));
-	json_object_object_add(idle, "probe_slowest", jdouble(t->probe_max));
+	json_object_object_add(idle, "probe_reads", json_object_new_int64((int64_t)v->probes));
+	json_object_object_add(idle, "probe_slowest", jdouble(v->probe_max));
 	json_object_object_add(o, "idle_cleaning", idle);
 	for (int op = 0; op < TRACE_OPS; op++)
-		json_object_object_add(stalls, trace_op_to_string(op), json_object_new_int64((int64_t)t->stalls[op]));
-	json_object_object_add(stalls, "slowest", jdouble(t->stall_max));
+		json_object_object_add(stalls, trace_op_to_string(op), json_object_new_int64((int64_t)v->stalls[op]));
+	json_object_object_add(stalls, "slowest", jdouble(v->stall_max));
 	json_object_object_add(stalls, "threshold", jdouble(disk_stall_threshold(d, &ctx->config.detect)));
 	json_object_object_add(o, "stalls", stalls);
 	for (int op = 0; op < 2; op++) {
 		Band b[BANDS_MAX];
-		unsigned n = detect_bands(t, op, b);
+		unsigned n = diskview_bands(v, op, b);
 		json_object_object_add(bands, trace_op_to_string(op), bands_json(b, n));
 	}
 	json_object_object_add(o, "bands", bands);
-	json_object_object_add(score, "score", jdouble(sc.score));
-	json_object_object_add(score, "storm", jdouble(sc.storm));
-	json_object_object_add(score, "idle_cleaning", jdouble(sc.idle));
-	json_object_object_add(score, "bands", jdouble(sc.band));
-	json_object_object_add(score, "stalls", jdouble(sc.stall));
+	json_object_object_add(score, "score", jdouble(v->score.score));
+	json_object_object_add(score, "storm", jdouble(v->score.storm));
+	json_object_object_add(score, "idle_cleaning", jdouble(v->score.idle));
+	json_object_object_add(score, "bands", jdouble(v->score.band));
+	json_object_object_add(score, "stalls", jdouble(v->score.stall));
 	json_object_object_add(score, "half_life", jdouble(ctx->config.detect.half_life));
 	json_object_object_add(o, "gc_score", score);
-	json_object_object_add(o, "behaviour", json_object_new_boolean(t->behaviour));
+	json_object_object_add(o, "behaviour", json_object_new_boolean(v->behaviour));
+	json_object_object_add(o, "media_cache", cache_json(v));
 	json_object *recent = json_object_new_array();
 	HistoryFilter f = {.device = d->name, .limit = 10};
 	history_query(monitor_history(ctx->monitor), &f, add_event, recent);
@@ -404,12 +417,8 @@ static Disk *arg_disk(Context *ctx, json_object *args, const char *cmd, ProtoErr
 static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	(void)args;
-	unsigned suspects, storms;
-	service_reloading(ctx->service);
 	_cleanup_free_ char *why = NULL;
 	int r = context_reload(ctx, &why);
-	monitor_count(ctx->monitor, &suspects, &storms);
-	service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms, r < 0 ? (why ? why : "see the log") : NULL);
 	if (r < 0) {
 		*err = PROTO_ERR_BAD_ARGUMENT;
 		*msg = TAKE_PTR(why);
@@ -430,14 +439,14 @@ static int cmd_probe(Context *ctx, json_object *args, json_object **ret, ProtoEr
 		return -EINVAL;
 	char name[sizeof d->name];
 	snprintf(name, sizeof name, "%s", d->name);
-	discovery_probe(ctx->discovery, name);
+	discovery_reread(ctx->discovery, name);
 	d = registry_get(ctx->disks, name);
 	if (!d) {
 		*err = PROTO_ERR_NO_SUCH_DEVICE;
 		set_errorf(msg, 0, "%s went away while it was probed", name);
 		return -ENOENT;
 	}
-	*ret = disk_summary(ctx, d);
+	*ret = summary_json(d);
 	return 0;
 }
 
@@ -460,18 +469,50 @@ static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoE
 	return 0;
 }
 
+/* Silences a disk's notifications of a kind (or all) while its class holds. */
+static int cmd_ack(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	Disk *d = arg_disk(ctx, args, "ack", err, msg);
+	if (!d)
+		return -EINVAL;
+	json_object *k;
+	int kind = -1;
+	if (json_object_object_get_ex(args, "kind", &k) && k) {
+		const char *name = json_object_is_type(k, json_type_string) ? json_object_get_string(k) : "";
+		kind = streq(name, "all") ? -1 : detect_event_kind_from_string(name);
+		if (kind < 0 && !streq(name, "all")) {
+			_cleanup_free_ char *safe = str_sanitize(name);
+			*err = PROTO_ERR_BAD_ARGUMENT;
+			set_errorf(msg, 0, "'%.40s' is not an event kind: storm-start, storm-end, stall, timeout-risk, "
+				   "bands, behaviour, stall-imminent or all", safe ? safe : "?");
+			return -EINVAL;
+		}
+	}
+	int r = notifier_ack(ctx->notifier, d, kind);
+	if (r < 0) {
+		*err = PROTO_ERR_INTERNAL;
+		set_errorf(msg, 0, "could not acknowledge: %s", strerror(-r));
+		return r;
+	}
+	*ret = json_object_new_object();
+	json_object_object_add(*ret, "device", json_object_new_string(d->name));
+	json_object_object_add(*ret, "kind", json_object_new_string(kind < 0 ? "all" : detect_event_kind_to_string(kind)));
+	json_object_object_add(*ret, "class", json_object_new_string(disk_class_to_string(disk_class(d))));
+	return 0;
+}
+
 static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	const Disk *d = arg_disk(ctx, args, "show", err, msg);
 	if (!d)
 		return -ENOENT;
-	json_object *o = disk_summary(ctx, d);
+	json_object *o = summary_json(d);
 	_cleanup_free_ Verdict *v = malloc(sizeof *v);
 	if (!v) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
-	monitor_verdict(ctx->monitor, ctx->models.list, d, v);
+	disk_verdict(d, ctx->models.list, v);
 	const DiskSys *f = &d->sys;
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
@@ -507,6 +548,7 @@ static const struct {
 	{"reload", cmd_reload, true},
 	{"probe", cmd_probe, true},
 	{"forget", cmd_forget, true},
+	{"ack", cmd_ack, true},
 };
 
 int commands_dispatch(void *userdata, const char *command, json_object *args, const struct ucred *peer,

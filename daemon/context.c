@@ -17,10 +17,12 @@
 #include "control.h"
 #include "discovery.h"
 #include "exporter.h"
+#include "format.h"
 #include "web.h"
 #include "http.h"
 #include "log.h"
 #include "monitor.h"
+#include "notify.h"
 #include "sampler.h"
 #include "service.h"
 #include "tracer.h"
@@ -40,11 +42,24 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error)
 		return r;
 	bool is_default = streq(ctx->config_path, SMRD_CONFIG_PATH);
 	r = config_load(&c, ctx->config_path, is_default, ret_error);
-	for (size_t i = 0; r >= 0 && i < ctx->cli.n; i++)
-		r = config_set(&c, ctx->cli.items[i].key, ctx->cli.items[i].value, ret_error);
+	for (size_t i = 0; r >= 0 && i < ctx->cli.n; i++) {
+		_cleanup_free_ char *warn = NULL, *flag = NULL;
+		r = config_set(&c, ctx->cli.items[i].key, ctx->cli.items[i].value, ret_error ? ret_error : &warn);
+		if (r >= 0 && ret_error && *ret_error)
+			warn = TAKE_PTR(*ret_error);
+		if (r >= 0 && warn && asprintf(&flag, "--%s", ctx->cli.items[i].key) >= 0)
+			r = config_warn(&c, flag, warn);
+	}
 	if (r < 0) {
 		config_done(&c);
 		return r;
+	}
+	/* what was accepted but changes nothing: "line N: ..." of the file, "--flag: ..." */
+	for (const char *w = c.warnings; w && *w;) {
+		size_t n = strcspn(w, "\n");
+		log_warning("%s%s%.*s", startswith(w, "line ") ? ctx->config_path : "", startswith(w, "line ") ? ", " : "",
+			    (int)n, w);
+		w += n + (w[n] == '\n');
 	}
 	*ret = c;
 	return 0;
@@ -143,6 +158,20 @@ static int make_state_dir(const char *path)
 		}
 	if (mkdir(p, 0750) < 0 && errno != EEXIST)
 		return -errno;
+	/* Never a link to elsewhere, never a directory others may write or that
+	 * is not ours: smrd would store (and, for a corrupt file, move aside)
+	 * whatever it found there. */
+	struct stat st;
+	if (lstat(p, &st) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* writable by others, it must at least be sticky: they cannot then
+	 * replace what is ours (and what they plant there we leave alone) */
+	if ((st.st_uid != geteuid() && st.st_uid != 0) || ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)))
+		return -EPERM;
 	return 0;
 }
 
@@ -202,10 +231,11 @@ void context_tick(Context *ctx, uint64_t now)
 	tracer_sync(ctx->tracer);
 	tracer_collect(ctx->tracer, now, now_usec(CLOCK_REALTIME));
 	if (ctx->monitor)
-		monitor_tick(ctx->monitor, now);
+		monitor_tick(ctx->monitor, now, sampler_stats(ctx->sampler)->steal_last);
+	notifier_tick(ctx->notifier, now_usec(CLOCK_REALTIME));
 	if (service_wants_status(ctx->service)) {
 		unsigned suspects, storms;
-		monitor_count(ctx->monitor, &suspects, &storms);
+		registry_count(ctx->disks, &suspects, &storms);
 		service_sampled(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms);
 	}
 }
@@ -245,10 +275,13 @@ static int start_tracer(Context *ctx)
 {
 	static const TraceBackendOps *const backends[] = {&trace_bpf_ops, &trace_perf_ops, NULL};
 	TracerCallbacks cb = {.slow_io = on_slow_io, .userdata = ctx};
-	int r = tracer_new(ctx->event, backends, ctx->config.trace_backend, ctx->src.live, context_slow_threshold(ctx),
+	/* the detector needs every write that waited collapse-stall or longer */
+	double deliver = fmin(context_slow_threshold(ctx), ctx->config.detect.collapse_stall);
+	int r = tracer_new(ctx->event, backends, ctx->config.trace_backend, ctx->src.live, deliver,
 			   ctx->disks, &cb, &ctx->tracer);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up tracing: %m");
+	tracer_set_slow(ctx->tracer, deliver, context_slow_threshold(ctx));
 	r = service_drop_tracing_caps();
 	if (r < 0)
 		log_warning_errno(r, "Failed to drop CAP_BPF and CAP_PERFMON, keeping them: %m");
@@ -265,7 +298,7 @@ static int start_servers(Context *ctx)
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *web_err = NULL;
-	ctx->web = web_new(ctx);
+	ctx->web = web_new(ctx, commands_dispatch, ctx);
 	if (!ctx->web)
 		return log_error_errno(-ENOMEM, "Out of memory");
 	r = http_new(ctx->event, ctx->config.listen, http_fd, ctx->config.web_config, web_handle, ctx->web, &ctx->http,
@@ -274,24 +307,54 @@ static int start_servers(Context *ctx)
 		return log_error_errno(r, "Bad web configuration: %s", web_err);
 	if (r < 0)
 		return log_error_errno(r, "Failed to listen on %s: %m", http_fd >= 0 ? "the passed socket" : ctx->config.listen);
+	/* The service manager's socket wins over `listen`: an admin who set
+	 * listen = 127.0.0.1:9863 to keep serial numbers off the network must
+	 * hear that it changed nothing. */
+	char bound[80];
+	if (http_fd >= 0 && !streq(ctx->config.listen, CONFIG_DEFAULT_LISTEN) &&
+	    !http_listens_on(http_fd, ctx->config.listen, bound, sizeof bound))
+		log_warning("listen = %s is not where the socket the service manager passed listens (%s): that socket "
+			    "is used, and listen is ignored; to listen on %s, change ListenStream= of smrd-metrics.socket "
+			    "(systemctl edit smrd-metrics.socket, docs/systemd.md)", ctx->config.listen, bound,
+			    ctx->config.listen);
 	r = control_new(ctx->event, ctx->config.socket_path, control_fd, ctx->config.socket_group, commands_dispatch, ctx,
 			&ctx->control);
+	if (r == -EADDRINUSE)
+		return log_error_errno(r, "Another smrd answers on %s: not starting a second one (give this one "
+				       "another --socket, or stop the other)", ctx->config.socket_path);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create control socket %s: %m", ctx->config.socket_path);
-	log_info("serving metrics on %s (port %u), control socket %s, sampling every %gs",
+	char every[FORMAT_MAX];
+	log_info("serving metrics on %s (port %u), control socket %s, sampling every %s",
 		 http_fd >= 0 ? "the passed socket" : ctx->config.listen, http_port(ctx->http),
-		 control_fd >= 0 ? "passed by the service manager" : ctx->config.socket_path, ctx->config.interval);
+		 control_fd >= 0 ? "passed by the service manager" : ctx->config.socket_path,
+		 format_duration(every, ctx->config.interval));
 	return 0;
+}
+
+/* The monitor recorded an event: the notifier decides whether it is news. */
+static void on_detector_event(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
+{
+	Context *ctx = userdata;
+	notifier_event(ctx->notifier, d, kind, h);
 }
 
 static int start_services(Context *ctx)
 {
 	int r = make_state_dir(ctx->config.state_dir);
+	if (r == -ELOOP || r == -ENOTDIR || r == -EPERM)
+		return log_error_errno(r, "State directory %s is %s: not using it", ctx->config.state_dir,
+				       r == -ELOOP ? "a symbolic link" : r == -ENOTDIR ? "not a directory"
+				       : "writable by others or not owned by smrd's user or root");
 	if (r < 0)
 		return log_error_errno(r, "Failed to create state directory %s: %m", ctx->config.state_dir);
-	r = monitor_new(ctx->event, &ctx->config, ctx->disks, ctx->src.live, &ctx->monitor);
+	MonitorCallbacks mcb = {.event = on_detector_event, .userdata = ctx};
+	r = monitor_new(ctx->event, &ctx->config, ctx->disks, ctx->src.live, &mcb, &ctx->monitor);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the detector: %m");
+	r = notifier_new(ctx->event, &ctx->config, monitor_history(ctx->monitor), ctx->disks, &ctx->notifier);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up notifications: %m");
 	r = start_tick(ctx);
 	if (r < 0)
 		return log_error_errno(r, "Failed to start the sampling timer: %m");
@@ -306,12 +369,13 @@ static int start_services(Context *ctx)
 int context_init(Context *ctx)
 {
 	ctx->start_realtime_usec = now_usec(CLOCK_REALTIME);
+	ctx->start_mono_usec = now_usec(CLOCK_MONOTONIC);
 	apply_log_level(ctx->config.log_level);
 	const char *why = NULL;
 	int r = open_roots(&ctx->config, &ctx->src);
 	if (r < 0)
 		return r;
-	if (filter_new(ctx->config.include, ctx->config.exclude, &ctx->filter, &why) < 0)
+	if (filter_new(ctx->config.include, ctx->config.exclude, ctx->config.watch_stacked, &ctx->filter, &why) < 0)
 		return log_error_errno(-EINVAL, "Invalid --include/--exclude pattern: %s", why ? why : "?");
 	if ((r = load_models(&ctx->config, &ctx->models, NULL)) < 0)
 		return r;
@@ -343,6 +407,7 @@ void context_done(Context *ctx)
 	ctx->web = web_free(ctx->web);
 	ctx->tracer = tracer_free(ctx->tracer);
 	ctx->tick = sd_event_source_disable_unref(ctx->tick);
+	ctx->notifier = notifier_free(ctx->notifier);
 	ctx->monitor = monitor_free(ctx->monitor);
 	ctx->sampler = sampler_free(ctx->sampler);
 	ctx->discovery = discovery_free(ctx->discovery);
@@ -411,7 +476,7 @@ static int apply_config(Context *ctx, Config *n)
 	return 0;
 }
 
-int context_reload(Context *ctx, char **ret_error)
+static int reload_config(Context *ctx, char **ret_error)
 {
 	_cleanup_free_ char *err = NULL;
 	const char *why = NULL;
@@ -421,7 +486,7 @@ int context_reload(Context *ctx, char **ret_error)
 		return reload_failed(ctx, r, err ? err : strerror(-r), ret_error);
 	DeviceFilter *filter = NULL;
 	Models models = {0};
-	if (filter_new(n.include, n.exclude, &filter, &why) < 0 || load_models(&n, &models, &err) < 0 ||
+	if (filter_new(n.include, n.exclude, n.watch_stacked, &filter, &why) < 0 || load_models(&n, &models, &err) < 0 ||
 	    (ctx->http && http_reload(ctx->http, n.web_config, &err) < 0)) {
 		filter_free(filter);
 		models_done(&models);
@@ -442,11 +507,26 @@ int context_reload(Context *ctx, char **ret_error)
 	models_done(&ctx->models);
 	ctx->models = models;
 	apply_log_level(ctx->config.log_level);
-	tracer_set_slow(ctx->tracer, context_slow_threshold(ctx));
+	tracer_set_slow(ctx->tracer, fmin(context_slow_threshold(ctx), ctx->config.detect.collapse_stall),
+			context_slow_threshold(ctx));
 	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);
 	discovery_set_disk_rules(ctx->discovery, &ctx->config.disks);
 	discovery_reclassify(ctx->discovery);
 	discovery_report_disk_rules(ctx->discovery);
 	log_info("reloaded %s", ctx->config_path);
 	return 0;
+}
+
+int context_reload(Context *ctx, char **ret_error)
+{
+	_cleanup_free_ char *why = NULL;
+	unsigned suspects, storms;
+	service_reloading(ctx->service);
+	int r = reload_config(ctx, &why);
+	registry_count(ctx->disks, &suspects, &storms);
+	service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms,
+			 r < 0 ? (why ? why : strerror(-r)) : NULL);
+	if (ret_error)
+		*ret_error = TAKE_PTR(why);
+	return r;
 }

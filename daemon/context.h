@@ -15,7 +15,7 @@
 #include "disk.h"
 #include "filter.h"
 #include "modellist.h"
-#include "sysfs.h"
+#include "sysdisk.h"
 
 typedef struct Discovery Discovery;
 typedef struct Sampler Sampler;
@@ -24,6 +24,7 @@ typedef struct HttpBody HttpBody;
 typedef struct Control Control;
 typedef struct Tracer Tracer;
 typedef struct Monitor Monitor;
+typedef struct Notifier Notifier;
 typedef struct Service Service;
 
 typedef struct CliSetting {
@@ -46,7 +47,7 @@ typedef struct Context {
 	char *config_path;
 	CliSettings cli;
 	bool oneshot;
-	uint64_t start_realtime_usec;
+	uint64_t start_realtime_usec, start_mono_usec;
 
 	DiskSources src;		/* the roots everything is read from */
 	DeviceFilter *filter;		/* --include / --exclude */
@@ -57,6 +58,7 @@ typedef struct Context {
 	Sampler *sampler;
 	Tracer *tracer;
 	Monitor *monitor;
+	Notifier *notifier;		/* notify-command, once per incident */
 	sd_event_source *tick;		/* the sampling timer */
 	uint64_t last_rescan_usec;
 
@@ -74,8 +76,10 @@ void context_done(Context *ctx);
 /* One sample, every step in order: rescan, diskstats, tracer, detector,
  * service status. The timer calls it; --oneshot calls it once. */
 void context_tick(Context *ctx, uint64_t now_mono_usec);
-/* Re-reads the config file (and the web configuration); on error the old
- * configuration stays and *ret_error (if given) says why. */
+/* Re-reads the config file (and the web configuration), telling the
+ * service manager (RELOADING=1, then READY=1 and the status); on error the
+ * old configuration stays and *ret_error (if given) says why. SIGHUP and
+ * `smrctl reload` both come here. */
 int context_reload(Context *ctx, char **ret_error);
 /* The tracer's slow threshold: slow-io, or lower if a stall threshold is. */
 double context_slow_threshold(const Context *ctx);

@@ -252,7 +252,9 @@ static void refuse_busy(int fd)
 static Conn *victim(Control *ctl, uid_t uid, unsigned *ret_count)
 {
 	Conn *waiting = NULL, *stalled = NULL;
-	uint64_t now = loop_now(ctl);
+	/* not the loop's cached time: accepting a burst takes a while, and
+	 * the newcomers' grace must end when it ends */
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	unsigned n = 0;
 	for (Conn *c = ctl->conns; c; c = c->next) {
 		if (uid != (uid_t)-1 && c->peer.uid != uid)
@@ -268,10 +270,33 @@ static Conn *victim(Control *ctl, uid_t uid, unsigned *ret_count)
 	return waiting ? waiting : stalled;
 }
 
+/* Connections whose client has already gone (asked, read its reply and
+ * closed) but whose end the loop has not seen yet: they hold no one's
+ * place. Only looked at when a limit is reached. */
+static void reap_closed(Control *ctl)
+{
+	for (Conn *c = ctl->conns, *next; c; c = next) {
+		next = c->next;
+		char b;
+		if (!writing(c) && c->in_len == 0 && recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+			conn_free(c);
+	}
+}
+
+static unsigned count_uid(const Control *ctl, uid_t uid)
+{
+	unsigned n = 0;
+	for (const Conn *c = ctl->conns; c; c = c->next)
+		n += c->peer.uid == uid;
+	return n;
+}
+
 /* Makes room for a new connection from uid; false when none can be made. */
 static bool make_room(Control *ctl, uid_t uid)
 {
 	unsigned n;
+	if (ctl->n_conns >= CONTROL_MAX_CLIENTS || count_uid(ctl, uid) >= CONTROL_MAX_PER_UID)
+		reap_closed(ctl);
 	Conn *v = victim(ctl, uid, &n);
 	if (n >= CONTROL_MAX_PER_UID) {
 		if (!v)
@@ -348,11 +373,20 @@ static int bind_socket(const char *path)
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 			return -errno;
 	}
-	/* Replace a stale socket from a previous run, never any other file. */
+	/* Replace a stale socket from a previous run, never any other file,
+	 * and never a live one: a second smrd started with the same --socket
+	 * took the socket over, and when it exited the first was unreachable.
+	 * A socket that accepts a connection (or whose backlog is full) is
+	 * live; one that refuses is stale. */
 	struct stat st;
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
 			return -EEXIST;
+		_cleanup_close_ int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (probe < 0)
+			return -errno;
+		if (connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0 || errno == EAGAIN || errno == EINPROGRESS)
+			return -EADDRINUSE;
 		unlink(path);
 	}
 	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

@@ -40,7 +40,8 @@ typedef struct ControlStats {
 
 /* Binds path (or uses fd if fd >= 0, e.g. from socket activation) and
  * serves it on the loop. A socket it binds is mode 0660, and group `group`
- * when that group exists (NULL or "": the process's group). */
+ * when that group exists (NULL or "": the process's group); -EADDRINUSE
+ * when a live socket is at path (another smrd answers there). */
 int control_new(sd_event *e, const char *path, int fd, const char *group, ControlHandler handler,
 		void *userdata, Control **ret);
 Control *control_free(Control *c);

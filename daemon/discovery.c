@@ -6,7 +6,6 @@
  */
 #include "discovery.h"
 
-#include <blkid/blkid.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <libudev.h>
@@ -16,6 +15,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "sigreader.h"
 
 struct Discovery {
 	sd_event *event;
@@ -28,7 +28,8 @@ struct Discovery {
 	struct udev *udev;
 	struct udev_monitor *monitor;
 	sd_event_source *source;
-	uint64_t probe_errors;
+	SigReader *sigs;		/* signatures off the loop; NULL but for the live /sys */
+	uint64_t read_errors;
 	/* A partial scan re-reads only `budget` of the known disks, the next
 	 * ones in turn from `rr`; 0 means every one. */
 	unsigned budget, rr, known_seen;
@@ -78,49 +79,6 @@ static void drop(Discovery *disc, const char *name, const char *why)
 		disc->cb.changed(disc->cb.userdata);
 }
 
-/* libblkid on the device node, for a device udev knows nothing about.
- * Only the node that is major:minor (a captured tree's names mean nothing
- * here), opened read-only and never exclusively. */
-static int blkid_signature(const char *device, unsigned major, unsigned minor, MemberSignature *s, void *userdata)
-{
-	(void)userdata;
-	char node[64];
-	snprintf(node, sizeof node, "/dev/%s", device);
-	_cleanup_close_ int fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(major, minor))
-		return -ENODEV;
-	blkid_probe pr = blkid_new_probe();
-	if (!pr)
-		return -ENOMEM;
-	int r = -ENODATA;
-	if (blkid_probe_set_device(pr, fd, 0, 0) == 0) {
-		blkid_probe_enable_superblocks(pr, 1);
-		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
-		if (blkid_do_safeprobe(pr) == 0) {
-			static const struct { const char *key; size_t off, len; } keys[] = {
-				{"TYPE", offsetof(MemberSignature, fs_type), sizeof s->fs_type},
-				{"LABEL", offsetof(MemberSignature, label), sizeof s->label},
-				{"UUID", offsetof(MemberSignature, uuid), sizeof s->uuid},
-				{"UUID_SUB", offsetof(MemberSignature, uuid_sub), sizeof s->uuid_sub},
-			};
-			for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-				const char *v;
-				if (blkid_probe_lookup_value(pr, keys[i].key, &v, NULL) == 0) {
-					_cleanup_free_ char *clean = str_sanitize(v);
-					if (clean)
-						snprintf((char *)s + keys[i].off, keys[i].len, "%s", clean);
-				}
-			}
-			r = 0;
-		}
-	}
-	blkid_free_probe(pr);
-	return r;
-}
-
 static bool same_members(const Disk *d, const Memberships *b)
 {
 	if (d->n_members != b->n)
@@ -150,72 +108,68 @@ static void set_members(Discovery *disc, Disk *d, const Memberships *ms)
 		disc->cb.changed(disc->cb.userdata);
 }
 
-/* I/Os in flight now (block/NAME/inflight: reads and writes), or -1: at
- * the moment a disk is added diskstats has not been sampled yet. */
-static int in_flight(Discovery *disc, const char *name)
+/* A disk's signatures, read off the loop, are back. */
+static void on_signatures(const char *name, unsigned major, unsigned minor, int r, const Memberships *ms,
+			  void *userdata)
 {
-	char path[64];
-	_cleanup_free_ char *line = NULL;
-	unsigned rd, wr;
-	snprintf(path, sizeof path, "block/%s/inflight", name);
-	if (read_line_at(disc->src.sysfs_fd, path, &line) < 0 || sscanf(line, "%u %u", &rd, &wr) != 2)
-		return -1;
-	return (int)(rd + wr > 1000000 ? 1000000 : rd + wr);
+	Discovery *disc = userdata;
+	Disk *d = registry_get(disc->disks, name);
+	if (!d || d->sys.major != major || d->sys.minor != minor)
+		return;	/* gone, or another device by now */
+	if (r < 0) {
+		log_debug("Failed to read what %s is a member of: %s", name, strerror(-r));
+		return;
+	}
+	set_members(disc, d, ms);
 }
 
-/* Re-reads what d belongs to; says what changed. Reading a signature from
- * the disk itself (no udev database) is I/O on the event loop, and a disk
- * in a destage storm can take seconds to answer: done when the disk comes
- * and on its own uevents (probe), never on the periodic rescan, and never
- * on a disk that is busy or slow right now. */
-static void read_members(Discovery *disc, Disk *d, bool probe)
+/* Re-reads what d belongs to; says what changed. Without a udev database
+ * entry libblkid reads the signatures from the disk itself, which a disk in
+ * a destage storm or a failing one can take seconds for: in a thread
+ * (sigreader), when the disk comes and on its own uevents (probe), never on
+ * the periodic rescan. */
+static void read_members(Discovery *disc, Disk *d, bool probe, const char *udev)
 {
 	Memberships ms;
 	char path[64];
 	snprintf(path, sizeof path, "data/b%u:%u", d->sys.major, d->sys.minor);
-	bool udev_known = disc->src.udev_fd >= 0 && faccessat(disc->src.udev_fd, path, F_OK, 0) == 0;
-	if (disc->src.live && !udev_known) {
-		if (!probe)
-			return;
-		/* in a storm, a read of 100 ms or more in the last ten minutes,
-		 * I/O in flight: its memberships stay as they were until it is
-		 * idle and another uevent comes (or udev speaks for it) */
-		if (in_flight(disc, d->name) > 0 ||
-		    (d->det_ready && (d->det.storm || detect_slowest_recent(&d->det, now_seconds(CLOCK_MONOTONIC)) >= 0.1))) {
-			log_debug("%s is busy or slow: its signatures are read later", d->name);
-			return;
-		}
+	bool udev_known = udev || (disc->src.udev_fd >= 0 && faccessat(disc->src.udev_fd, path, F_OK, 0) == 0);
+	if (disc->sigs && !udev_known) {
+		if (probe && !sigreader_queue(disc->sigs, d->name, d->sys.major, d->sys.minor) &&
+		    !sigreader_pending(disc->sigs, d->name))
+			log_debug("%s: too many signature reads are stuck: its memberships are read later", d->name);
+		return;
 	}
-	if (sysfs_read_memberships(disc->src.sysfs_fd, disc->src.udev_fd, d->name,
-				   disc->src.live && !udev_known ? blkid_signature : NULL, NULL, &ms) == 0)
+	if (sysfs_read_memberships(disc->src.sysfs_fd, disc->src.udev_fd, d->name, udev, NULL, NULL, &ms) == 0)
 		set_members(disc, d, &ms);
 }
 
 void discovery_refresh_members(Discovery *disc)
 {
 	for (size_t i = 0; i < registry_size(disc->disks); i++)
-		read_members(disc, registry_at(disc->disks, i), false);
+		read_members(disc, registry_at(disc->disks, i), false, NULL);
 }
 
-/* The administrator's settings for this disk, by its stable identity. */
-static void apply_disk_rules(Discovery *disc, const char *name, SysfsDisk *sys, double *ret_stall)
+/* The administrator's settings for this disk, by its stable identity;
+ * udev: its record, NULL if it has none. */
+static void apply_disk_rules(Discovery *disc, const char *name, SysfsDisk *sys, const char *udev, DiskTuning *ret)
 {
-	*ret_stall = NAN;
+	*ret = (DiskTuning){.stall_threshold = NAN, .media_cache = NAN};
 	sys->facts.admin_class = -1;
 	sys->facts.admin_rule[0] = 0;
 	if (!disc->disk_rules || disc->disk_rules->n == 0)
 		return;
 	DiskIds who;
-	sysfs_disk_identity(disc->src.udev_fd, name, sys->major, sys->minor, sys->wwn, sys->serial, &who);
+	sysfs_disk_identity(udev, name, sys->wwn, sys->serial, &who);
 	const DiskRule *r = disk_rules_find(disc->disk_rules, &who);
 	if (!r)
 		return;
 	sys->facts.admin_class = r->expect;
 	snprintf(sys->facts.admin_rule, sizeof sys->facts.admin_rule, "disk.%s.expect", r->id);
-	*ret_stall = r->stall_threshold;
+	*ret = (DiskTuning){.stall_threshold = r->stall_threshold, .media_cache = r->media_cache};
 }
 
-void discovery_probe(Discovery *disc, const char *name)
+void discovery_reread(Discovery *disc, const char *name)
 {
 	SysfsDisk sys;
 
@@ -225,22 +179,28 @@ void discovery_probe(Discovery *disc, const char *name)
 		drop(disc, name, "excluded by --include/--exclude");
 		return;
 	}
-	int r = sysfs_probe_disk(disc->src.sysfs_fd, disc->src.udev_fd, name, &sys);
+	_cleanup_free_ char *udev = NULL;
+	int r = sysfs_read_disk(disc->src.sysfs_fd, disc->src.udev_fd, name, &sys, &udev);
 	if (r == -ENOENT) {
 		drop(disc, name, "device removed");
 		return;
 	}
 	if (r == -ENOTBLK)
 		return;		/* partitions are never watched */
+	if (sys.facts.stacked[0] && !filter_wants_stacked(disc->filter)) {
+		/* with LUKS or md every disk would show up twice, and behave as its members do */
+		drop(disc, name, "stacked device (its member disks are watched; watch-stacked = yes for it too)");
+		return;
+	}
 	if (r < 0) {
-		disc->probe_errors++;
+		disc->read_errors++;
 		log_warning("Failed to read sysfs attributes of %s, ignoring: %s", name, read_error_string(r));
 		return;
 	}
 	if (sys.facts.size_status < 0) {
 		Disk *known = registry_get(disc->disks, name);
 		if (!known || known->sys.size_status != sys.facts.size_status) {
-			disc->probe_errors++;
+			disc->read_errors++;
 			log_warning("Failed to read block/%s/size: %s; watching it with class unknown", name,
 				    read_error_string(sys.facts.size_status));
 		}
@@ -254,8 +214,8 @@ void discovery_probe(Discovery *disc, const char *name)
 		drop(disc, name, "replaced by another device of the same name");
 		d = NULL;
 	}
-	double stall;
-	apply_disk_rules(disc, name, &sys, &stall);
+	DiskTuning tuning;
+	apply_disk_rules(disc, name, &sys, udev, &tuning);
 	if (d) {
 		DiskClass old = d->verdict.class;
 		r = disk_sys_set(&d->sys, &sys);
@@ -263,14 +223,14 @@ void discovery_probe(Discovery *disc, const char *name)
 			log_warning_errno(r, "Cannot update what is known of %s, keeping it: %m", name);
 			return;
 		}
-		d->stall_threshold = stall;
+		d->tuning = tuning;
 		classify_into(disc, d);
 		if (old != d->verdict.class)
 			log_verdict(d, "reclassified");
-		read_members(disc, d, true);
+		read_members(disc, d, true, udev);
 		return;
 	}
-	Disk n = {.added_usec = now_usec(CLOCK_REALTIME), .stall_threshold = stall};
+	Disk n = {.added_usec = now_usec(CLOCK_REALTIME), .tuning = tuning};
 	snprintf(n.name, sizeof n.name, "%s", name);
 	r = disk_sys_set(&n.sys, &sys);
 	if (r >= 0) {
@@ -284,7 +244,7 @@ void discovery_probe(Discovery *disc, const char *name)
 		return;
 	}
 	log_verdict(d, "watching");
-	read_members(disc, d, true);
+	read_members(disc, d, true, udev);
 	if (disc->cb.added)
 		disc->cb.added(d, disc->cb.userdata);
 	if (disc->cb.changed)
@@ -298,7 +258,7 @@ static void sweep(Discovery *disc)
 		if (!d->seen) {
 			char name[sizeof d->name];
 			snprintf(name, sizeof name, "%s", d->name);
-			discovery_probe(disc, name);	/* drops it with the reason */
+			discovery_reread(disc, name);	/* drops it with the reason */
 		}
 	}
 }
@@ -314,7 +274,7 @@ void discovery_check(Discovery *disc, const char *name)
 	uint64_t size;
 	const Disk *d = registry_get(disc->disks, name);
 	if (!d) {
-		discovery_probe(disc, name);	/* adds it, if it is a disk to watch */
+		discovery_reread(disc, name);	/* adds it, if it is a disk to watch */
 		return;
 	}
 	int r = sysfs_read_size(disc->src.sysfs_fd, name, &size);
@@ -323,7 +283,7 @@ void discovery_check(Discovery *disc, const char *name)
 	if (r < 0 && r == d->sys.size_status && faccessat(disc->src.sysfs_fd, dir, F_OK, 0) == 0)
 		return;			/* the same failure as before: already said */
 	if (r < 0 || size == 0 || d->sys.size_status < 0)
-		discovery_probe(disc, name);	/* updates, or drops with the reason */
+		discovery_reread(disc, name);	/* updates, or drops with the reason */
 }
 
 static void seen(Discovery *disc, const char *name)
@@ -336,7 +296,7 @@ static void seen(Discovery *disc, const char *name)
 			d->seen = true;
 			return;
 		}
-		read_members(disc, d, false);
+		read_members(disc, d, false, NULL);
 	}
 	discovery_check(disc, name);
 	d = registry_get(disc->disks, name);
@@ -422,10 +382,15 @@ void discovery_reclassify(Discovery *disc)
 		Disk *d = registry_at(disc->disks, i);
 		if (!filter_wants(disc->filter, d->name))
 			drop(disc, d->name, "excluded by --include/--exclude");
+		else if (d->sys.stacked && !filter_wants_stacked(disc->filter))
+			drop(disc, d->name, "stacked device (its member disks are watched; watch-stacked = yes for it too)");
 		else {
 			SysfsDisk sys;
+			_cleanup_free_ char *udev = NULL;
 			disk_sys_get(&d->sys, &sys);
-			apply_disk_rules(disc, d->name, &sys, &d->stall_threshold);
+			if (sysfs_udev_record(disc->src.udev_fd, sys.major, sys.minor, &udev) < 0)
+				udev = NULL;
+			apply_disk_rules(disc, d->name, &sys, udev, &d->tuning);
 			int r = disk_sys_set(&d->sys, &sys);
 			if (r < 0)
 				log_warning_errno(r, "Cannot apply smrd.conf's settings to %s: %m", d->name);
@@ -445,8 +410,10 @@ unsigned discovery_report_disk_rules(Discovery *disc)
 	for (size_t k = 0; n && k < registry_size(disc->disks); k++) {
 		const Disk *d = registry_at(disc->disks, k);
 		DiskIds who;
-		sysfs_disk_identity(disc->src.udev_fd, d->name, d->sys.major, d->sys.minor, d->sys.wwn, d->sys.serial,
-				    &who);
+		_cleanup_free_ char *udev = NULL;
+		if (sysfs_udev_record(disc->src.udev_fd, d->sys.major, d->sys.minor, &udev) < 0)
+			udev = NULL;
+		sysfs_disk_identity(udev, d->name, d->sys.wwn, d->sys.serial, &who);
 		for (unsigned i = 0; i < n; i++)
 			found[i] = found[i] || disk_rule_matches(&disc->disk_rules->r[i], &who);
 	}
@@ -461,7 +428,7 @@ unsigned discovery_report_disk_rules(Discovery *disc)
 	return unmatched;
 }
 
-uint64_t discovery_probe_errors(const Discovery *disc) { return disc ? disc->probe_errors : 0; }
+uint64_t discovery_read_errors(const Discovery *disc) { return disc ? disc->read_errors : 0; }
 
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -484,7 +451,7 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			const char *pname = parent ? udev_device_get_sysname(parent) : NULL;
 			Disk *d = pname ? registry_get(disc->disks, pname) : NULL;
 			if (d)
-				read_members(disc, d, true);
+				read_members(disc, d, true, NULL);
 			continue;
 		}
 		if (!streq(type, "disk"))
@@ -492,7 +459,7 @@ static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		if (action && streq(action, "remove"))
 			drop(disc, name, "device removed");
 		else
-			discovery_probe(disc, name);
+			discovery_reread(disc, name);
 		/* An array or volume assembled or stopped (md0, dm-3 come and go)
 		 * changes its members' holders/, whether or not we watch it. */
 		if (action && (streq(action, "add") || streq(action, "remove")))
@@ -505,6 +472,7 @@ Discovery *discovery_free(Discovery *d)
 	if (!d)
 		return NULL;
 	sd_event_source_disable_unref(d->source);
+	d->sigs = sigreader_free(d->sigs);
 	if (d->monitor)
 		udev_monitor_unref(d->monitor);
 	if (d->udev)
@@ -545,8 +513,13 @@ int discovery_new(sd_event *e, const DiskSources *src, DiskRegistry *disks, cons
 		d->udev = udev_new();
 		if (!d->udev)
 			return -ENOMEM;
+		/* signatures are read from the devices themselves only here: a
+		 * captured tree's device names are not this kernel's */
+		int r = sigreader_new(e, src->sysfs_fd, src->udev_fd, on_signatures, d, &d->sigs);
+		if (r < 0)
+			return r;
 		if (uevents) {
-			int r = start_monitor(d);
+			r = start_monitor(d);
 			if (r < 0)
 				log_warning_errno(r, "Failed to listen to uevents, relying on periodic scans: %m");
 		}

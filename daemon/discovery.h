@@ -40,7 +40,7 @@ int discovery_scan(Discovery *d);
  * the cost of a sample stays bounded however many disks it has. */
 int discovery_scan_some(Discovery *d, unsigned budget);
 /* Re-reads one device: adds, updates or removes it. */
-void discovery_probe(Discovery *d, const char *name);
+void discovery_reread(Discovery *d, const char *name);
 /* Probes a new disk fully; for a known one only checks that it still exists
  * with a medium (changes to known disks arrive as uevents). Cheap enough to
  * call for every disk on every scan. */
@@ -60,4 +60,4 @@ unsigned discovery_report_disk_rules(Discovery *d);
 /* Re-applies the rules to every watched disk (after a reload). */
 void discovery_reclassify(Discovery *d);
 /* Failed reads of a disk's sysfs attributes, since start. */
-uint64_t discovery_probe_errors(const Discovery *d);
+uint64_t discovery_read_errors(const Discovery *d);

@@ -16,6 +16,7 @@
 #include "metrics.h"
 #include "sampler.h"
 #include "monitor.h"
+#include "notify.h"
 #include "tracer.h"
 
 #ifndef SMRD_VERSION
@@ -103,14 +104,14 @@ static void add_classification(MetricSet *set, Context *ctx, const DevLabels *dl
 		const DiskSys *f = &d->sys;
 		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
 					"wwn", d->sys.wwn, "firmware", d->sys.firmware,
-					"class", disk_class_to_string(monitor_class(ctx->monitor, d)),
+					"class", disk_class_to_string(disk_class(d)),
 					"declared", f->admin_class >= 0 ? disk_class_to_string((DiskClass)f->admin_class) : "",
 					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
 		metric_add(info, NULL, labels, 1);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
-		metric_add_rendered(conf, NULL, DL(dl, i), monitor_smr_confidence(ctx->monitor, d));
+		metric_add_rendered(conf, NULL, DL(dl, i), disk_smr_confidence(d));
 	}
 	for (size_t i = 0; i < n; i++) {
 		const Disk *d = registry_at(ctx->disks, i);
@@ -180,6 +181,46 @@ static void add_latency(MetricSet *set, Context *ctx)
 	}
 }
 
+/* The media cache learnt from the storms, and the forecast (core/diskmodel.h). */
+static void add_cache(MetricSet *set, Context *ctx, const DevLabels *dl)
+{
+	MetricFamily *cache = metricset_family(set, "smrd_disk_media_cache_bytes", METRIC_GAUGE,
+		"Bytes of random writes the media cache takes from clean before writes must wait, learnt from the disk's "
+		"destage storms (or smrd.conf's disk.ID.media-cache); absent until known.");
+	MetricFamily *fill = metric_family_decimals(metricset_family(set, "smrd_disk_media_cache_fill_ratio", METRIC_GAUGE,
+		"How full the media cache is estimated to be (0..1); absent until its size is known."), 4);
+	MetricFamily *anchored = metricset_family(set, "smrd_disk_media_cache_fill_anchored", METRIC_GAUGE,
+		"1 when the fill estimate is anchored (a storm's end, or an idle long enough to clean the cache), 0 when "
+		"it is a guess (after a restart).");
+	MetricFamily *forecast = metric_family_decimals(metricset_family(set, "smrd_disk_stall_forecast_seconds",
+		METRIC_GAUGE, "Seconds until the media cache is full at the recent write rate (then writes stall); absent "
+		"unless it is filling and its size and fill are known."), 1);
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const DiskView *v = &registry_at(ctx->disks, i)->view;
+		if (disk_model_known(&v->cache))
+			metric_add_rendered(cache, NULL, DL(dl, i), v->cache.media_cache_bytes);
+	}
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const DiskView *v = &registry_at(ctx->disks, i)->view;
+		if (isfinite(v->cache_fill))
+			metric_add_rendered(fill, NULL, DL(dl, i), v->cache_fill);
+	}
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const DiskView *v = &registry_at(ctx->disks, i)->view;
+		if (isfinite(v->cache_fill))
+			metric_add_rendered(anchored, NULL, DL(dl, i), v->cache_sure);
+	}
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const DiskView *v = &registry_at(ctx->disks, i)->view;
+		if (isfinite(v->forecast))
+			metric_add_rendered(forecast, NULL, DL(dl, i), v->forecast);
+	}
+	metric_add(metric_family_decimals(metricset_family(set, "smrd_stall_forecast_warn_seconds", METRIC_GAUGE,
+				    "The forecast-warn setting: a stall forecast this near is a stall-imminent warning "
+				    "(the SMRDiskStallImminent alert compares with it)."), 3),
+		   NULL, NULL, ctx->config.detect.forecast_warn);
+}
+
 static void add_detection(MetricSet *set, Context *ctx, const DevLabels *dl)
 {
 	MetricFamily *active = metricset_family(set, "smrd_disk_destage_storm_active", METRIC_GAUGE,
@@ -203,31 +244,26 @@ static void add_detection(MetricSet *set, Context *ctx, const DevLabels *dl)
 	MetricFamily *thr = metric_family_decimals(metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
 		"I/Os slower than this are stall events."), 6);
 	size_t n = registry_size(ctx->disks);
-	double now = now_seconds(CLOCK_MONOTONIC);
 #define EACH_DISK for (size_t i = 0; i < n; i++) { const Disk *d = registry_at(ctx->disks, i); \
-		const DiskDetect *t = &d->det; const char *dev[] = {"device", d->name, NULL}; (void)t; (void)dev;
+		const DiskView *v = &d->view; (void)d; (void)v;
 #define END_EACH }
-	EACH_DISK metric_add_rendered(active, NULL, DL(dl, i), d->det_ready && t->storm); END_EACH
-	EACH_DISK metric_add_rendered(storms, NULL, DL(dl, i), (double)t->storms); END_EACH
+	EACH_DISK metric_add_rendered(active, NULL, DL(dl, i), v->storm); END_EACH
+	EACH_DISK metric_add_rendered(storms, NULL, DL(dl, i), (double)v->storms); END_EACH
 	EACH_DISK
 		/* reads and writes always (rate() needs a zero to start from); the rest once seen */
 		for (int op = 0; op < TRACE_OPS; op++) {
-			if (op > TRACE_WRITE && !t->stalls[op])
+			if (op > TRACE_WRITE && !v->stalls[op])
 				continue;
 			const char *l[] = {"device", d->name, "op", trace_op_to_string(op), NULL};
-			metric_add(stalls, NULL, l, (double)t->stalls[op]);
+			metric_add(stalls, NULL, l, (double)v->stalls[op]);
 		}
 	END_EACH
-	EACH_DISK metric_add_rendered(idle, NULL, DL(dl, i), d->det_ready && t->idle); END_EACH
+	EACH_DISK metric_add_rendered(idle, NULL, DL(dl, i), v->idle); END_EACH
+	EACH_DISK metric_add_rendered(score, NULL, DL(dl, i), v->score.score); END_EACH
 	EACH_DISK
-		DetectScore sc;
-		monitor_score(ctx->monitor, d, &sc);
-		metric_add_rendered(score, NULL, DL(dl, i), sc.score);
-	END_EACH
-	EACH_DISK
-		for (int op = 0; d->det_ready && op < 2; op++) {
+		for (int op = 0; op < 2; op++) {
 			Band found[BANDS_MAX];
-			unsigned nb = detect_bands(t, op, found);
+			unsigned nb = diskview_bands(v, op, found);
 			for (unsigned b = 0; b < nb; b++) {
 				char band[12];
 				snprintf(band, sizeof band, "%u", b);
@@ -237,9 +273,9 @@ static void add_detection(MetricSet *set, Context *ctx, const DevLabels *dl)
 		}
 	END_EACH
 	if (probes)
-		EACH_DISK metric_add_rendered(probes, NULL, DL(dl, i), (double)t->probes); END_EACH
-	EACH_DISK metric_add_rendered(behav, NULL, DL(dl, i), monitor_smr_by_behaviour(d)); END_EACH
-	EACH_DISK metric_add_rendered(slowest, NULL, DL(dl, i), d->det_ready ? detect_slowest_recent(t, now) : 0); END_EACH
+		EACH_DISK metric_add_rendered(probes, NULL, DL(dl, i), (double)v->probes); END_EACH
+	EACH_DISK metric_add_rendered(behav, NULL, DL(dl, i), disk_by_behaviour(d)); END_EACH
+	EACH_DISK metric_add_rendered(slowest, NULL, DL(dl, i), v->slowest_recent); END_EACH
 	EACH_DISK metric_add_rendered(thr, NULL, DL(dl, i), disk_stall_threshold(d, &ctx->config.detect)); END_EACH
 #undef EACH_DISK
 #undef END_EACH
@@ -324,6 +360,29 @@ static void add_self(MetricSet *set, Context *ctx)
 		   NULL, NULL, (double)ss->resets);
 	metric_add(metricset_family(set, "smrd_diskstats_read_errors_total", METRIC_COUNTER,
 				    "Failed reads of /proc/diskstats."), NULL, NULL, (double)ss->read_errors);
+	metric_add(metricset_family(set, "smrd_host_steal_seconds_total", METRIC_COUNTER,
+				    "CPU time a hypervisor took from this machine since smrd started, all CPUs (/proc/stat "
+				    "steal); 0 on bare metal."), NULL, NULL, ss->steal_total);
+	metric_add(metricset_family(set, "smrd_host_stalled_intervals_total", METRIC_COUNTER,
+				    "Intervals in which a CPU lost detect.host-steal of its time or more to the hypervisor: "
+				    "what the disks waited then was not taken as their behaviour."),
+		   NULL, NULL, (double)monitor_host_stalls(ctx->monitor));
+	NotifyStats ns;
+	notifier_stats(ctx->notifier, &ns);
+	MetricFamily *nf = metricset_family(set, "smrd_notifications_total", METRIC_COUNTER,
+		"notify-command runs by result: ok (exit 0), failed (non-zero exit, or it could not run), "
+		"timeout (killed at notify-timeout), dropped (too many waiting).");
+	const struct { const char *result; uint64_t v; } nr[] = {
+		{"ok", ns.ok}, {"failed", ns.failed}, {"timeout", ns.timed_out}, {"dropped", ns.dropped}};
+	for (size_t i = 0; i < ELEMENTSOF(nr); i++) {
+		const char *l[] = {"result", nr[i].result, NULL};
+		metric_add(nf, NULL, l, (double)nr[i].v);
+	}
+	metric_add(metricset_family(set, "smrd_notifications_suppressed_total", METRIC_COUNTER,
+				    "Notifiable events not sent: part of an incident already notified, acknowledged "
+				    "(smrctl ack), or below notify-min-severity."), NULL, NULL, (double)ns.suppressed);
+	metric_add(metricset_family(set, "smrd_notifications_running", METRIC_GAUGE,
+				    "notify-command processes running now."), NULL, NULL, ns.running);
 	HttpStats hs;
 	http_stats(ctx->http, &hs);
 	metric_add(metricset_family(set, "smrd_http_connections", METRIC_GAUGE, "Open HTTP connections."),
@@ -359,7 +418,7 @@ static void add_self(MetricSet *set, Context *ctx)
 		metric_add(cc, NULL, l, (double)closed[i].v);
 	}
 	metric_add(metricset_family(set, "smrd_probe_errors_total", METRIC_COUNTER,
-				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)discovery_probe_errors(ctx->discovery));
+				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)discovery_read_errors(ctx->discovery));
 }
 
 
@@ -382,6 +441,7 @@ int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 	add_latency(set, ctx);
 	if (!ctx->oneshot) {
 		add_detection(set, ctx, &dl);
+		add_cache(set, ctx, &dl);
 		add_tracer(set, ctx);
 	}
 	add_self(set, ctx);

@@ -128,10 +128,45 @@ static void watch_file(History *h)
 	}
 }
 
+/* The database must be a regular file of ours where we expect it: never a
+ * link someone planted, never another user's file (which a corrupt-file
+ * check would then move aside). Created 0640 (SQLite makes its -wal and
+ * -shm files with the same mode). */
+static int own_file(History *h)
+{
+	struct stat st;
+	int fd = open(h->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -errno;
+	if (lstat(h->path, &st) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
+		snprintf(h->last_error, sizeof h->last_error, "%s is %s, not a database file of smrd's: left alone",
+			 h->path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+		return -EPERM;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(h->last_error, sizeof h->last_error, "%s belongs to uid %u, not to smrd: left alone", h->path,
+			 (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int open_rw(History *h)
 {
 	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(h->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	int owned = own_file(h);
+	if (owned < 0) {
+		if (owned != -EPERM)
+			snprintf(h->last_error, sizeof h->last_error, "cannot create %s: %s", h->path, strerror(-owned));
+		return -EACCES;
+	}
+	int rc = sqlite3_open_v2(h->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	int r = rc == SQLITE_OK ? 0 : classify_rc(rc);
 	const char *what = "cannot open";
 	if (r == 0) {
@@ -160,8 +195,20 @@ static int open_rw(History *h)
 		sqlite3_close(db);
 		return r;
 	}
+	/* ids come from us, one up each time: a row at the top of the range is
+	 * no file of ours (and top + 1 would overflow) */
+	int64_t top = r == 0 ? max_id(db) : 0;
+	if (top == INT64_MAX) {
+		r = -EBADMSG;
+		snprintf(h->last_error, sizeof h->last_error, "corrupt database: an event id at the end of the range");
+		/* a prepared statement keeps the connection open (sqlite3_close says
+		 * SQLITE_BUSY and frees nothing) */
+		sqlite3_finalize(h->insert);
+		h->insert = NULL;
+		sqlite3_close(db);
+		return r;
+	}
 	h->db = db;
-	int64_t top = max_id(db);
 	if (top >= h->next_id)
 		h->next_id = top + 1;
 	watch_file(h);
@@ -188,13 +235,13 @@ static int open_ro(History *h)
 		const char *name = pass ? uri : h->path;
 		if (!name)
 			break;
-		int rc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (pass ? SQLITE_OPEN_URI : 0),
-					 NULL);
+		int rc = sqlite3_open_v2(name, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW |
+					 (pass ? SQLITE_OPEN_URI : 0), NULL);
 		if (rc == SQLITE_OK && sqlite3_exec(db, "SELECT count(*) FROM events", NULL, NULL, NULL) == SQLITE_OK) {
 			h->ro = db;
 			int64_t top = max_id(db);
 			if (top >= h->next_id)
-				h->next_id = top + 1;
+				h->next_id = top < INT64_MAX ? top + 1 : INT64_MAX;
 			return 0;
 		}
 		sqlite3_close(db);
@@ -387,6 +434,14 @@ static int flush_pending(History *h)
 static int rescue(History *h)
 {
 	sqlite3_stmt *s;
+	/* the new file made as open_rw makes it: the connection creates none */
+	int owned = own_file(h);
+	if (owned < 0) {
+		h->errors++;
+		if (owned != -EPERM)
+			snprintf(h->last_error, sizeof h->last_error, "cannot recreate %s: %s", h->path, strerror(-owned));
+		return -EACCES;
+	}
 	int rc = sqlite3_prepare_v2(h->db, "ATTACH DATABASE ?1 AS fresh", -1, &s, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(s, 1, h->path, -1, SQLITE_STATIC);
@@ -476,6 +531,8 @@ static bool matches(const HistoryEvent *e, const HistoryFilter *f)
 {
 	if (f->serial && *f->serial ? !streq(e->serial, f->serial) : f->device && !streq(e->device, f->device))
 		return false;
+	if (f->kind && !streq(e->kind, f->kind))
+		return false;
 	return e->time_usec >= f->since_usec && e->id > f->after_id;
 }
 
@@ -487,9 +544,9 @@ static int query_db(History *h, sqlite3 *db, const HistoryFilter *f, unsigned li
 	 * events of the storm it ends, dated at its end); a stream in the
 	 * order events were recorded, so that `after` never skips one */
 	snprintf(sql, sizeof sql,
-		 "SELECT * FROM (SELECT " COLUMNS " FROM events WHERE time_usec >= ?1 AND id > ?2%s"
+		 "SELECT * FROM (SELECT " COLUMNS " FROM events WHERE time_usec >= ?1 AND id > ?2%s%s"
 		 " ORDER BY id DESC LIMIT ?4) ORDER BY %s",
-		 by_serial ? " AND serial = ?3" : f->device ? " AND device = ?3" : "",
+		 by_serial ? " AND serial = ?3" : f->device ? " AND device = ?3" : "", f->kind ? " AND kind = ?5" : "",
 		 f->in_recorded_order ? "id" : "time_usec, id");
 	sqlite3_stmt *s;
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
@@ -501,6 +558,8 @@ static int query_db(History *h, sqlite3 *db, const HistoryFilter *f, unsigned li
 	if (by_serial || f->device)
 		sqlite3_bind_text(s, 3, by_serial ? f->serial : f->device, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 4, (int)limit);
+	if (f->kind)
+		sqlite3_bind_text(s, 5, f->kind, -1, SQLITE_STATIC);
 	int rc, r = 0;
 	while (r >= 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		HistoryEvent e = {
@@ -578,6 +637,19 @@ int history_forget(History *h, const char *device, const char *serial)
 		return classify_rc(rc);
 	}
 	return forgotten + sqlite3_changes(h->db);
+}
+
+uint64_t history_newest_logged(History *h)
+{
+	sqlite3 *db = h->db ? h->db : h->ro;
+	sqlite3_stmt *s;
+	uint64_t t = 0;
+	if (!db || sqlite3_prepare_v2(db, "SELECT MAX(logged_usec) FROM events", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0)
+		t = (uint64_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return t;
 }
 
 int history_prune(History *h, uint64_t before_usec, uint64_t max_events)

@@ -35,6 +35,7 @@ typedef struct HistoryEvent {
 typedef struct HistoryFilter {
 	const char *device;		/* NULL: all */
 	const char *serial;		/* NULL: all; matched instead of device when set */
+	const char *kind;		/* NULL: all */
 	uint64_t since_usec;		/* events that began at or after */
 	int64_t after_id;		/* events with a larger id (for --follow) */
 	unsigned limit;			/* the newest `limit`, returned oldest first; 0 = 1000 */
@@ -77,6 +78,8 @@ typedef int (*HistoryCb)(const HistoryEvent *e, void *userdata);
 int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userdata);
 /* Drops events that began before `before_usec`, and the oldest beyond max_events. */
 int history_prune(History *h, uint64_t before_usec, uint64_t max_events);
+/* When the newest stored event was logged (CLOCK_REALTIME, µs); 0 if none. */
+uint64_t history_newest_logged(History *h);
 uint64_t history_errors(const History *h);
 unsigned history_pending(const History *h);
 uint64_t history_dropped(const History *h);

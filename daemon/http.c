@@ -16,13 +16,13 @@
  * certificates, starts on the same socket.
  */
 #include "http.h"
+#include "http-internal.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
-#include <libdeflate.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -30,83 +30,17 @@
 #include <time.h>
 
 #include "log.h"
+#include "statuspage.h"
 #include "webauth.h"
 #include "websetup.h"
 
 #define HTTP_CONNECTION_TIMEOUT_S 70	/* libmicrohttpd's own idle timeout, past ours */
-#define HTTP_MEMORY_LIMIT (64 * 1024)
-
-struct HttpBody {
-	unsigned refs;
-	Buf buf;		/* freed as it was made: malloc'd or mapped */
-};
-
-HttpBody *http_body_new(Buf *b)
-{
-	HttpBody *body = b->oom ? NULL : malloc(sizeof *body);
-	if (!body) {
-		buf_free(b);
-		return NULL;
-	}
-	*body = (HttpBody){.refs = 1, .buf = *b};
-	*b = (Buf){0};
-	return body;
-}
-
-HttpBody *http_body_ref(HttpBody *body)
-{
-	if (body)
-		body->refs++;
-	return body;
-}
-
-HttpBody *http_body_unref(HttpBody *body)
-{
-	if (body && --body->refs == 0) {
-		buf_free(&body->buf);
-		free(body);
-	}
-	return NULL;
-}
-
-size_t http_body_size(const HttpBody *body) { return body ? body->buf.len : 0; }
-
-const char *http_body_data(const HttpBody *body) { return body ? body->buf.data : NULL; }
-
-static void compressor_freep(struct libdeflate_compressor **c)
-{
-	if (*c)
-		libdeflate_free_compressor(*c);
-}
-
-HttpBody *http_body_gzip(const HttpBody *plain)
-{
-	/* level 1: the scrape's CPU is the budget, and it still shrinks a
-	 * metrics page ten times */
-	_cleanup_(compressor_freep) struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
-	if (!c || !plain)
-		return NULL;
-	/* a metrics page shrinks 10x: room for a quarter of it, and the bound
-	 * (as much as the page) only for what does not shrink, so that a
-	 * scrape does not take a second page's worth of memory */
-	Buf b = {0};
-	size_t bound = libdeflate_gzip_compress_bound(c, plain->buf.len);
-	for (size_t want = plain->buf.len / 4 + 4096; !b.len; want = bound) {
-		buf_reserve(&b, want < bound ? want : bound);
-		if (b.oom)
-			return NULL;
-		b.len = libdeflate_gzip_compress(c, plain->buf.data, plain->buf.len, b.data, b.cap);
-		if (!b.len && b.cap >= bound) {
-			buf_free(&b);
-			return NULL;
-		}
-	}
-	/* the page is kept for a while: give back the bound's slack */
-	char *fit = realloc(b.data, b.len);
-	if (fit)
-		b.data = fit, b.cap = b.len;
-	return http_body_new(&b);
-}
+/* Per connection, from libmicrohttpd's pool (mapped: what is not used costs
+ * nothing). Each query argument takes ~48 bytes of it besides the URL: at
+ * 64 KiB a request with 1000 arguments exhausted it and libmicrohttpd
+ * closed the connection without a status line (its own 431 needs the pool
+ * too); 256 KiB parses ~5000. */
+#define HTTP_MEMORY_LIMIT (256 * 1024)
 
 static void body_release(void *cls) { http_body_unref(cls); }
 
@@ -191,17 +125,46 @@ static Guarded *oldest_waiting(Http *h, const Guarded *like, uint64_t now, unsig
 	return best;
 }
 
-static void make_room(Http *h, Guarded *fresh)
+/* One for each connection past the limits: of the address `like` (or, for
+ * NULL, of every address above its limit), then of the server. */
+static void make_room(Http *h, Guarded *like, uint64_t now)
 {
 	unsigned n;
-	uint64_t now = fresh->since;
-	Guarded *v = oldest_waiting(h, fresh, now, &n);
-	if (n > HTTP_MAX_PER_ADDRESS && v) {
+	Guarded *v = oldest_waiting(h, like, now, &n);
+	if (like && n > HTTP_MAX_PER_ADDRESS && v) {
 		doom(v);
 		h->stats.evicted_crowded++;
 	}
 	v = oldest_waiting(h, NULL, now, &n);
 	if (n > HTTP_MAX_CONNECTIONS - HTTP_RESERVED && v) {
+		doom(v);
+		h->stats.evicted_crowded++;
+	}
+}
+
+/* The limits, again, for what the newcomers' grace spared: one address that
+ * opened 150 connections within the grace filled all 128 slots, and with
+ * libmicrohttpd at its limit no newcomer comes whose arrival would make room:
+ * scrapers waited in the listen queue until the slow ones timed out. */
+static void enforce_limits(Http *h, uint64_t now)
+{
+	for (Guarded *g = h->conns; g; g = g->next) {
+		unsigned n;
+		if (g->doomed)
+			continue;
+		oldest_waiting(h, g, now, &n);
+		while (n > HTTP_MAX_PER_ADDRESS) {
+			Guarded *v = oldest_waiting(h, g, now, &n);
+			if (!v || n <= HTTP_MAX_PER_ADDRESS)
+				break;
+			doom(v);
+			h->stats.evicted_crowded++;
+		}
+	}
+	for (unsigned n = h->n_conns; n > HTTP_MAX_CONNECTIONS - HTTP_RESERVED;) {
+		Guarded *v = oldest_waiting(h, NULL, now, &n);
+		if (!v || n <= HTTP_MAX_CONNECTIONS - HTTP_RESERVED)
+			break;
 		doom(v);
 		h->stats.evicted_crowded++;
 	}
@@ -248,7 +211,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	h->conns = g;
 	h->n_conns++;
 	*socket_context = g;
-	make_room(h, g);
+	make_room(h, g, g->since);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -262,10 +225,18 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 	}
 }
 
+static void run(Http *h);
+
 static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Http *h = userdata;
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	/* At its connection limit libmicrohttpd takes the listening socket out
+	 * of its epoll set and puts it back only in a later MHD_run(); when
+	 * the last connections all close in one pass it asks for no timeout,
+	 * and nothing would run it again: the accept queue grew for good (135
+	 * idle connections opened and closed at once). A run a second puts it
+	 * back whatever happened. */
 	for (Guarded *g = h->conns; g; g = g->next) {
 		uint64_t span = g->served ? HTTP_KEEPALIVE_USEC : HTTP_HEADER_USEC;
 		if (!g->active && !g->doomed && now - g->since >= span) {
@@ -273,7 +244,11 @@ static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
 			h->stats.evicted_slow++;
 		}
 	}
-	return sd_event_source_set_time(s, usec + 1000000);
+	enforce_limits(h, now);
+	run(h);
+	/* crowded, a quarter of a second: a scraper in the listen queue waits no longer */
+	bool crowded = h->n_conns > HTTP_MAX_CONNECTIONS - 2 * HTTP_RESERVED;
+	return sd_event_source_set_time(s, usec + (crowded ? 250000 : 1000000));
 }
 
 /* ------------------------------------------------------------ requests */
@@ -318,32 +293,6 @@ static enum MHD_Result reply_text(Http *h, struct MHD_Connection *c, unsigned st
 	return reply(h, c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
 }
 
-/* exporter-toolkit's client_allowed_sans: DNS, IP, e-mail or URI, exactly. */
-static bool san_allowed(const WebSetup *w, gnutls_x509_crt_t crt)
-{
-	for (unsigned i = 0;; i++) {
-		char san[512];
-		size_t len = sizeof san - 1;
-		int type = gnutls_x509_crt_get_subject_alt_name(crt, i, san, &len, NULL);
-		if (type == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE)
-			return false;
-		if (type < 0)
-			continue;
-		san[len] = 0;
-		if (type == GNUTLS_SAN_IPADDRESS) {
-			char ip[INET6_ADDRSTRLEN];
-			if (!inet_ntop(len == 4 ? AF_INET : AF_INET6, san, ip, sizeof ip))
-				continue;
-			snprintf(san, sizeof san, "%s", ip);
-		} else if (type != GNUTLS_SAN_DNSNAME && type != GNUTLS_SAN_RFC822NAME && type != GNUTLS_SAN_URI) {
-			continue;
-		}
-		for (unsigned k = 0; k < w->cfg.n_allowed_sans; k++)
-			if (streq(w->cfg.allowed_sans[k], san))
-				return true;
-	}
-}
-
 /* The client certificate, as client_auth_type asks; once per connection. */
 static bool client_cert_ok(Http *h, struct MHD_Connection *c, Guarded *g)
 {
@@ -367,7 +316,7 @@ static bool client_cert_ok(Http *h, struct MHD_Connection *c, Guarded *g)
 		gnutls_x509_crt_t crt;
 		ok = gnutls_x509_crt_init(&crt) == 0;
 		if (ok) {
-			ok = gnutls_x509_crt_import(crt, &peer[0], GNUTLS_X509_FMT_DER) == 0 && san_allowed(w, crt);
+			ok = gnutls_x509_crt_import(crt, &peer[0], GNUTLS_X509_FMT_DER) == 0 && websetup_san_allowed(w, crt);
 			gnutls_x509_crt_deinit(crt);
 		}
 	}
@@ -449,6 +398,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (g)
 			g->active = true;
 		h->stats.requests++;
+		/* Refused before any body is read, with a status line (answering
+		 * now closes the connection afterwards, which is what such a
+		 * client gets): only GET and HEAD, and never a request body. */
+		if (!streq(method, "GET") && !streq(method, "HEAD"))
+			return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if ((cl && !streq(cl, "0")) || MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+			return reply_text(h, c, MHD_HTTP_CONTENT_TOO_LARGE, "no request body is accepted\n");
+		/* a NUL in the path ("/disk/sda%00x") must not pass for its part before it */
+		for (const char *p = url; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return reply_text(h, c, MHD_HTTP_BAD_REQUEST, "bad request: a control character in the path\n");
 		/* answered on the next call, once the (empty) body is read: a
 		 * response queued this early makes libmicrohttpd close the
 		 * connection, and a scraper wants to keep it */
@@ -482,7 +443,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		log_warning_errno(r < 0 ? r : -ENOMEM, "Failed to answer %s: %m", path);
 		return reply_text(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "render failed\n");
 	}
-	if (req.gzip_ok && !rep.gzipped && rep.body->buf.len >= 1024) {
+	if (req.gzip_ok && !rep.gzipped && http_body_size(rep.body) >= 1024) {
 		HttpBody *gz = http_body_gzip(rep.body);
 		if (gz) {
 			http_body_unref(rep.body);
@@ -491,8 +452,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		}
 	}
 	HttpBody *body = rep.body;
-	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(body->buf.len, body->buf.data,
-											   body_release, body);
+	struct MHD_Response *resp = MHD_create_response_from_buffer_with_free_callback_cls(
+		http_body_size(body), (void *)http_body_data(body), body_release, body);
 	if (!resp) {
 		http_body_unref(body);
 		return MHD_NO;
@@ -503,6 +464,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, rep.varies ? "Accept, Accept-Encoding" : "Accept-Encoding");
 	return send_response(h, c, rep.status ? rep.status : MHD_HTTP_OK, rep.type ? rep.type : "text/plain; charset=utf-8",
 			     resp);
+}
+
+/* core/statuspage.c's url_unescape: a %00 must not end the path early. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls, (void)c;
+	return url_unescape(s);
 }
 
 /* ----------------------------------------------------------- the loop */
@@ -542,75 +510,6 @@ static void schedule(Http *h)
 	sd_event_source_set_enabled(h->timer, SD_EVENT_ONESHOT);
 }
 
-int http_parse_listen(const char *addr, char *host, size_t hostlen, unsigned *port)
-{
-	const char *colon = strrchr(addr, ':');
-	uint64_t p;
-	if (!colon || parse_u64(colon + 1, &p) < 0 || p > 65535)
-		return -EINVAL;
-	size_t n = (size_t)(colon - addr);
-	if (n >= 2 && addr[0] == '[' && addr[n - 1] == ']') {
-		addr++;
-		n -= 2;
-	} else if (memchr(addr, ':', n)) {
-		return -EINVAL;	/* IPv6 addresses need brackets */
-	}
-	if (n >= hostlen)
-		return -ENAMETOOLONG;
-	memcpy(host, addr, n);
-	host[n] = 0;
-	*port = (unsigned)p;
-	return 0;
-}
-
-static unsigned port_of(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof ss;
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
-		return 0;
-	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					      : ((struct sockaddr_in *)&ss)->sin_port);
-}
-
-static int bind_listen(const char *addr)
-{
-	char host[256], portstr[8];
-	unsigned port;
-	int r = http_parse_listen(addr, host, sizeof host, &port);
-	if (r < 0)
-		return r;
-	snprintf(portstr, sizeof portstr, "%u", port);
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-				 .ai_flags = AI_PASSIVE | AI_NUMERICSERV}, *res = NULL;
-	if (getaddrinfo(host[0] ? host : NULL, portstr, &hints, &res) != 0)
-		return -EADDRNOTAVAIL;
-	r = -EADDRNOTAVAIL;
-	/* With no host, getaddrinfo lists IPv4 first; prefer a dual-stack IPv6 socket. */
-	for (int pass = 0; pass < 2 && r < 0; pass++)
-		for (struct addrinfo *ai = res; ai && r < 0; ai = ai->ai_next) {
-			if (!host[0] && (pass == 0) != (ai->ai_family == AF_INET6))
-				continue;
-			int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-			if (fd < 0) {
-				r = -errno;
-				continue;
-			}
-			int one = 1, zero = 0;
-			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-			if (ai->ai_family == AF_INET6)
-				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-			if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
-				r = -errno;
-				close(fd);
-				continue;
-			}
-			r = fd;
-		}
-	freeaddrinfo(res);
-	return r;
-}
-
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
@@ -642,6 +541,7 @@ static int start_mhd(Http *h, WebSetup *web)
 	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_MEMORY_LIMIT, NULL);
 	OPT(MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h);
 	OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h);
+	OPT(MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL);
 	if (tls) {	/* in an option array, pointers go in ptr_value */
 		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, web->cert_pem);
 		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, web->key_pem);
@@ -728,10 +628,10 @@ int http_new(sd_event *e, const char *addr, int fd, const char *web_config, Http
 			return r;
 		log_web(h->web, web_config);
 	}
-	h->listen_fd = fd >= 0 ? fd : bind_listen(addr);
+	h->listen_fd = fd >= 0 ? fd : http_bind_listen(addr);
 	if (h->listen_fd < 0)
 		return h->listen_fd;
-	h->port = port_of(h->listen_fd);
+	h->port = http_port_of(h->listen_fd);
 	r = start_mhd(h, h->web);
 	if (r < 0) {
 		if (!h->mhd)
@@ -754,6 +654,12 @@ int http_reload(Http *h, const char *web_config, char **ret_error)
 		int r = websetup_load(web_config, &web, ret_error);
 		if (r < 0)
 			return r;
+	}
+	/* Unchanged, the server goes on: a restart would drop the requests
+	 * in flight, and a reload changes nothing for it. */
+	if (websetup_same(web, h->web)) {
+		websetup_free(web);
+		return 0;
 	}
 	/* The listening socket passes from the old daemon to the new one. */
 	int fd = MHD_quiesce_daemon(h->mhd);

@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include <string.h>
+
 #include <systemd/sd-event.h>
 
 #include "util.h"
@@ -35,6 +37,17 @@ struct HttpRequest {
 	const char *accept;		/* the Accept header, or "" */
 	bool gzip_ok;			/* Accept-Encoding allows gzip */
 };
+
+/* A query argument copied into buf; false if absent or too long. */
+static inline bool http_arg_copy(const HttpRequest *req, const char *key, char *buf, size_t size)
+{
+	const char *v = req->arg ? req->arg(req, key) : NULL;
+	size_t n = v ? strlen(v) : 0;
+	if (!v || n >= size)
+		return false;
+	memcpy(buf, v, n + 1);
+	return true;
+}
 
 typedef struct HttpReply {
 	unsigned status;
@@ -83,4 +96,7 @@ unsigned http_port(const Http *h);
 void http_stats(const Http *h, HttpStats *ret);
 /* Parses an address; exposed for tests. */
 int http_parse_listen(const char *addr, char *host, size_t hostlen, unsigned *port);
+/* Whether the listening socket fd is bound where addr ("host:port", ":port")
+ * says; *ret_bound gets where it is bound, as "host:port". */
+bool http_listens_on(int fd, const char *addr, char *ret_bound, size_t n);
 

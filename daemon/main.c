@@ -113,13 +113,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	Context *ctx = userdata;
 	(void)s;
 	if (si->ssi_signo == SIGHUP) {
-		unsigned suspects, storms;
-		_cleanup_free_ char *why = NULL;
-		service_reloading(ctx->service);
-		int r = context_reload(ctx, &why);
-		monitor_count(ctx->monitor, &suspects, &storms);
-		service_reloaded(ctx->service, (unsigned)registry_size(ctx->disks), suspects, storms,
-				 r < 0 ? (why ? why : strerror(-r)) : NULL);
+		context_reload(ctx, NULL);
 		return 0;
 	}
 	log_info("received %s, exiting", si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");

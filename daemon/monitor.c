@@ -15,7 +15,6 @@
 #include "log.h"
 #include "probe.h"
 
-#define PRUNE_EVERY_USEC (3600 * UINT64_C(1000000))
 #define STALL_LOGS_PER_MINUTE 10
 #define RESTORE_MAX 5000
 
@@ -26,15 +25,46 @@ struct Monitor {
 	HistoryState history_said;	/* the state last logged */
 	Prober *prober;			/* NULL: probes are never sent (not the live /sys) */
 	bool journal;
-	uint64_t last_prune_usec;
+	Retention retention;
+	bool age_prune_said;
 	uint64_t events[_EVENT_KIND_MAX];
 	uint64_t now_mono_usec, now_real_usec;	/* of the tick or slow I/O being handled */
+	uint64_t samples;			/* ticks so far */
+	double host_steal;			/* of this tick's interval; NaN unknown */
+	uint64_t host_stalls;			/* intervals detect_host_stalled() */
+	uint64_t host_stall_said;		/* CLOCK_MONOTONIC of the last one logged */
+	MonitorCallbacks cb;
 };
 
-static bool static_smr(const Disk *d)
+/* What the monitor keeps of a disk besides the detector's state. */
+struct MonitorDisk {
+	ProbeSlot probe;
+	uint64_t stall_log_minute;
+	unsigned stall_log_count, stall_log_suppressed;
+};
+
+/* NULL without memory: no probe, and every stall logged. */
+static MonitorDisk *mon_of(Disk *d)
 {
-	DiskClass c = d->verdict.class;
-	return c == DISK_CLASS_DM_SMR || c == DISK_CLASS_HOST_AWARE || c == DISK_CLASS_HOST_MANAGED;
+	if (!d->mon)
+		d->mon = calloc(1, sizeof *d->mon);
+	return d->mon;
+}
+
+static void mon_free(Monitor *m, Disk *d)
+{
+	if (!d->mon)
+		return;
+	if (m->prober)
+		prober_disk_gone(m->prober, &d->mon->probe);
+	free(d->mon);
+	d->mon = NULL;
+}
+
+static DiskViewClock view_clock(const Monitor *m)
+{
+	return (DiskViewClock){.mono = (double)m->now_mono_usec / 1e6, .real = (double)m->now_real_usec / 1e6,
+			       .sample = m->samples};
 }
 
 /* Logs each change of the history's health once, not each failed insert. */
@@ -65,16 +95,19 @@ typedef struct EmitCtx {
 /* Stalls can come by the thousand: at most a few log lines per disk a minute. */
 static bool stall_log_allowed(Monitor *m, Disk *d)
 {
-	if (d->stall_log_minute != m->now_mono_usec / 60000000) {
-		if (d->stall_log_suppressed)
-			log_notice("%s: %u more stall(s) not logged in the last minute (all are in the history)", d->name,
-				   d->stall_log_suppressed);
-		d->stall_log_minute = m->now_mono_usec / 60000000;
-		d->stall_log_count = d->stall_log_suppressed = 0;
-	}
-	if (d->stall_log_count++ < STALL_LOGS_PER_MINUTE)
+	MonitorDisk *md = mon_of(d);
+	if (!md)
 		return true;
-	d->stall_log_suppressed++;
+	if (md->stall_log_minute != m->now_mono_usec / 60000000) {
+		if (md->stall_log_suppressed)
+			log_notice("%s: %u more stall(s) not logged in the last minute (all are in the history)", d->name,
+				   md->stall_log_suppressed);
+		md->stall_log_minute = m->now_mono_usec / 60000000;
+		md->stall_log_count = md->stall_log_suppressed = 0;
+	}
+	if (md->stall_log_count++ < STALL_LOGS_PER_MINUTE)
+		return true;
+	md->stall_log_suppressed++;
 	return false;
 }
 
@@ -100,6 +133,8 @@ static void on_event(const DetectEvent *e, void *userdata)
 	m->events[e->kind]++;
 	if (history_add(m->history, &h) < 0)
 		history_said(m);
+	if (m->cb.event)
+		m->cb.event(d, e->kind, &h, m->cb.userdata);
 	if (e->kind == EVENT_STALL && !stall_log_allowed(m, d))
 		return;
 	log_full(k->priority, "%s: %s", d->name, e->message);
@@ -113,6 +148,7 @@ static void on_event(const DetectEvent *e, void *userdata)
 
 typedef struct RestoreRun {
 	DiskDetect *det;
+	const DetectParams *params;
 	double now_mono;
 	uint64_t now_real;
 	unsigned n;
@@ -126,7 +162,14 @@ static int on_restore(const HistoryEvent *h, void *userdata)
 		return 0;
 	/* an end event is at the end: when the evidence was last seen */
 	double t = (double)h->time_usec / 1e6;
-	detect_restore(r->det, k, r->now_mono - ((double)r->now_real / 1e6 - t));
+	if (k == EVENT_MEDIA_CACHE) {
+		/* in time order: the last one is the model as it was learnt */
+		DetectEvent e = {.kind = k, .duration = h->duration, .latency = h->latency, .value = h->value,
+				 .count = (uint64_t)h->count, .bytes = (uint64_t)h->bytes, .sector = (uint64_t)h->sector};
+		detect_restore_cache(r->det, &e);
+	} else {
+		detect_restore(r->det, r->params, k, r->now_mono - ((double)r->now_real / 1e6 - t), h->latency);
+	}
 	r->n++;
 	return 0;
 }
@@ -139,11 +182,20 @@ static void prepare(Monitor *m, Disk *d)
 	double horizon = fmin(m->cfg->detect.half_life * 10, m->cfg->history_days * 86400);
 	HistoryFilter f = {.device = d->name, .serial = disk_identity(d), .limit = RESTORE_MAX,
 			   .since_usec = m->now_real_usec - (uint64_t)fmin(horizon * 1e6, (double)m->now_real_usec)};
-	RestoreRun run = {.det = &d->det, .now_mono = (double)m->now_mono_usec / 1e6, .now_real = m->now_real_usec};
+	RestoreRun run = {.det = &d->det, .params = &m->cfg->detect, .now_mono = (double)m->now_mono_usec / 1e6,
+			  .now_real = m->now_real_usec};
 	history_query(m->history, &f, on_restore, &run);
+	/* the media cache as last learnt, however old: a disk's cache does not
+	 * decay, and stalls may have pushed it out of the newest RESTORE_MAX */
+	HistoryFilter fc = {.device = d->name, .serial = disk_identity(d), .limit = 1,
+			    .kind = event_kind_info(EVENT_MEDIA_CACHE)->name};
+	history_query(m->history, &fc, on_restore, &run);
+	detect_restore_done(&d->det, &m->cfg->detect, (double)m->now_mono_usec / 1e6);
+	DiskViewClock c = view_clock(m);
+	disk_view_update(d, &m->cfg->detect, &c);
 	if (run.n)
 		log_info("%s: restored %u event(s) from the history (%" PRIu64 " storm(s))", d->name, run.n,
-			 d->det.storms_known);
+			 d->det.storm.known);
 }
 
 static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], double now)
@@ -155,14 +207,16 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 		.reads = (double)v[DS_READS], .writes = (double)v[DS_WRITES],
 		.read_bytes = (double)v[DS_READ_SECTORS] * 512, .write_bytes = (double)v[DS_WRITE_SECTORS] * 512,
 		.read_time = (double)v[DS_READ_MS] / 1e3, .write_time = (double)v[DS_WRITE_MS] / 1e3,
+		.discards = (double)v[DS_DISCARDS], .discard_time = (double)v[DS_DISCARD_MS] / 1e3,
+		.flushes = (double)v[DS_FLUSHES], .flush_time = (double)v[DS_FLUSH_MS] / 1e3,
 		.busy = fmin((double)v[DS_IO_MS] / 1e3 / dt, 1),
 		.queue = (double)v[DS_WEIGHTED_MS] / 1e3 / dt,
 		.in_flight = (unsigned)d->ds.total[DS_IN_FLIGHT],
-		.read_max = NAN, .write_max = NAN,
+		.read_max = NAN, .write_max = NAN, .host_steal = m->host_steal,
 	};
 	/* Our own probe reads are not the host's traffic. */
-	double probe_s;
-	unsigned probes = prober_take_completed(d, &probe_s);
+	double probe_s = 0;
+	unsigned probes = d->mon ? prober_take_completed(&d->mon->probe, &probe_s) : 0;
 	if (probes) {
 		s->reads = fmax(s->reads - probes, 0);
 		s->read_time = fmax(s->read_time - probe_s, 0);
@@ -179,28 +233,58 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 		else
 			s->write_max = mx;
 		s->interval[op] = &o->window.last_second;
-		if (now >= d->det.bands_next) {
+		if (now >= d->det.bands.next) {
 			lat_window_sum(&o->window, m->cfg->detect.band_window, &win[op]);
 			s->window[op] = &win[op];
 		}
 	}
 }
 
+/* A jump of the wall clock is said; see core/retention.h for what it stops. */
+static void watch_clock(Monitor *m)
+{
+	int64_t jump = retention_watch(&m->retention, m->now_mono_usec, m->now_real_usec);
+	if (jump)
+		log_warning("the wall clock jumped %s by %.0f s: events are dated by it; none is pruned by age until it "
+			    "has held steady for an hour", jump > 0 ? "forward" : "back", fabs((double)jump) / 1e6);
+}
+
 static void prune(Monitor *m)
 {
-	if (m->now_mono_usec - m->last_prune_usec < PRUNE_EVERY_USEC && m->last_prune_usec)
+	uint64_t before;
+	const char *why;
+	if (!retention_due(&m->retention, m->now_mono_usec, m->now_real_usec, m->cfg->history_days, &before, &why))
 		return;
-	m->last_prune_usec = m->now_mono_usec;
-	uint64_t keep = (uint64_t)(m->cfg->history_days * 86400e6);
-	int r = history_prune(m->history, m->now_real_usec > keep ? m->now_real_usec - keep : 0,
-			      (uint64_t)m->cfg->history_max_events);
+	if (why && !m->age_prune_said)
+		log_notice("history: not pruning by age (%s), only down to %.0f events", why, m->cfg->history_max_events);
+	m->age_prune_said = why != NULL;
+	int r = history_prune(m->history, before, (uint64_t)m->cfg->history_max_events);
 	if (r > 0)
 		log_info("history: pruned %d old event(s)", r);
 }
 
-void monitor_tick(Monitor *m, uint64_t now_mono_usec)
+/* Said at most once an hour: a busy hypervisor does it all day. */
+static void host_stall(Monitor *m, double dt)
+{
+	DetectSample s = {.dt = dt, .host_steal = m->host_steal};
+	if (!detect_host_stalled(&m->cfg->detect, &s))
+		return;
+	m->host_stalls++;
+	if (m->host_stall_said && m->now_mono_usec - m->host_stall_said < 3600 * 1000000ULL)
+		return;
+	m->host_stall_said = m->now_mono_usec;
+	log_notice("the hypervisor held a CPU for %.2f s of the last %.0f s: what the disks waited then is not taken "
+		   "as their behaviour (said once an hour; smrd_host_stalled_intervals_total counts them)",
+		   m->host_steal, dt);
+}
+
+uint64_t monitor_host_stalls(const Monitor *m) { return m ? m->host_stalls : 0; }
+
+void monitor_tick(Monitor *m, uint64_t now_mono_usec, double host_steal)
 {
 	m->now_mono_usec = now_mono_usec;
+	m->host_steal = host_steal;
+	host_stall(m, m->cfg->interval);
 	m->now_real_usec = now_usec(CLOCK_REALTIME);
 	int written = history_maintain(m->history, now_mono_usec);
 	const char *notice = history_take_notice(m->history);
@@ -209,20 +293,29 @@ void monitor_tick(Monitor *m, uint64_t now_mono_usec)
 	if (written > 0)
 		log_notice("history: wrote %d event(s) kept in memory to %s", written, history_path(m->history));
 	history_said(m);
+	watch_clock(m);
+	m->samples++;
 	double now = (double)now_mono_usec / 1e6;
+	DiskViewClock c = view_clock(m);
 	for (size_t i = 0; i < registry_size(m->disks); i++) {
 		Disk *d = registry_at(m->disks, i);
 		if (!d->det_ready)
 			prepare(m, d);
-		if (!d->ds.primed || d->interval <= 0)
-			continue;
-		DetectSample s;
-		Hist win[2];
-		fill_sample(m, d, &s, win, now);
-		EmitCtx ec = {m, d};
-		detect_interval(&d->det, &m->cfg->detect, &s, static_smr(d), on_event, &ec);
-		if (m->prober && m->cfg->probe && detect_wants_probe(&d->det, &m->cfg->detect, now))
-			prober_maybe(m->prober, d, now, m->cfg->probe_interval);
+		/* smrd.conf's figure, until the disk's own storms give one */
+		if (isfinite(d->tuning.media_cache) && !disk_model_known(&d->det.cache.model))
+			detect_seed_cache(&d->det, d->tuning.media_cache);
+		if (d->ds.primed && d->interval > 0) {
+			DetectSample s;
+			Hist win[2];
+			fill_sample(m, d, &s, win, now);
+			EmitCtx ec = {m, d};
+			detect_interval(&d->det, &m->cfg->detect, &s, disk_may_reclassify(d), on_event, &ec);
+			MonitorDisk *md;
+			if (m->prober && m->cfg->probe && detect_wants_probe(&d->det, &m->cfg->detect, now) &&
+			    (md = mon_of(d)))
+				prober_maybe(m->prober, &md->probe, d, now, m->cfg->probe_interval);
+		}
+		disk_view_update(d, &m->cfg->detect, &c);
 	}
 	prune(m);
 }
@@ -251,8 +344,7 @@ static void on_probe(Disk *d, double latency, double now, void *userdata)
 
 void monitor_disk_gone(Monitor *m, Disk *d)
 {
-	if (m->prober)
-		prober_disk_gone(m->prober, d);
+	mon_free(m, d);
 	if (!d->det_ready)
 		return;
 	clocks(m);
@@ -261,94 +353,10 @@ void monitor_disk_gone(Monitor *m, Disk *d)
 	double now = (double)m->now_mono_usec / 1e6, gap = p->storm_end + p->idle_end;
 	DetectSample s = {.now = now + gap, .dt = gap, .read_max = NAN, .write_max = NAN};
 	EmitCtx ec = {m, d};
-	if (d->det.storm || d->det.idle)
-		detect_interval(&d->det, p, &s, static_smr(d), on_event, &ec);
-}
-
-void monitor_score(const Monitor *m, const Disk *d, DetectScore *ret)
-{
-	*ret = (DetectScore){0};
-	if (d->det_ready && m)
-		detect_score(&d->det, &m->cfg->detect, now_seconds(CLOCK_MONOTONIC), ret);
-}
-
-static double combined(const Disk *d, double score)
-{
-	/* Behaviour adds to what the static evidence says, never subtracts. */
-	return 1 - (1 - d->verdict.smr_confidence) * (1 - score);
-}
-
-double monitor_smr_confidence(const Monitor *m, const Disk *d)
-{
-	DetectScore sc;
-	monitor_score(m, d, &sc);
-	return combined(d, sc.score);
-}
-
-bool monitor_smr_by_behaviour(const Disk *d)
-{
-	return d->det_ready && d->det.behaviour && !static_smr(d);
-}
-
-void monitor_count(const Monitor *m, unsigned *ret_suspects, unsigned *ret_storms)
-{
-	unsigned suspects = 0, storms = 0;
-	for (size_t i = 0; m && i < registry_size(m->disks); i++) {
-		const Disk *d = registry_at(m->disks, i);
-		suspects += monitor_smr_confidence(m, d) >= SMR_CONF_TRIM_HINT;
-		storms += d->det_ready && d->det.storm;
-	}
-	*ret_suspects = suspects;
-	*ret_storms = storms;
-}
-
-DiskClass monitor_class(const Monitor *m, const Disk *d)
-{
-	(void)m;
-	return monitor_smr_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class;
-}
-
-/* What behaviour adds to the static class: the combined confidence, and a
- * disk with storms and no static SMR evidence becomes dm-smr. Returns
- * whether it did; shared by the summary and the full verdict. */
-static bool apply_behaviour(const Monitor *m, const Disk *d, DiskClass *class, double *confidence,
-			    double *smr_confidence, char *basis, size_t n, DetectScore *sc)
-{
-	monitor_score(m, d, sc);
-	*smr_confidence = combined(d, sc->score);
-	if (!monitor_smr_by_behaviour(d))
-		return false;
-	*class = DISK_CLASS_DM_SMR;
-	*confidence = fmax(sc->score, m->cfg->detect.behaviour_score);
-	snprintf(basis, n, "behaviour: destage storms with no static SMR evidence (GC score %.2f)", sc->score);
-	return true;
-}
-
-void monitor_summary(const Monitor *m, const Disk *d, VerdictSummary *ret)
-{
-	DetectScore sc;
-	*ret = d->verdict;
-	apply_behaviour(m, d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis, &sc);
-}
-
-void monitor_verdict(const Monitor *m, const ModelList *models, const Disk *d, Verdict *ret)
-{
-	DetectScore sc;
-	DiskFacts f;
-	disk_sys_facts(&d->sys, &f);
-	classify_disk(&f, models, ret);
-	if (!apply_behaviour(m, d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis,
-			     &sc))
-		return;
-	for (unsigned i = 0; i < ret->n_evidence; i++)
-		ret->evidence[i].decisive = false;
-	unsigned i = ret->n_evidence < VERDICT_MAX_EVIDENCE ? ret->n_evidence++ : VERDICT_MAX_EVIDENCE - 1;
-	Evidence *e = &ret->evidence[i];
-	*e = (Evidence){.decisive = true};
-	snprintf(e->source, sizeof e->source, "smrd detector");
-	snprintf(e->value, sizeof e->value, "%" PRIu64 " destage storm(s) on record, GC score %.2f",
-		 d->det.storms_known, sc.score);
-	snprintf(e->implies, sizeof e->implies, "drive-managed SMR by behaviour (the media cache fills, then writes stall)");
+	if (d->det.storm.active || d->det.idle.active)
+		detect_interval(&d->det, p, &s, disk_may_reclassify(d), on_event, &ec);
+	DiskViewClock c = view_clock(m);
+	disk_view_update(d, p, &c);
 }
 
 int monitor_forget(Monitor *m, Disk *d)
@@ -358,15 +366,19 @@ int monitor_forget(Monitor *m, Disk *d)
 		return n;
 	detect_done(&d->det);
 	detect_init(&d->det);	/* det_ready stays: nothing to restore */
+	clocks(m);
+	DiskViewClock c = view_clock(m);
+	disk_view_update(d, &m->cfg->detect, &c);
 	return n;
 }
 
-int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, bool live, Monitor **ret)
+int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, bool live, const MonitorCallbacks *cb,
+		Monitor **ret)
 {
 	Monitor *m = calloc(1, sizeof *m);
 	if (!m)
 		return -ENOMEM;
-	*m = (Monitor){.cfg = cfg, .disks = disks};
+	*m = (Monitor){.cfg = cfg, .disks = disks, .host_steal = NAN, .cb = cb ? *cb : (MonitorCallbacks){0}};
 	_cleanup_free_ char *err = NULL;
 	int r = history_open(cfg->state_dir, &m->history, &err);
 	if (!m->history) {
@@ -380,6 +392,8 @@ int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, bool live, 
 	else
 		log_info("history: %s", history_path(m->history));
 	m->history_said = history_state(m->history);
+	retention_init(&m->retention, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
+		       history_newest_logged(m->history));
 	m->journal = access("/run/systemd/journal/socket", W_OK) == 0;
 	/* Probes read whole disks: only this host's, never a captured tree's. */
 	ProberCallbacks pcb = {.result = on_probe, .userdata = m};
@@ -395,8 +409,8 @@ Monitor *monitor_free(Monitor *m)
 {
 	if (!m)
 		return NULL;
-	for (size_t i = 0; m->prober && i < registry_size(m->disks); i++)
-		prober_disk_gone(m->prober, registry_at(m->disks, i));
+	for (size_t i = 0; i < registry_size(m->disks); i++)
+		mon_free(m, registry_at(m->disks, i));
 	m->prober = prober_free(m->prober);
 	history_close(m->history);
 	free(m);

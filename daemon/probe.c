@@ -138,15 +138,15 @@ static int probe_open(Prober *owner, Disk *d, Probe **ret)
 	return 0;
 }
 
-void prober_maybe(Prober *owner, Disk *d, double now, double spacing)
+void prober_maybe(Prober *owner, ProbeSlot *slot, Disk *d, double now, double spacing)
 {
-	if (!owner || d->probe_failed || d->sys.size_sectors * 512 < 2 * PROBE_BYTES)
+	if (!owner || slot->failed || d->sys.size_sectors * 512 < 2 * PROBE_BYTES)
 		return;
-	if (!d->probe && probe_open(owner, d, &d->probe) < 0) {
-		d->probe_failed = true;
+	if (!slot->probe && probe_open(owner, d, &slot->probe) < 0) {
+		slot->failed = true;
 		return;
 	}
-	Probe *p = d->probe;
+	Probe *p = slot->probe;
 	if (p->inflight || now - p->last < spacing)
 		return;
 	p->rng = p->rng * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -159,16 +159,16 @@ void prober_maybe(Prober *owner, Disk *d, double now, double spacing)
 	int r = io_submit(p->aio, 1, cbs);
 	if (r != 1) {
 		log_warning_errno(r < 0 ? r : -EIO, "%s: probe submit failed, not probing this disk: %m", d->name);
-		d->probe_failed = true;
+		slot->failed = true;
 		return;
 	}
 	p->inflight = true;
 	p->last = now;
 }
 
-unsigned prober_take_completed(Disk *d, double *ret_seconds)
+unsigned prober_take_completed(ProbeSlot *slot, double *ret_seconds)
 {
-	Probe *p = d->probe;
+	Probe *p = slot->probe;
 	*ret_seconds = 0;
 	if (!p)
 		return 0;
@@ -179,12 +179,12 @@ unsigned prober_take_completed(Disk *d, double *ret_seconds)
 	return n;
 }
 
-void prober_disk_gone(Prober *owner, Disk *d)
+void prober_disk_gone(Prober *owner, ProbeSlot *slot)
 {
-	Probe *p = d->probe;
+	Probe *p = slot->probe;
 	if (!p)
 		return;
-	d->probe = NULL;
+	slot->probe = NULL;
 	if (!p->inflight) {
 		probe_free(p);
 		return;

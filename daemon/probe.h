@@ -14,6 +14,12 @@
 
 typedef struct Prober Prober;
 
+/* A disk's probe as its owner keeps it: NULL until the first is sent. */
+typedef struct ProbeSlot {
+	struct Probe *probe;
+	bool failed;			/* it cannot be probed: never tried again */
+} ProbeSlot;
+
 typedef struct ProberCallbacks {
 	/* A probe read of d completed (latency in seconds, at monotonic `now`). */
 	void (*result)(Disk *d, double latency, double now, void *userdata);
@@ -26,9 +32,9 @@ int prober_new(sd_event *e, const char *dev_dir, const ProberCallbacks *cb, Prob
 Prober *prober_free(Prober *p);
 /* Sends a probe to d unless one is in flight or the last is under
  * `spacing` seconds old; the caller has decided that one is wanted. */
-void prober_maybe(Prober *p, Disk *d, double now, double spacing);
+void prober_maybe(Prober *p, ProbeSlot *slot, Disk *d, double now, double spacing);
 /* Probe reads of d that completed since the last call (subtracted from
  * the host's traffic), with their summed latency in seconds. */
-unsigned prober_take_completed(Disk *d, double *ret_seconds);
+unsigned prober_take_completed(ProbeSlot *slot, double *ret_seconds);
 /* d is going: its probe is closed, or left to drain if one is in flight. */
-void prober_disk_gone(Prober *p, Disk *d);
+void prober_disk_gone(Prober *p, ProbeSlot *slot);

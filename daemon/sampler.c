@@ -6,17 +6,24 @@
 #include "sampler.h"
 
 #include <fcntl.h>
+#include <math.h>
+#include <unistd.h>
 
 #include "diskstats.h"
 #include "log.h"
+#include "procstat.h"
 
 #define DISKSTATS_MAX_BYTES (32 * 1024 * 1024)
 #define WARN_EVERY 60		/* samples between repeated warnings */
+#define STAT_MAX_BYTES (4 * 1024 * 1024)	/* /proc/stat: ~150 bytes per CPU, and the interrupts */
 
 struct Sampler {
 	int procfs_fd;
 	DiskRegistry *disks;
 	SamplerStats st;
+	HostSteal steal;
+	ProcStatSteal read;
+	bool steal_said;
 };
 
 typedef struct SampleRun {
@@ -31,6 +38,9 @@ int sampler_new(int procfs_fd, DiskRegistry *disks, Sampler **ret)
 	if (!s)
 		return -ENOMEM;
 	*s = (Sampler){.procfs_fd = procfs_fd, .disks = disks};
+	s->st.steal_last = NAN;
+	long hz = sysconf(_SC_CLK_TCK);
+	host_steal_init(&s->steal, hz > 0 ? (double)hz : 100);
 	*ret = s;
 	return 0;
 }
@@ -66,8 +76,37 @@ static void on_line(const DiskstatLine *l, void *userdata)
 	s->st.resets += d->ds.resets - resets;
 }
 
+/* The CPU time the hypervisor took since the last sample. Unknown (NaN)
+ * on bare metal's old kernels and on a /proc/stat that cannot be read:
+ * the disks' figures do not depend on it. */
+static void sample_steal(Sampler *s)
+{
+	_cleanup_free_ char *text = NULL;
+	unsigned bad = 0;
+	int r = read_file_at(s->procfs_fd, "stat", STAT_MAX_BYTES, &text, NULL);
+	if (r >= 0)
+		r = procstat_steal_parse(text, &s->read, &bad);
+	if (r < 0) {
+		if (!s->steal_said)
+			log_notice("No CPU steal from /proc/stat (%s): waits while the host held the CPUs cannot be told "
+				   "from a disk's", r == -ENODATA ? "no steal figure" : read_error_string(r));
+		s->steal_said = true;
+		s->steal.primed = false;	/* the next good read starts again */
+		s->st.steal_last = NAN;
+		return;
+	}
+	if (bad && !s->steal_said)
+		log_warning("/proc/stat has %u malformed cpu line(s), ignoring them", bad);
+	s->steal_said = bad > 0;
+	bool primed = s->steal.primed;
+	double most = host_steal_update(&s->steal, &s->read);
+	s->st.steal_last = primed ? most : NAN;
+	s->st.steal_total = s->steal.total;
+}
+
 int sampler_sample(Sampler *s, uint64_t now_usec, SamplerMissingFn missing, void *userdata)
 {
+	sample_steal(s);
 	_cleanup_free_ char *text = NULL;
 	int r = read_file_at(s->procfs_fd, "diskstats", DISKSTATS_MAX_BYTES, &text, NULL);
 	if (r < 0) {

@@ -3,7 +3,8 @@
  * One read of /proc/diskstats per interval, whatever the number of disks,
  * into the registry's counters. It does not know who watches the disks:
  * a disk missing from the file is reported to a callback (context.c asks
- * discovery whether it is gone).
+ * discovery whether it is gone). It reads /proc/stat's steal with it:
+ * what a hypervisor took from the CPUs in the same interval.
  */
 #pragma once
 
@@ -19,6 +20,9 @@ typedef struct SamplerStats {
 	uint64_t read_errors;		/* the file could not be read */
 	uint64_t resets;		/* counters that went back for good */
 	uint64_t last_usec;		/* CLOCK_MONOTONIC of the last sample */
+	double steal_last;		/* seconds the most-robbed CPU lost to the hypervisor
+					 * since the sample before; NaN unknown */
+	double steal_total;		/* all CPUs' since smrd started */
 } SamplerStats;
 
 typedef void (*SamplerMissingFn)(const char *name, void *userdata);

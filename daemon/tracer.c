@@ -7,6 +7,8 @@
  */
 #include "tracer.h"
 
+#include <math.h>
+
 #include "log.h"
 
 struct Tracer {
@@ -24,6 +26,7 @@ struct Tracer {
 	SlowRecord slow[SLOW_QUEUE_LEN];
 	unsigned slow_head, slow_len;
 	uint64_t slow_total;
+	double keep;			/* seconds: slower ones are kept and counted */
 	uint64_t round;
 	uint64_t last_collect_usec;	/* the first interval counts from the start */
 };
@@ -84,6 +87,7 @@ int tracer_new(sd_event *e, const TraceBackendOps *const *backends, const char *
 	t->disks = disks;
 	t->last_collect_usec = now_usec(CLOCK_MONOTONIC);
 	t->cb = cb ? *cb : (TracerCallbacks){0};
+	t->keep = slow_seconds;
 	open_backend(t, backends, want, live, (uint64_t)(slow_seconds * 1e9));
 	t->name = t->ops ? t->ops->name : "none";
 	if (t->ops && t->refused)
@@ -187,6 +191,14 @@ static void on_slow(const struct trace_slow *s, void *userdata)
 	if (!d || s->op >= TRACE_OPS)
 		return;
 	uint64_t done_us = s->done_ns / 1000;
+	if ((double)s->lat_ns / 1e9 < t->keep) {
+		/* the detector's, not the record's: a write that waited a little */
+		SlowRecord quick = {.op = (int)s->op, .sector = s->sector, .bytes = s->bytes, .error = (int)s->error,
+				    .latency = (double)s->lat_ns / 1e9, .done_mono_usec = done_us};
+		if (t->cb.slow_io)
+			t->cb.slow_io(d, &quick, t->cb.userdata);
+		return;
+	}
 	SlowRecord *r = &t->slow[(t->slow_head + t->slow_len) % SLOW_QUEUE_LEN];
 	if (t->slow_len == SLOW_QUEUE_LEN) {
 		r = &t->slow[t->slow_head];
@@ -258,10 +270,13 @@ void tracer_collect(Tracer *t, uint64_t now_mono_usec, uint64_t now_real_usec)
 	free(run.map);
 }
 
-void tracer_set_slow(Tracer *t, double seconds)
+void tracer_set_slow(Tracer *t, double deliver, double keep)
 {
-	if (t && t->ops)
-		t->ops->set_slow(t->b, (uint64_t)(seconds * 1e9));
+	if (!t)
+		return;
+	t->keep = fmax(keep, deliver);
+	if (t->ops)
+		t->ops->set_slow(t->b, (uint64_t)(deliver * 1e9));
 }
 
 const char *tracer_backend(const Tracer *t) { return t ? t->name : "none"; }

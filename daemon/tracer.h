@@ -45,7 +45,9 @@ void tracer_sync(Tracer *t);
 /* Once per interval, after the diskstats sample: moves the kernel's
  * histogram deltas into the disks' latency windows. */
 void tracer_collect(Tracer *t, uint64_t now_mono_usec, uint64_t now_real_usec);
-void tracer_set_slow(Tracer *t, double seconds);
+/* I/Os from deliver seconds go to the slow_io callback; from keep seconds
+ * (at least deliver) they are also kept for tracer_slow_at and counted. */
+void tracer_set_slow(Tracer *t, double deliver, double keep);
 
 const char *tracer_backend(const Tracer *t);	/* bpf, perf or none */
 const char *tracer_refused(const Tracer *t);	/* why others were not used; "" if none */

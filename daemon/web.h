@@ -8,11 +8,14 @@
 #pragma once
 
 #include "context.h"
+#include "control.h"
 #include "http.h"
 
 typedef struct Web Web;
 
-Web *web_new(Context *ctx);
+/* api answers /api/v1/...: the control protocol's handler (commands.c's),
+ * called with no peer credentials (read-only commands only). */
+Web *web_new(Context *ctx, ControlHandler api, void *api_userdata);
 Web *web_free(Web *w);
 /* The HttpHandlerFn; userdata is the Web. */
 int web_handle(void *userdata, const HttpRequest *req, HttpReply *ret);

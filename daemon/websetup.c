@@ -2,7 +2,10 @@
 #include "websetup.h"
 
 #include <fcntl.h>
+#include <gnutls/crypto.h>
+#include <arpa/inet.h>
 #include <gnutls/gnutls.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util.h"
@@ -114,6 +117,51 @@ int websetup_load(const char *path, WebSetup **ret, char **ret_error)
 	w->auth = webauth_new(w->cfg.users, w->cfg.n_users);
 	if (!w->auth)
 		return -ENOMEM;
+	/* what a reload compares: the texts, each with its length */
+	gnutls_hash_hd_t hd;
+	if (gnutls_hash_init(&hd, GNUTLS_DIG_SHA256) < 0)
+		return -ENOMEM;
+	const char *parts[] = {text, w->cert_pem, w->key_pem, w->ca_pem};
+	for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+		uint64_t n = parts[i] ? strlen(parts[i]) : UINT64_MAX;
+		gnutls_hash(hd, &n, sizeof n);
+		if (parts[i])
+			gnutls_hash(hd, parts[i], strlen(parts[i]));
+	}
+	gnutls_hash_deinit(hd, w->digest);
 	*ret = TAKE_PTR(w);
 	return 0;
+}
+
+bool websetup_same(const WebSetup *a, const WebSetup *b)
+{
+	if (!a || !b)
+		return a == b;
+	return memcmp(a->digest, b->digest, sizeof a->digest) == 0;
+}
+
+/* exporter-toolkit's client_allowed_sans: DNS, IP, e-mail or URI, exactly. */
+bool websetup_san_allowed(const WebSetup *w, gnutls_x509_crt_t crt)
+{
+	for (unsigned i = 0;; i++) {
+		char san[512];
+		size_t len = sizeof san - 1;
+		int type = gnutls_x509_crt_get_subject_alt_name(crt, i, san, &len, NULL);
+		if (type == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE)
+			return false;
+		if (type < 0)
+			continue;
+		san[len] = 0;
+		if (type == GNUTLS_SAN_IPADDRESS) {
+			char ip[INET6_ADDRSTRLEN];
+			if (!inet_ntop(len == 4 ? AF_INET : AF_INET6, san, ip, sizeof ip))
+				continue;
+			snprintf(san, sizeof san, "%s", ip);
+		} else if (type != GNUTLS_SAN_DNSNAME && type != GNUTLS_SAN_RFC822NAME && type != GNUTLS_SAN_URI) {
+			continue;
+		}
+		for (unsigned k = 0; k < w->cfg.n_allowed_sans; k++)
+			if (streq(w->cfg.allowed_sans[k], san))
+				return true;
+	}
 }

@@ -9,6 +9,8 @@
  */
 #pragma once
 
+#include <gnutls/x509.h>
+
 #include "webauth.h"
 #include "webconfig.h"
 
@@ -17,8 +19,15 @@ typedef struct WebSetup {
 	char *cert_pem, *key_pem, *ca_pem;	/* PEM text; the key is wiped on free */
 	char *priorities;			/* GnuTLS, from min_version..max_version */
 	WebAuth *auth;
+	uint8_t digest[32];			/* SHA-256 of the file and every file it names, as read */
 } WebSetup;
 
 /* Reads, parses and checks path; *ret_error says what is wrong (caller frees). */
 int websetup_load(const char *path, WebSetup **ret, char **ret_error);
 WebSetup *websetup_free(WebSetup *w);
+/* Whether a and b were loaded from the same texts (NULL: no web configuration). */
+bool websetup_same(const WebSetup *a, const WebSetup *b);
+
+/* exporter-toolkit's client_allowed_sans: whether the client certificate
+ * names one of them (DNS, IP, e-mail or URI), exactly. */
+bool websetup_san_allowed(const WebSetup *w, gnutls_x509_crt_t crt);

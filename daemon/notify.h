@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Notifications without Prometheus: notify-command runs once per incident
+ * (core/incident.h decides which events those are), the way smartd's
+ * -M exec and zed's zedlets run, with the event in its environment
+ * (SMRD_EVENT, SMRD_DEVICE, SMRD_MODEL, ... see docs/notify.md). Run
+ * directly (no shell), in its own session, stdin /dev/null, its output
+ * logged, at most NOTIFY_RUNNING_MAX at once and NOTIFY_QUEUE_MAX waiting;
+ * killed at notify-timeout. What was sent and acknowledged goes to the
+ * history ("notify:KIND" and "ack:KIND" records), so that a restart
+ * repeats nothing.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "disk.h"
+#include "events.h"
+#include "history.h"
+
+#define NOTIFY_RUNNING_MAX 3
+#define NOTIFY_QUEUE_MAX 32
+#define NOTIFY_RECENT 16
+#define NOTIFY_OUTPUT_MAX 4096		/* bytes of a hook's output logged */
+
+typedef struct Notifier Notifier;
+
+typedef struct NotifyStats {
+	uint64_t sent, ok, failed, timed_out, dropped, suppressed;
+	unsigned running, queued;
+} NotifyStats;
+
+/* One line of the recent notifications and acknowledgements (the page). */
+typedef struct NotifyRecent {
+	uint64_t time_usec;		/* CLOCK_REALTIME */
+	char device[32], what[32];	/* "storm-start", "ack stall" */
+	char result[48];		/* "exit 0", "timed out", "queued", "acknowledged" */
+	char incident[40];
+} NotifyRecent;
+
+/* cfg is read at every event (a reload changes it in place); history is
+ * the monitor's; disks to look a disk up by name for a summary. */
+int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry *disks, Notifier **ret);
+/* Kills what still runs (SIGTERM, then SIGKILL) and waits for it. */
+Notifier *notifier_free(Notifier *n);
+/* A detector event, as the monitor recorded it. */
+void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h);
+/* Once per interval: aggregated events whose notify-interval is over. */
+void notifier_tick(Notifier *n, uint64_t now_real_usec);
+/* smrctl ack: kind < 0 for every kind. */
+int notifier_ack(Notifier *n, const Disk *d, int kind);
+void notifier_stats(const Notifier *n, NotifyStats *ret);
+/* The newest first; returns how many (at most NOTIFY_RECENT). */
+unsigned notifier_recent(const Notifier *n, NotifyRecent ret[NOTIFY_RECENT]);
