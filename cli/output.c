@@ -5,12 +5,16 @@
  */
 #include "output.h"
 
+#include "format.h"
+
 #include "protocol.h"
 
 #include <time.h>
 
 #include <math.h>
 #include <string.h>
+
+#include "util.h"
 
 static const char *jstr(json_object *o, const char *key)
 {
@@ -35,13 +39,8 @@ static json_object *jget(json_object *o, const char *key)
 
 const char *output_bytes(double v, char *buf, size_t n)
 {
-	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-	unsigned u = 0;
-	while (fabs(v) >= 1000 && u + 1 < sizeof units / sizeof *units) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	char t[FORMAT_MAX];
+	snprintf(buf, n, "%s", format_size(t, v));
 	return buf;
 }
 
@@ -57,15 +56,77 @@ const char *output_latency(json_object *v, char *buf, size_t n)
 
 const char *output_seconds(double s, char *buf, size_t n)
 {
-	if (!isfinite(s))
-		snprintf(buf, n, "-");
-	else if (s < 1e-3)
-		snprintf(buf, n, "%.0fus", s * 1e6);
-	else if (s < 1)
-		snprintf(buf, n, "%.1fms", s * 1e3);
-	else
-		snprintf(buf, n, "%.2fs", s);
+	char t[FORMAT_MAX];
+	snprintf(buf, n, "%s", format_duration(t, s));
 	return buf;
+}
+
+/* The length of the UTF-8 sequence at s of a printable code point, or 0. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (!n || s[0] >= 0xf5)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;	/* C1 controls, U+0080..U+009F: CSI among them */
+	if (n == 3 && s[0] == 0xe0 && s[1] < 0xa0)
+		return 0;	/* overlong */
+	if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f)))
+		return 0;
+	return n;
+}
+
+char *output_escape(const char *s)
+{
+	Buf b = {0};
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = *p >= 0x80 ? utf8_printable(p) : (*p >= 0x20 && *p != 0x7f);
+		if (n) {
+			buf_put(&b, (const char *)p, n);
+			p += n;
+		} else {
+			buf_printf(&b, "\\x%02x", *p++);
+		}
+	}
+	buf_put(&b, "", 0);
+	if (b.oom || !b.data) {
+		buf_free(&b);
+		return strdup("?");
+	}
+	return b.data;
+}
+
+void output_make_safe(json_object *r)
+{
+	switch (json_object_get_type(r)) {
+	case json_type_string: {
+		const char *s = json_object_get_string(r);
+		bool clean = true;
+		for (const unsigned char *p = (const unsigned char *)s; *p && clean; p++)
+			clean = *p >= 0x20 && *p < 0x7f;
+		if (!clean) {
+			_cleanup_free_ char *e = output_escape(s);
+			json_object_set_string(r, e);
+		}
+		break;
+	}
+	case json_type_object: {
+		json_object_object_foreach(r, k, v) {
+			(void)k;
+			output_make_safe(v);
+		}
+		break;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(r); i++)
+			output_make_safe(json_object_array_get_idx(r, i));
+		break;
+	default:
+		break;
+	}
 }
 
 void output_json(FILE *f, json_object *r)
@@ -86,7 +147,9 @@ void output_status(FILE *f, json_object *r)
 	fprintf(f, "config:      %s\n", jstr(r, "config"));
 	fprintf(f, "model list:  %s (%.0f entries)\n", jstr(r, "model_list"), jnum(r, "model_list_entries"));
 	fprintf(f, "latency:     %s\n", jstr(r, "latency_source"));
-	fprintf(f, "sampling:    every %gs, %.0f samples\n", jnum(r, "interval_seconds"), jnum(r, "samples"));
+	char every[FORMAT_MAX];
+	fprintf(f, "sampling:    every %s, %.0f samples\n", format_duration(every, jnum(r, "interval_seconds")),
+		jnum(r, "samples"));
 	fprintf(f, "disks:       %.0f watched, %.0f SMR suspect(s)\n", jnum(r, "disks_watched"), jnum(r, "smr_suspects"));
 	json_object *h = jget(r, "history");
 	if (h) {
@@ -229,14 +292,30 @@ static void output_show_latency(FILE *f, json_object *lat)
 	}
 }
 
+/* "85%", and the forecast when it has one: "85% 4.2 min" */
+static const char *cache_cell(json_object *d, char *buf, size_t n)
+{
+	double fill = jnum(d, "media_cache_fill_ratio"), fc = jnum(d, "stall_forecast_seconds");
+	char t[FORMAT_MAX];
+	if (isnan(fill))
+		snprintf(buf, n, "-");
+	else if (!json_object_get_boolean(jget(d, "media_cache_fill_anchored")))
+		snprintf(buf, n, "?");
+	else if (isnan(fc))
+		snprintf(buf, n, "%.0f%%", fill * 100);
+	else
+		snprintf(buf, n, "%.0f%% %s", fill * 100, format_duration(t, fc));
+	return buf;
+}
+
 void output_top(FILE *f, json_object *r)
 {
 	json_object *a = jget(r, "disks");
 	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 	/* iostat -x's columns first (their names, their units: ms, %), then the
 	 * traced percentiles that iostat cannot give */
-	fprintf(f, "%-10s %8s %8s %9s %9s %8s %8s %7s %6s %8s %8s %8s %8s %6s\n", "DEVICE", "r/s", "w/s", "rkB/s",
-		"wkB/s", "r_await", "w_await", "aqu-sz", "%util", "R-P50", "R-P99", "W-P50", "W-P99", "STORM");
+	fprintf(f, "%-10s %8s %8s %9s %9s %8s %8s %7s %6s %8s %8s %8s %8s %6s %11s\n", "DEVICE", "r/s", "w/s", "rkB/s",
+		"wkB/s", "r_await", "w_await", "aqu-sz", "%util", "R-P50", "R-P99", "W-P50", "W-P99", "STORM", "CACHE");
 	for (size_t i = 0; i < n; i++) {
 		json_object *d = json_object_array_get_idx(a, i), *l = jget(d, "latency_last_interval");
 		json_object *rd = jget(l, "read"), *wr = jget(l, "write"), *storm = jget(d, "storm");
@@ -245,13 +324,43 @@ void output_top(FILE *f, json_object *r)
 		/* iostat prints 0.00 for an idle interval's await */
 		snprintf(ra, sizeof ra, "%.2f", rl ? json_object_get_double(rl) * 1000 : 0.0);
 		snprintf(wa, sizeof wa, "%.2f", wl ? json_object_get_double(wl) * 1000 : 0.0);
-		fprintf(f, "%-10s %8.1f %8.1f %9.1f %9.1f %8s %8s %7.2f %6.1f %8s %8s %8s %8s %6s\n", jstr(d, "device"),
+		char cache[32];
+		fprintf(f, "%-10s %8.1f %8.1f %9.1f %9.1f %8s %8s %7.2f %6.1f %8s %8s %8s %8s %6s %11s\n", jstr(d, "device"),
 			jnum(d, "reads_per_second"), jnum(d, "writes_per_second"),
 			jnum(d, "read_bytes_per_second") / 1024, jnum(d, "write_bytes_per_second") / 1024, ra, wa,
 			jnum(d, "queue_depth"), jnum(d, "utilisation") * 100,
 			lat_or_dash(rd, "p50", a1, sizeof a1), lat_or_dash(rd, "p99", a2, sizeof a2),
 			lat_or_dash(wr, "p50", a3, sizeof a3), lat_or_dash(wr, "p99", a4, sizeof a4),
-			!storm ? "-" : json_object_get_boolean(storm) ? "STORM" : "no");
+			!storm ? "-" : json_object_get_boolean(storm) ? "STORM" : "no", cache_cell(d, cache, sizeof cache));
+	}
+}
+
+/* "media cache ~64M from 2 fills (spread 3%), 85% full; stall in ~4 min at 1.1M/s" */
+static void output_cache(FILE *f, json_object *c)
+{
+	char a[FORMAT_MAX], b[FORMAT_MAX], t[FORMAT_MAX];
+	if (!c || isnan(jnum(c, "bytes")))
+		return;
+	fprintf(f, "  media cache %s%s", json_object_get_boolean(jget(c, "lower_bound")) ? "at least " : "~",
+		format_size(a, jnum(c, "bytes")));
+	if (jnum(c, "fills") > 1)
+		fprintf(f, " from %.0f fills (spread %.0f%%)", jnum(c, "fills"), jnum(c, "spread") * 100);
+	if (!json_object_get_boolean(jget(c, "fill_anchored")))
+		fprintf(f, ", fill unknown (smrd has not seen it clean or full since it started)");
+	else if (!isnan(jnum(c, "fill_ratio")))
+		fprintf(f, ", %.0f%% full", jnum(c, "fill_ratio") * 100);
+	/* under a second is no countdown: the cache is full now */
+	if (jnum(c, "stall_forecast_seconds") < 1)
+		fprintf(f, "; writes may stall now (at %s)", format_rate(b, jnum(c, "fill_bytes_per_second")));
+	else if (!isnan(jnum(c, "stall_forecast_seconds")))
+		fprintf(f, "; writes stall in ~%s at %s", format_duration(t, jnum(c, "stall_forecast_seconds")),
+			format_rate(b, jnum(c, "fill_bytes_per_second")));
+	fprintf(f, "\n");
+	if (!isnan(jnum(c, "slow_write_bytes_per_second")) || !isnan(jnum(c, "idle_recovery_bytes_per_second"))) {
+		fprintf(f, "    once full it sustains %s of writes", isnan(jnum(c, "slow_write_bytes_per_second")) ? "-" :
+			format_rate(a, jnum(c, "slow_write_bytes_per_second")));
+		fprintf(f, "; idle time gives back %s\n", isnan(jnum(c, "idle_recovery_bytes_per_second")) ? "-" :
+			format_rate(b, jnum(c, "idle_recovery_bytes_per_second")));
 	}
 }
 
@@ -292,10 +401,10 @@ static void output_detection(FILE *f, json_object *d)
 		return;
 	json_object *storm = jget(d, "storm"), *stalls = jget(d, "stalls"), *score = jget(d, "gc_score");
 	json_object *bands = jget(d, "bands"), *idle = jget(d, "idle_cleaning");
-	char a[16], b[16], t[32];
-	fprintf(f, "\nbehaviour: GC score %.2f (storms %.2f, idle cleaning %.2f, bands %.2f, stalls %.2f; half-life %gh)%s\n",
+	char a[16], b[16], t[32], hl[FORMAT_MAX];
+	fprintf(f, "\nbehaviour: GC score %.2f (storms %.2f, idle cleaning %.2f, bands %.2f, stalls %.2f; half-life %s)%s\n",
 		jnum(score, "score"), jnum(score, "storm"), jnum(score, "idle_cleaning"), jnum(score, "bands"),
-		jnum(score, "stalls"), jnum(score, "half_life") / 3600,
+		jnum(score, "stalls"), format_duration(hl, jnum(score, "half_life")),
 		json_object_get_boolean(jget(d, "behaviour")) ? ", classified dm-smr by behaviour" : "");
 	json_object *since = jget(storm, "since");
 	if (json_object_get_boolean(jget(storm, "active")))
@@ -331,6 +440,7 @@ static void output_detection(FILE *f, json_object *d)
 		}
 		fprintf(f, "\n");
 	}
+	output_cache(f, jget(d, "media_cache"));
 	json_object *ev = jget(d, "recent_events");
 	size_t n = ev && json_object_is_type(ev, json_type_array) ? json_object_array_length(ev) : 0;
 	if (n) {
@@ -348,6 +458,12 @@ void output_forget(FILE *f, json_object *r)
 {
 	fprintf(f, "forgot %s: detector state reset, %.0f event(s) deleted\n", jstr(r, "device"),
 		jnum(r, "events_deleted"));
+}
+
+void output_ack(FILE *f, json_object *r)
+{
+	fprintf(f, "%s: no more notifications of %s while it stays %s\n", jstr(r, "device"), jstr(r, "kind"),
+		jstr(r, "class"));
 }
 
 void output_probe(FILE *f, json_object *r)
@@ -372,7 +488,7 @@ void output_show(FILE *f, json_object *r)
 	fprintf(f, "  %s, %.0f:%.0f, %s, zoned %s", jstr(r, "transport"), jnum(r, "major"), jnum(r, "minor"),
 		output_bytes(jnum(r, "size_bytes"), size, sizeof size), jstr(r, "zoned"));
 	if (!isnan(jnum(r, "io_timeout_seconds")))
-		fprintf(f, ", io_timeout %gs", jnum(r, "io_timeout_seconds"));
+		fprintf(f, ", io_timeout %s", output_seconds(jnum(r, "io_timeout_seconds"), rl, sizeof rl));
 	fprintf(f, "\n\nclass %s (confidence %.2f), SMR confidence %.2f\n", jstr(v, "class"), jnum(v, "confidence"),
 		jnum(v, "smr_confidence"));
 	fprintf(f, "why: %s\n", jstr(v, "basis"));

@@ -18,12 +18,21 @@ void output_top(FILE *f, json_object *r);
 void output_events(FILE *f, json_object *r);
 void output_reload(FILE *f, json_object *r);
 void output_forget(FILE *f, json_object *r);
+void output_ack(FILE *f, json_object *r);
 void output_probe(FILE *f, json_object *r);
 /* Pretty-prints any reply as JSON. */
 void output_json(FILE *f, json_object *r);
-/* Formats a byte rate or size with SI units into buf. */
+/* Text for a terminal: control characters (C0, DEL, C1, and bytes that are
+ * no UTF-8) as \xNN, so that a string from the daemon (a model, a serial,
+ * an event read back from a history file someone wrote) cannot move the
+ * cursor, retitle the window or hide a line. Returns a malloc'd copy. */
+char *output_escape(const char *s);
+/* Every string in r escaped so, in place: before any text rendering. */
+void output_make_safe(json_object *r);
+/* A size as lsblk writes it ("931.5G"; core/format.h), into buf. */
 const char *output_bytes(double v, char *buf, size_t n);
-/* Formats seconds as a latency ("850us", "12.3ms", "1.20s", "-" for null). */
+/* Seconds as a latency ("850 us", "12 ms", "1.2 s", "-" for null), and
+ * "<1 ms" for diskstats' 0 (it counts whole milliseconds). */
 const char *output_latency(json_object *v, char *buf, size_t n);
-/* 140us, 7.9ms, 1.62s; "-" for NaN */
+/* core/format.h's duration: "140 us", "7.9 ms", "1.62 s"; "-" for NaN */
 const char *output_seconds(double s, char *buf, size_t n);

@@ -212,9 +212,11 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 			inflight--;
 			free_cb[n_free++] = &e->cb[slot];
 			if ((long)ev[i].res != (long)p->io_bytes) {
-				fprintf(stderr, "\nsmrctl: qualify: %s at offset %llu failed: %s\n", p->write ? "a write" : "a read",
-					(unsigned long long)e->offset[slot],
-					(long)ev[i].res < 0 ? strerror((int)-(long)ev[i].res) : "short transfer");
+				if (!p->error[0])
+					snprintf(p->error, sizeof p->error, "%s at offset %llu failed: %s",
+						 p->write ? "a write" : "a read", (unsigned long long)e->offset[slot],
+						 (long)ev[i].res < 0 ? strerror((int)-(long)ev[i].res) : "short transfer");
+				fprintf(stderr, "\nsmrctl: qualify: %s\n", p->error);
 				p->stopped = "I/O error";
 				stopping = true;
 				err = -EIO;

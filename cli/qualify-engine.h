@@ -36,6 +36,7 @@ typedef struct Phase {
 	Hist hist;
 	bool interrupted;
 	const char *stopped;		/* why it ended */
+	char error[160];		/* the I/O error that ended it, "" if none */
 } Phase;
 
 typedef struct Engine Engine;
@@ -47,7 +48,8 @@ typedef bool (*EngineStopFn)(Phase *p, double elapsed, void *userdata);
 int engine_new(int fd, unsigned qd, uint64_t bufsize, uint64_t seed, Engine **ret);
 Engine *engine_free(Engine *e);
 /* I/Os of p->io_bytes over [0, range), random or (p->sequential) in order,
- * until stop(), *interrupt or the time limit. live: a progress line on stderr. */
+ * until stop(), *interrupt, the time limit or an I/O error (in p->error).
+ * live: a progress line on stderr. */
 int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn stop, void *userdata,
 	       const volatile sig_atomic_t *interrupt, bool live);
 void phase_free(Phase *p);

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "qualify-report.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <math.h>
 #include <stdlib.h>
 
+#include "format.h"
 #include "output.h"
 #include "protocol.h"
 #include "util.h"
@@ -115,13 +120,49 @@ void report_read_line(FILE *f, const Phase *p)
 	fprintf(f, "\n");
 }
 
-/* Two panels over time: IOPS (log) and mean latency (log). */
-int report_svg(const char *path, const Phase *p, const char *title)
+int report_create(const char *path, FILE **ret)
 {
-	FILE *f = fopen(path, "we");
-	if (!f)
+	/* O_EXCL with O_CREAT refuses any existing name, a symbolic link
+	 * (dangling or not) included */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return -errno;
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int r = -errno;
+		close(fd);
+		unlink(path);
+		return r;
+	}
+	*ret = f;
+	return 0;
+}
+
+void report_safe_name(const char *from, char *ret, size_t n)
+{
+	size_t k = 0;
+	for (const char *c = from; *c && k + 1 < n && k < 64; c++) {
+		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+			  *c == '_' || (*c == '.' && k > 0 && ret[k - 1] != '.');
+		ret[k++] = ok ? *c : '_';
+	}
+	ret[k] = 0;
+	if (!k)
+		snprintf(ret, n, "disk");
+}
+
+/* Two panels over time: IOPS (log) and mean latency (log). */
+static void svg_text(FILE *f, const char *s)
+{
+	for (const char *c = s; *c; c++)
+		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
+}
+
+int report_svg(FILE *f, const Phase *p, const char *title, const QualifyModel *q)
+{
 	const double W = 900, H = 260, L = 70, R = 20, T = 30, B = 30;
+	char lines[8][REPORT_LINE];
+	unsigned nl = q ? report_model_lines(q, lines, 8) : 0;
 	double tmax = 1, imax = 1, lmin = 1e-5, lmax = 1e-3;
 	for (size_t i = 0; i < p->n_sec; i++) {
 		tmax = fmax(tmax, p->sec[i].t);
@@ -130,11 +171,18 @@ int report_svg(const char *path, const Phase *p, const char *title)
 			lmax = fmax(lmax, p->sec[i].lat_mean);
 	}
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, 2 * H + 20);
+		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W,
+		2 * H + 20 + (nl ? 16.0 * nl + 24 : 0));
 	fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">", L);
-	for (const char *c = title; *c; c++)
-		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
+	svg_text(f, title);
 	fprintf(f, "</text>\n");
+	if (nl)
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">disk model</text>\n", L, 2 * H + 36);
+	for (unsigned i = 0; i < nl; i++) {
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"monospace\">", L, 2 * H + 52 + 16.0 * i);
+		svg_text(f, lines[i]);
+		fprintf(f, "</text>\n");
+	}
 	for (int panel = 0; panel < 2; panel++) {
 		double y0 = T + panel * (H + 10), ph = H - T - B, lo = panel ? log10(lmin) : 0, hi = panel ? log10(lmax * 2) : log10(imax * 2);
 		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#888\"/>\n", L, y0,
@@ -167,3 +215,81 @@ int report_svg(const char *path, const Phase *p, const char *title)
 	return fclose(f) == 0 ? 0 : -errno;
 }
 
+
+json_object *report_refill(const Phase *p, const Refill *f)
+{
+	json_object *x = json_object_new_object();
+	json_object_object_add(x, "rest_seconds", jd(f->rest));
+	json_object_object_add(x, "bytes_before_wait", json_object_new_int64((int64_t)f->bytes));
+	json_object_object_add(x, "waited", json_object_new_boolean(f->waited));
+	json_object_object_add(x, "duration", jd(p->duration));
+	json_object_object_add(x, "bytes", json_object_new_int64((int64_t)p->bytes));
+	json_object_object_add(x, "stopped_by", json_object_new_string(p->stopped ? p->stopped : "?"));
+	return x;
+}
+
+static void figure(json_object *o, const char *key, double v, double err, const char *method)
+{
+	if (!isfinite(v))
+		return;	/* absent, not zero: not measured */
+	json_object *x = json_object_new_object();
+	json_object_object_add(x, "value", jd(v));
+	json_object_object_add(x, "uncertainty", isfinite(err) ? jd(err) : NULL);
+	json_object_object_add(x, "method", json_object_new_string(method));
+	json_object_object_add(o, key, x);
+}
+
+json_object *report_model(const QualifyModel *q)
+{
+	const DiskModel *m = &q->m;
+	json_object *o = json_object_new_object(), *skipped = json_object_new_array();
+	figure(o, "media_cache_bytes", m->media_cache_bytes, q->cache_err,
+	       "bytes of random writes submitted before the first write that waited, from the start of the run");
+	figure(o, "slow_write_bytes_per_second", m->slow_write_bps, q->slow_err,
+	       "bytes of random writes a second from the cliff to the last write that waited");
+	figure(o, "rewrite_seconds", m->rewrite_seconds, q->rewrite_err,
+	       "median gap in the completions after the cliff, over gaps of 10 fast writes' time or more");
+	figure(o, "idle_recovery_bytes_per_second", m->idle_recovery_bps, q->recovery_err,
+	       q->recovery_lower_bound ? "a rest cleaned it all: at least the bytes taken before the first wait a second of rest"
+					: "bytes taken before the first wait after the longer rest, less after the shorter, a second of "
+					  "the difference");
+	if (isfinite(m->idle_recovery_bps))
+		json_object_object_add(o, "idle_recovery_lower_bound", json_object_new_boolean(q->recovery_lower_bound));
+	if (isfinite(m->rewrite_seconds))
+		json_object_object_add(o, "rewrites", json_object_new_int((int)q->rewrites));
+	if (isfinite(q->fast_bps))
+		json_object_object_add(o, "fast_write_bytes_per_second", jd(q->fast_bps));
+	double t_slow = disk_model_write_seconds(m, RESILVER_BYTES, q->fast_bps);
+	if (isfinite(t_slow)) {
+		json_object_object_add(o, "rewrite_1tb_seconds", jd(t_slow));
+		json_object_object_add(o, "rewrite_1tb_fast_seconds", jd(RESILVER_BYTES / q->fast_bps));
+	}
+	for (unsigned i = 0; i < q->n_skipped; i++)
+		json_object_array_add(skipped, json_object_new_string(q->skipped[i]));
+	json_object_object_add(o, "skipped", skipped);
+	return o;
+}
+
+/* "media cache      29.8M +- 128K   (bytes written fast from clean)" */
+unsigned report_model_lines(const QualifyModel *q, char lines[][REPORT_LINE], unsigned max)
+{
+	const DiskModel *m = &q->m;
+	char v[FORMAT_MAX], e[FORMAT_MAX];
+	unsigned n = 0;
+	if (n < max && isfinite(m->media_cache_bytes))
+		snprintf(lines[n++], REPORT_LINE, "media cache       %s +- %s (written fast from the start, before a write waited)",
+			 format_size(v, m->media_cache_bytes), format_size(e, q->cache_err));
+	if (n < max && isfinite(m->slow_write_bps))
+		snprintf(lines[n++], REPORT_LINE, "sustained writes  %s +- %s (random writes after the cliff)",
+			 format_rate(v, m->slow_write_bps), format_rate(e, q->slow_err));
+	if (n < max && isfinite(m->rewrite_seconds))
+		snprintf(lines[n++], REPORT_LINE, "one wait          %s +- %s (median of %u gaps after the cliff: a band rewrite)",
+			 format_duration(v, m->rewrite_seconds), format_duration(e, q->rewrite_err), q->rewrites);
+	if (n < max && isfinite(m->idle_recovery_bps))
+		snprintf(lines[n++], REPORT_LINE, "idle recovery     %s%s%s%s (fast space given back a second of rest)",
+			 q->recovery_lower_bound ? "at least " : "", format_rate(v, m->idle_recovery_bps),
+			 isfinite(q->recovery_err) ? " +- " : "", isfinite(q->recovery_err) ? format_rate(e, q->recovery_err) : "");
+	for (unsigned i = 0; i < q->n_skipped && n < max; i++)
+		snprintf(lines[n++], REPORT_LINE, "not measured: %s", q->skipped[i]);
+	return n;
+}

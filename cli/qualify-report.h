@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "qualify-engine.h"
+#include "qualify-model.h"
 #include "qualify-verdict.h"
 
 json_object *report_hist(const Hist *h);
@@ -20,7 +21,22 @@ json_object *report_write_phase(const Phase *p, const CliffResult *c);
 json_object *report_read_phase(const Phase *p);
 json_object *report_seq_phase(const Phase *p);
 json_object *report_verdict(const QualifyVerdict *v);
-/* Two panels over time: IOPS (log) and mean latency (log). */
-int report_svg(const char *path, const Phase *p, const char *title);
+json_object *report_refill(const Phase *p, const Refill *f);
+/* The disk_model object: each figure with its uncertainty and method,
+ * absent where not measured, and what was skipped. */
+json_object *report_model(const QualifyModel *q);
+#define REPORT_LINE 160
+/* The model as text lines, for the text report and the SVG. */
+unsigned report_model_lines(const QualifyModel *q, char lines[][REPORT_LINE], unsigned max);
+/* Two panels over time: IOPS (log) and mean latency (log), into f (closed here). */
+int report_svg(FILE *f, const Phase *p, const char *title, const QualifyModel *q);
+/* A new report file: never an existing one, never through a symbolic link
+ * (qualify runs as root, often in a directory others can write); -EEXIST
+ * when the name is taken. */
+int report_create(const char *path, FILE **ret);
+/* A name for the files from what the disk says (its serial, else its
+ * kernel name): letters, digits, '.', '-' and '_' only, never ".." or a
+ * leading dot, so that a serial such as "x/../../etc/y" stays a name. */
+void report_safe_name(const char *from, char *ret, size_t n);
 /* "read 4 KiB   150 IOPS  p50 8.0ms  p99 ...  bands: ..." */
 void report_read_line(FILE *f, const Phase *p);

@@ -37,6 +37,16 @@ bool verdict_reads_banded(const Hist *reads, Band *ret_slowest)
 	return true;
 }
 
+bool verdict_faster_than_platter(const CliffResult *c)
+{
+	return c->fast_iops > PLATTER_MAX_IOPS;
+}
+
+bool verdict_reads_solid_state(const Hist *reads)
+{
+	return reads && reads->count >= READ_SOLID_MIN && hist_quantile(reads, 0.5) < READ_SOLID_LAT;
+}
+
 static void limit(QualifyVerdict *v, const char *text)
 {
 	if (v->n_limits < VERDICT_MAX_LIMITS)
@@ -75,6 +85,21 @@ void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret)
 			 c->slow_iops, output_seconds(c->stall_floor, b2, sizeof b2),
 			 f->seq_ran ? "; sequential writes stayed fast" : "");
 		limit(&v, "an SSD's write cache running out looks like this; a sequential phase (--seq-seconds) tells it apart");
+	} else if (f->wrote && verdict_reads_solid_state(f->reads)) {
+		snprintf(v.text, sizeof v.text,
+			 "no cliff after %s written at %.0f IOPS (%s), and random reads in %s (median): faster than any "
+			 "platter seeks, so solid-state storage; not a shingled disk's slow phase",
+			 fmt_bytes(b1, sizeof b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
+			 output_seconds(hist_quantile(f->reads, 0.5), b3, sizeof b3));
+		limit(&v, "a media cache larger than what was written looks like this too: a larger --write-budget tells");
+	} else if (f->wrote && verdict_faster_than_platter(c)) {
+		snprintf(v.text, sizeof v.text,
+			 "no cliff after %s written at %.0f IOPS (%s): more random writes a second than any platter takes, "
+			 "so %s took them; not a shingled disk's slow phase",
+			 fmt_bytes(b1, sizeof b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
+			 f->static_class == DISK_CLASS_SSD || c->fast_lat < SOLID_STATE_LAT ? "solid-state storage"
+											  : "solid-state storage or a cache");
+		limit(&v, "a media cache larger than what was written looks like this too: a larger --write-budget tells");
 	} else if (f->wrote) {
 		snprintf(v.text, sizeof v.text, "no cliff after %s written at %.0f IOPS (%s): consistent with CMR%s",
 			 fmt_bytes(b1, sizeof b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),

@@ -44,6 +44,20 @@ bool verdict_cliff_is_smr(const CliffResult *c);
  * as slow for them). */
 #define SEQ_FAST_RATIO 4
 bool verdict_sequential_fast(const QualifyFacts *f);
+/* The factor: sustained random writes faster than a platter takes them
+ * (seek and rotation, ~8 ms; with a DRAM cache destaging shortest access
+ * first, some 500 a second): solid-state, or a cache in front. Under
+ * SOLID_STATE_LAT a write is no disk's at all. */
+#define PLATTER_MAX_IOPS 1500
+#define SOLID_STATE_LAT 100e-6
+bool verdict_faster_than_platter(const CliffResult *c);
+/* Random 4 KiB reads with a median under READ_SOLID_LAT: no platter
+ * (a 15k rpm disk waits 2 ms for half a rotation alone), and no write
+ * cache either, which random reads over the disk miss. Steadier than the
+ * write rate, which a loaded host halves. */
+#define READ_SOLID_LAT 1e-3
+#define READ_SOLID_MIN 20
+bool verdict_reads_solid_state(const Hist *reads);
 /* The factor for read-only runs: read bands with one beyond 100 ms. */
 bool verdict_reads_banded(const Hist *reads, Band *ret_slowest);
 void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret);

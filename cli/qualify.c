@@ -12,7 +12,6 @@
 #include "qualify.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <linux/fs.h>
 #include <math.h>
@@ -22,10 +21,14 @@
 #include <time.h>
 
 #include "classify.h"
+#include "format.h"
 #include "cliff.h"
 #include "modellist.h"
 #include "output.h"
 #include "qualify-engine.h"
+#include "qualify-model.h"
+#include "qualify-opts.h"
+#include "qualify-recovery.h"
 #include "qualify-report.h"
 #include "qualify-verdict.h"
 #include "safety.h"
@@ -39,44 +42,9 @@
 extern const char smrd_builtin_models[];
 
 #define GiB (1024.0 * 1024 * 1024)
-#define MAX_SIZES 8
 
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig; interrupted++; }
-
-typedef struct Opts {
-	bool destructive, json, report, discard, force_nonzero;
-	const char *confirm;		/* --yes-destroy */
-	unsigned iodepth;
-	uint64_t bs, budget;
-	double time_limit, rest, read_seconds, confirm_s, hold, seq_seconds;
-	uint64_t sizes[MAX_SIZES];
-	unsigned n_sizes;
-	const char *report_prefix, *sysfs_root, *udev_root, *mountinfo, *swaps, *proc_root;
-} Opts;
-
-static int parse_size(const char *s, uint64_t *ret)
-{
-	char *end;
-	double v = strtod(s, &end);
-	double m = 1;
-	switch (*end) {
-	case 'k': case 'K': m = 1024; end++; break;
-	case 'm': case 'M': m = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': m = GiB; end++; break;
-	case 't': case 'T': m = GiB * 1024; end++; break;
-	case 0: break;
-	default: return -EINVAL;
-	}
-	if ((*end == 'i' || *end == 'I') && end[1] && (end[1] == 'B' || end[1] == 'b'))
-		end += 2;
-	else if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || !(v > 0) || v * m > 1e18)
-		return -EINVAL;
-	*ret = (uint64_t)(v * m);
-	return 0;
-}
 
 #define SEQ_BLOCK (1u << 20)
 
@@ -116,159 +84,21 @@ static bool write_stop(Phase *p, double elapsed, void *userdata)
 	return false;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: smrctl qualify DEVICE [OPTIONS]\n\n"
-		"Tests a disk for hidden (drive-managed) SMR. Read-only by default: random reads of\n"
-		"several sizes across the whole disk, the latency distribution and its bands.\n"
-		"With --destructive (OVERWRITES THE DISK): sustained random writes until the write\n"
-		"cliff appears or a budget is spent, sequential writes, a rest, and reads.\n\n"
-		"  --destructive          write to the disk (refused if it has partitions, holders,\n"
-		"                         mounts, writers, any signature, a GPT header, or data in\n"
-		"                         its first, middle or last MiB; asks for its serial number)\n"
-		"  --yes-destroy SERIAL   confirm without asking (the disk's serial, or its name if it has none)\n"
-		"  --force-nonzero        write even though the sampled regions hold data\n"
-		"  --discard              afterwards, discard (TRIM) exactly the blocks this run wrote\n"
-		"                         (never after an interrupt)\n"
-		"  --iodepth N            queue depth (1)\n"
-		"  --bs SIZE              write size (4k)\n"
-		"  --write-budget SIZE    stop writing after this much (0.2%% of capacity, 4-64 GiB)\n"
-		"  --time-limit SECONDS   stop writing after this long (600)\n"
-		"  --hold SECONDS         how long the slow phase must last after the cliff before\n"
-		"                         the writes stop (10)\n"
-		"  --seq-seconds SECONDS  after the random writes, sequential 1 MiB writes for this\n"
-		"                         long (10; 0: none): a DM-SMR disk stays fast, an SSD past\n"
-		"                         its SLC cache does not\n"
-		"  --rest SECONDS         idle time between writes and reads (30)\n"
-		"  --read-seconds SECONDS reads per transfer size (10)\n"
-		"  --sizes LIST           read transfer sizes (4k,64k,1m)\n"
-		"  --report PREFIX        write PREFIX.json and PREFIX.svg (default qualify-DEVICE-TIME)\n"
-		"  --no-report            write no report files\n"
-		"  --json                 no live progress; print the report as JSON\n");
-}
-
-static int parse_seconds(const char *s, double min, double *ret)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (*end || !(v >= min) || v > 86400) {
-		fprintf(stderr, "smrctl: qualify: '%s' is not a number of seconds\n", s);
-		return -EINVAL;
-	}
-	*ret = v;
-	return 0;
-}
-
-static int parse_sizes(const char *arg, Opts *o)
-{
-	_cleanup_free_ char *copy = strdup(arg);
-	o->n_sizes = 0;
-	for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_sizes == MAX_SIZES || parse_size(tok, &o->sizes[o->n_sizes]) < 0 ||
-		    o->sizes[o->n_sizes] % 512 || o->sizes[o->n_sizes] > 16 << 20) {
-			fprintf(stderr, "smrctl: qualify: --sizes takes up to 8 sizes, multiples of 512 up to 16M\n");
-			return -EINVAL;
-		}
-		o->n_sizes++;
-	}
-	return o->n_sizes ? 0 : -EINVAL;
-}
-
-static int parse_opts(int argc, char **argv, bool json, Opts *o, const char **dev)
-{
-	static const struct option opts[] = {
-		{"destructive", no_argument, NULL, 'D'}, {"yes-destroy", required_argument, NULL, 'Y'},
-		{"iodepth", required_argument, NULL, 'q'}, {"bs", required_argument, NULL, 'b'},
-		{"write-budget", required_argument, NULL, 'B'}, {"time-limit", required_argument, NULL, 't'},
-		{"rest", required_argument, NULL, 'r'}, {"read-seconds", required_argument, NULL, 'R'},
-		{"sizes", required_argument, NULL, 'S'}, {"report", required_argument, NULL, 'o'},
-		{"no-report", no_argument, NULL, 'N'}, {"json", no_argument, NULL, 'j'},
-		{"discard", no_argument, NULL, 'T'}, {"force-nonzero", no_argument, NULL, 'Z'},
-		{"sysfs-root", required_argument, NULL, 1}, {"udev-root", required_argument, NULL, 2},
-		{"mountinfo", required_argument, NULL, 3}, {"socket", required_argument, NULL, 4},
-		{"proc-root", required_argument, NULL, 5}, {"hold", required_argument, NULL, 'H'},
-		{"seq-seconds", required_argument, NULL, 'Q'},
-		{"help", no_argument, NULL, 'h'}, {},
-	};
-	*o = (Opts){.iodepth = 1, .bs = 4096, .time_limit = 600, .rest = 30, .read_seconds = 10, .confirm_s = 3, .hold = 10, .seq_seconds = 10,
-		    .report = true, .sysfs_root = "/sys", .udev_root = "/run/udev", .mountinfo = "/proc/self/mountinfo",
-		    .swaps = "/proc/swaps", .proc_root = "/proc", .sizes = {4096, 65536, 1048576}, .n_sizes = 3,
-		    .json = json};
-	int c;
-	optind = 0;	/* 0, not 1: glibc forgets an earlier scan of another argv only then */
-	while ((c = getopt_long(argc, argv, "hj", opts, NULL)) >= 0) {
-		char *end;
-		switch (c) {
-		case 'D': o->destructive = true; break;
-		case 'Y': o->confirm = optarg; break;
-		case 'j': o->json = true; break;
-		case 'N': o->report = false; break;
-		case 'T': o->discard = true; break;
-		case 'Z': o->force_nonzero = true; break;
-		case 'o': o->report_prefix = optarg; break;
-		case 1: o->sysfs_root = optarg; break;
-		case 2: o->udev_root = optarg; break;
-		case 3: o->mountinfo = optarg; break;
-		case 4: break;	/* smrctl's own --socket: not needed here */
-		case 5: o->proc_root = optarg; break;
-		case 'q':
-			o->iodepth = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || o->iodepth < 1 || o->iodepth > ENGINE_MAX_QD) {
-				fprintf(stderr, "smrctl: qualify: --iodepth takes 1 to %d\n", ENGINE_MAX_QD);
-				return -EINVAL;
-			}
-			break;
-		case 'b': case 'B':
-			if (parse_size(optarg, c == 'b' ? &o->bs : &o->budget) < 0 ||
-			    (c == 'b' && (o->bs % 512 || o->bs > 16 << 20))) {
-				fprintf(stderr, "smrctl: qualify: bad size '%s' (e.g. 4k, 16k, 8G; --bs a multiple of 512 up to 16M)\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case 't':
-			if (parse_seconds(optarg, 1, &o->time_limit) < 0)
-				return -EINVAL;
-			break;
-		case 'r':
-			if (parse_seconds(optarg, 0, &o->rest) < 0)
-				return -EINVAL;
-			break;
-		case 'R':
-			if (parse_seconds(optarg, 1, &o->read_seconds) < 0)
-				return -EINVAL;
-			break;
-		case 'H':
-			if (parse_seconds(optarg, 1, &o->hold) < 0)
-				return -EINVAL;
-			break;
-		case 'Q':
-			if (parse_seconds(optarg, 0, &o->seq_seconds) < 0)
-				return -EINVAL;
-			break;
-		case 'S':
-			if (parse_sizes(optarg, o) < 0)
-				return -EINVAL;
-			break;
-		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -EINVAL;
-		}
-	}
-	if (optind + 1 != argc) {
-		usage(stderr);
-		return -EINVAL;
-	}
-	*dev = device_name(argv[optind]);
-	return 0;
-}
-
 static void say_refusal(const char *node, const SafetyReport *s)
 {
 	fprintf(stderr, "smrctl: qualify: refusing to write to %s:\n", node);
 	for (unsigned i = 0; i < s->n; i++)
 		fprintf(stderr, "  - %s\n", s->reason[i]);
-	fprintf(stderr, "Empty the disk first (wipefs -a, remove it from its pool or array) if you mean it.\n");
+	if (s->n > s->n_nonzero) {
+		fprintf(stderr, "Empty the disk first (remove it from its pool or array, unmount it, wipefs -a) if you mean it.\n");
+		return;
+	}
+	/* only data: wipefs erases signatures, not this */
+	fprintf(stderr, "Nothing uses it and it has no signature, but it holds data (wipefs -a erases signatures only).\n"
+			"To overwrite it anyway, add --force-nonzero; or zero exactly the regions checked:\n");
+	for (unsigned i = 0; i < s->n_nonzero; i++)
+		fprintf(stderr, "  dd if=/dev/zero of=%s bs=%" PRIu64 " count=1 seek=%" PRIu64 " oflag=seek_bytes,direct conv=notrunc\n",
+			node, s->nonzero_len[i], s->nonzero_off[i]);
 }
 
 /* The typed confirmation: the serial number, or the name if it has none. */
@@ -288,8 +118,16 @@ static bool confirmed(const Opts *o, const char *node, const DiskIdentity *id, c
 	}
 	if (streq(typed, token))
 		return true;
-	fprintf(stderr, "smrctl: qualify: not confirmed: --yes-destroy must be the disk's %s, %s\n",
-		*id->serial ? "serial number" : "name (it reports no serial)", token);
+	const char *what = *id->serial ? "serial number" : "name (it reports no serial)";
+	if (o->confirm)
+		fprintf(stderr, "smrctl: qualify: not confirmed: --yes-destroy must be the disk's %s, %s; nothing was written\n",
+			what, token);
+	else if (isatty(STDIN_FILENO))
+		fprintf(stderr, "smrctl: qualify: not confirmed: the answer was not the disk's %s (%s); nothing was written\n",
+			what, token);
+	else
+		fprintf(stderr, "smrctl: qualify: not confirmed: no terminal to ask on; give --yes-destroy %s (the disk's %s)\n",
+			token, what);
 	return false;
 }
 
@@ -363,6 +201,8 @@ typedef struct Run {
 	DiskIdentity id;
 	json_object *rep;
 	Phase wp, sp, rp[MAX_SIZES];
+	Recovery rec;		/* the refills */
+	QualifyModel model;
 	uint64_t budget;	/* bytes all the writes together may write */
 	CliffResult cliff;
 	bool learned;
@@ -373,6 +213,7 @@ static void run_done(Run *r)
 	json_object_put(r->rep);
 	phase_free(&r->wp);
 	phase_free(&r->sp);
+	recovery_done(&r->rec);
 	for (unsigned i = 0; i < MAX_SIZES; i++) {
 		phase_free(&r->rp[i]);
 		free((char *)r->rp[i].name);
@@ -426,6 +267,16 @@ static int seq_phase(Run *r, Engine *e, json_object *phases)
 	return k;
 }
 
+static void recovery_phases(Run *r, Engine *e, json_object *phases)
+{
+	uint64_t written = r->wp.bytes + r->sp.bytes;
+	r->rec = (Recovery){.o = &r->o, .size = r->id.size, .out = r->out, .interrupt = &interrupted,
+			    .live = !r->o.json && isatty(STDERR_FILENO), .model = &r->model, .cliff = &r->cliff,
+			    .time_left = r->o.time_limit - r->wp.duration - r->sp.duration,
+			    .bytes_left = r->budget > written ? (double)(r->budget - written) : 0};
+	recovery_run(&r->rec, e, phases);
+}
+
 static void rest(Run *r)
 {
 	if (interrupted || r->o.rest <= 0)
@@ -454,35 +305,72 @@ static void read_phases(Run *r, Engine *e, json_object *phases)
 		r->learned |= r->rp[i].n > 0;
 		snprintf(key, sizeof key, "%" PRIu64, bs);
 		json_object_object_add(reads, key, report_read_phase(&r->rp[i]));
+		if (r->rp[i].error[0])
+			break;
 	}
 	json_object_object_add(phases, "reads", reads);
 }
 
+/* PREFIX.json and PREFIX.svg, both new: the default name gets -2, -3 ...
+ * when taken, a name the user gave is never overwritten. */
+static int create_pair(const char *given, const char *base, FILE **json, FILE **svg, char *ret, size_t n)
+{
+	for (unsigned k = 1; k < 100; k++) {
+		char path[700];
+		if (given)
+			snprintf(ret, n, "%s", given);
+		else if (k == 1)
+			snprintf(ret, n, "%s", base);
+		else
+			snprintf(ret, n, "%s-%u", base, k);
+		snprintf(path, sizeof path, "%s.json", ret);
+		int r = report_create(path, json);
+		if (r == -EEXIST && !given)
+			continue;
+		if (r < 0)
+			return r;
+		snprintf(path, sizeof path, "%s.svg", ret);
+		if ((r = report_create(path, svg)) == 0)
+			return 0;
+		fclose(*json);
+		snprintf(path, sizeof path, "%s.json", ret);
+		unlink(path);
+		if (r != -EEXIST || given)
+			return r;
+	}
+	return -EEXIST;
+}
+
 static int write_files(Run *r, const char *stamp)
 {
-	char prefix[512], path[600], title[256];
+	char base[256], safe[80], prefix[512], title[256];
+	report_safe_name(*r->id.serial ? r->id.serial : r->name, safe, sizeof safe);
+	snprintf(base, sizeof base, "qualify-%s-%s", safe, stamp);
+	FILE *json = NULL, *svg = NULL;
+	int k = create_pair(r->o.report_prefix, base, &json, &svg, prefix, sizeof prefix);
+	if (k < 0) {
+		fprintf(stderr, "smrctl: qualify: cannot create %s.json and .svg: %s%s\n", r->o.report_prefix ? prefix : base,
+			strerror(-k), k == -EEXIST || k == -ELOOP ? " (an existing file or link is never overwritten)" : "");
+		return 1;
+	}
 	int rc = 0;
-	snprintf(prefix, sizeof prefix, "%s", r->o.report_prefix ? r->o.report_prefix : "");
-	if (!*prefix)
-		snprintf(prefix, sizeof prefix, "qualify-%s-%s", *r->id.serial ? r->id.serial : r->name, stamp);
-	snprintf(path, sizeof path, "%s.json", prefix);
-	if (json_object_to_file_ext(path, r->rep, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
-		fprintf(stderr, "smrctl: qualify: cannot write %s\n", path), rc = 1;
+	const char *text = json_object_to_json_string_ext(r->rep, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (fputs(text, json) < 0 || fputc('\n', json) < 0 || fclose(json) != 0)
+		fprintf(stderr, "smrctl: qualify: cannot write %s.json\n", prefix), rc = 1;
 	else
-		fprintf(r->out, "report: %s", path);
-	snprintf(path, sizeof path, "%s.svg", prefix);
+		fprintf(r->out, "report: %s.json", prefix);
 	snprintf(title, sizeof title, "%s %s: %s", r->name, r->sys.model, r->o.destructive ? "random writes" : r->rp[0].name);
-	if (report_svg(path, r->o.destructive ? &r->wp : &r->rp[0], title) < 0)
-		fprintf(stderr, "\nsmrctl: qualify: cannot write %s\n", path), rc = 1;
+	if (report_svg(svg, r->o.destructive ? &r->wp : &r->rp[0], title, r->o.destructive ? &r->model : NULL) < 0)
+		fprintf(stderr, "\nsmrctl: qualify: cannot write %s.svg\n", prefix), rc = 1;
 	else
-		fprintf(r->out, ", %s\n", path);
+		fprintf(r->out, ", %s.svg\n", prefix);
 	return rc;
 }
 
 /* What the disk says about itself, printed; 0 or an exit code. */
 static int describe(Run *r, int sysfs_fd, int udev_fd)
 {
-	int k = sysfs_fd < 0 ? -errno : sysfs_probe_disk(sysfs_fd, udev_fd, r->name, &r->sys);
+	int k = sysfs_fd < 0 ? -errno : sysfs_read_disk(sysfs_fd, udev_fd, r->name, &r->sys, NULL);
 	if (k < 0) {
 		fprintf(stderr, "smrctl: qualify: %s: %s\n", r->name,
 			k == -ENOENT ? "no such disk" : k == -ENOTBLK ? "a partition: give the whole disk" : strerror(-k));
@@ -541,20 +429,40 @@ static void start_report(Run *r)
 	json_object_object_add(r->rep, "classification", verdict_to_json(&r->v));
 }
 
+/* The I/O error that ended a phase, if one did: the run stops there. */
+static const char *run_error(const Run *r)
+{
+	if (r->wp.error[0])
+		return r->wp.error;
+	if (r->sp.error[0])
+		return r->sp.error;
+	for (unsigned i = 0; i < r->rec.n_fp; i++)
+		if (r->rec.fp[i].error[0])
+			return r->rec.fp[i].error;
+	for (unsigned i = 0; i < MAX_SIZES; i++)
+		if (r->rp[i].error[0])
+			return r->rp[i].error;
+	return NULL;
+}
+
 static void finish_discard(Run *r, int fd)
 {
 	if (!r->o.destructive || !r->wp.n)
 		return;
 	const char *what = !r->o.discard ? "not asked for (--discard)" : interrupted ? "skipped: the run was interrupted"
+			 : run_error(r) ? "skipped: the run ended on an I/O error"
 			 : r->sys.facts.discard_max_bytes == 0 ? "not supported by the disk" : NULL;
 	uint64_t ranges = 0, bytes = 0, sr = 0, sb = 0;
 	if (!what)
 		what = discard_written(fd, &r->wp, &ranges, &bytes);
-	/* and the sequential phase's blocks, if it ran */
-	if (r->sp.n && streq(what, "done")) {
-		what = discard_written(fd, &r->sp, &sr, &sb);
-		ranges += sr;
-		bytes += sb;
+	/* and the sequential phase's and the refills' blocks, if they ran */
+	for (unsigned i = 0; i <= r->rec.n_fp; i++) {
+		const Phase *p = i ? &r->rec.fp[i - 1] : &r->sp;
+		if (p->n && streq(what, "done")) {
+			what = discard_written(fd, p, &sr, &sb);
+			ranges += sr;
+			bytes += sb;
+		}
 	}
 	char b[32];
 	fprintf(r->out, "discard of the blocks this run wrote: %s", what);
@@ -583,15 +491,56 @@ static int measure(Run *r, int fd)
 	}
 	json_object *phases = json_object_new_object();
 	json_object_object_add(r->rep, "phases", phases);
-	if (r->o.destructive && write_phase(r, e, phases) >= 0 && seq_phase(r, e, phases) >= 0)
-		rest(r);
-	read_phases(r, e, phases);
+	if (r->o.destructive && write_phase(r, e, phases) >= 0 && !run_error(r)) {
+		qualify_model_writes(r->wp.rec, r->wp.n, r->wp.duration, &r->cliff, r->o.bs, r->o.iodepth, &r->model);
+		if (seq_phase(r, e, phases) >= 0 && !run_error(r))
+			recovery_phases(r, e, phases);
+		if (!run_error(r))
+			rest(r);
+	}
+	if (!run_error(r))
+		read_phases(r, e, phases);
 	engine_free(e);
 	return 0;
 }
 
+/* The disk model, its meaning for a pool, and how to seed smrd with it. */
+static void conclude_model(Run *r)
+{
+	char lines[8][REPORT_LINE], meaning[512], b[FORMAT_MAX];
+	json_object_object_add(r->rep, "disk_model", report_model(&r->model));
+	unsigned n = report_model_lines(&r->model, lines, 8);
+	fprintf(r->out, "disk model:\n");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(r->out, "  %s\n", lines[i]);
+	qualify_model_meaning(&r->model, meaning, sizeof meaning);
+	if (*meaning) {
+		fprintf(r->out, "what it means: %s\n", meaning);
+		json_object_object_add(json_object_object_get(r->rep, "disk_model"), "meaning", json_object_new_string(meaning));
+	}
+	if (isfinite(r->model.m.media_cache_bytes) && !interrupted) {
+		/* an ID that survives reboots, as smrd.conf(5) takes it: the WWN,
+		 * else the serial if it is a plain word, else the kernel name */
+		char safe[80];
+		report_safe_name(r->id.serial, safe, sizeof safe);
+		const char *id = *r->id.wwn ? r->id.wwn : *r->id.serial && streq(safe, r->id.serial) ? r->id.serial : r->name;
+		fprintf(r->out, "smrd's stall forecast can start from it: disk.%s.media-cache = %s in smrd.conf(5)\n", id,
+			format_size(b, r->model.m.media_cache_bytes));
+	}
+}
+
 static void conclude(Run *r)
 {
+	/* An I/O error says the disk (or what is under it) failed: what was
+	 * measured up to it is kept, but no verdict rests on a run cut short */
+	const char *err = run_error(r);
+	if (err) {
+		json_object_object_add(r->rep, "error", json_object_new_string(err));
+		json_object_object_add(r->rep, "verdict", NULL);
+		json_object_object_add(r->rep, "interrupted", json_object_new_boolean(interrupted));
+		fprintf(r->out, "\nno verdict: the run ended on an I/O error: %s\n", err);
+		return;
+	}
 	QualifyFacts f = {.destructive = r->o.destructive, .interrupted = interrupted, .static_class = r->v.class,
 			  .wrote = r->o.destructive, .cliff = r->cliff, .block_size = r->o.bs, .written = r->wp.bytes,
 			  .seq_ran = r->sp.n > 0, .seq_rate = r->sp.duration > 0 ? (double)r->sp.bytes / r->sp.duration : 0,
@@ -607,12 +556,14 @@ static void conclude(Run *r)
 	fprintf(r->out, "verdict: %s\n", v.text);
 	for (unsigned i = 0; i < v.n_limits; i++)
 		fprintf(r->out, "  limit: %s\n", v.limits[i]);
+	if (r->o.destructive)
+		conclude_model(r);
 }
 
 int qualify_main(int argc, char **argv, bool json)
 {
 	Run r = {0};
-	int k = parse_opts(argc, argv, json, &r.o, &r.name);
+	int k = qualify_parse_opts(argc, argv, json, &r.o, &r.name);
 	if (k)
 		return k > 0 ? 0 : 2;
 	if (!sysfs_valid_name(r.name)) {
@@ -649,7 +600,7 @@ int qualify_main(int argc, char **argv, bool json)
 	}
 	finish_discard(&r, fd);
 	conclude(&r);
-	int rc = r.learned ? 0 : interrupted ? 130 : 1;
+	int rc = run_error(&r) ? 1 : r.learned ? 0 : interrupted ? 130 : 1;
 	if (r.o.report && r.learned && write_files(&r, stamp))
 		rc = 1;
 	if (r.o.json)

@@ -8,7 +8,10 @@
  * that libblkid does not see (a backup at the last sector whose protective
  * MBR and primary header were overwritten, and the filesystems in its
  * partitions), and last whether the start, middle and end of the disk hold
- * anything but zeros.
+ * anything but zeros. A loop device is only as safe as what lies beneath
+ * it: its backing file (another process writing it, swap on it, another
+ * loop device over it that is mounted or held) or its backing block device
+ * (everything above, for that device, and beneath it again).
  */
 #include "safety.h"
 
@@ -16,6 +19,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +80,7 @@ int safety_identity(int fd, const SafetyTarget *t, DiskIdentity *ret)
 	SysfsDisk sys;
 	if (sysfs < 0)
 		return -errno;
-	int r = sysfs_probe_disk(sysfs, udev, t->name, &sys);
+	int r = sysfs_read_disk(sysfs, udev, t->name, &sys, NULL);
 	if (r < 0)
 		return r;
 	if (sys.major != t->major || sys.minor != t->minor)
@@ -215,8 +219,30 @@ static bool opened_for_writing(const char *proc, const char *pid, const char *fd
 	return w;
 }
 
-/* Any other process that has the disk or a partition open for writing. */
-static void openers(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
+/* What an open file must be to count: one of dev[] (block devices), or the
+ * file (dev, ino) when n is 0. */
+typedef struct Match {
+	const Dev *dev;
+	unsigned n;
+	dev_t file_dev;
+	ino_t file_ino;
+	const char *file_name;
+} Match;
+
+static const char *matches(const Match *m, const struct stat *st)
+{
+	if (!m->n)
+		return S_ISREG(st->st_mode) && st->st_dev == m->file_dev && st->st_ino == m->file_ino ? m->file_name : NULL;
+	if (!S_ISBLK(st->st_mode))
+		return NULL;
+	for (unsigned i = 0; i < m->n; i++)
+		if (major(st->st_rdev) == m->dev[i].major && minor(st->st_rdev) == m->dev[i].minor)
+			return m->dev[i].name;
+	return NULL;
+}
+
+/* Any other process that has the disk or a partition (or the file) open for writing. */
+static void openers_of(const SafetyTarget *t, const Match *m, SafetyReport *r)
 {
 	DIR *proc = opendir(t->proc_root);
 	char self[32];
@@ -233,27 +259,30 @@ static void openers(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyRep
 			if (f->d_name[0] == '.')
 				continue;
 			snprintf(fp, sizeof fp, "%s/%s", path, f->d_name);
-			if (stat(fp, &st) < 0 || !S_ISBLK(st.st_mode))
+			const char *which;
+			if (stat(fp, &st) < 0 || !(which = matches(m, &st)) ||
+			    !opened_for_writing(t->proc_root, p->d_name, f->d_name))
 				continue;
-			for (unsigned i = 0; i < n; i++) {
-				if (major(st.st_rdev) != dev[i].major || minor(st.st_rdev) != dev[i].minor ||
-				    !opened_for_writing(t->proc_root, p->d_name, f->d_name))
-					continue;
-				char comm[64] = "?";
-				snprintf(fp, sizeof fp, "%s/%s/comm", t->proc_root, p->d_name);
-				FILE *c = fopen(fp, "re");
-				if (c && fgets(comm, sizeof comm, c))
-					comm[strcspn(comm, "\n")] = 0;
-				if (c)
-					fclose(c);
-				add(r, "process %s (%s) has %s open for writing", p->d_name, comm, dev[i].name);
-			}
+			char comm[64] = "?";
+			snprintf(fp, sizeof fp, "%s/%s/comm", t->proc_root, p->d_name);
+			FILE *c = fopen(fp, "re");
+			if (c && fgets(comm, sizeof comm, c))
+				comm[strcspn(comm, "\n")] = 0;
+			if (c)
+				fclose(c);
+			add(r, "process %s (%s) has %s open for writing", p->d_name, comm, which);
 		}
 		if (fds)
 			closedir(fds);
 	}
 	if (proc)
 		closedir(proc);
+}
+
+static void openers(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
+{
+	Match m = {.dev = dev, .n = n};
+	openers_of(t, &m, r);
 }
 
 static const char *what_it_is(const char *type)
@@ -277,6 +306,190 @@ static void udev_types(const SafetyTarget *t, const Dev *dev, unsigned n, Safety
 		if (f)
 			fclose(f);
 	}
+}
+
+/* ---------------------------------------------------- what lies beneath */
+
+#define BENEATH_DEPTH 8
+
+typedef struct Backing {
+	bool is_loop;
+	dev_t dev;		/* the backing file's st_dev; its st_rdev for a block device */
+	ino_t ino;
+	bool block;
+	uint64_t offset, sizelimit;
+	char path[512];
+} Backing;
+
+/* What backs loop device `name`: from the fd that will be written through
+ * when there is one (LOOP_GET_STATUS64), else from sysfs. */
+static int loop_backing(const SafetyTarget *t, const char *name, int fd, Backing *ret)
+{
+	char path[4200];
+	*ret = (Backing){0};
+	snprintf(path, sizeof path, "%s/block/%s/loop", t->sysfs_root, name);
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return 0;	/* not a loop device, or not bound to anything */
+	ret->is_loop = true;
+	snprintf(path, sizeof path, "%s/block/%s/loop/backing_file", t->sysfs_root, name);
+	FILE *f = fopen(path, "re");
+	if (f && fgets(ret->path, sizeof ret->path, f))
+		ret->path[strcspn(ret->path, "\n")] = 0;
+	if (f)
+		fclose(f);
+	struct loop_info64 li;
+	if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
+		ret->dev = (dev_t)li.lo_device;
+		ret->ino = (ino_t)li.lo_inode;
+		ret->offset = li.lo_offset;
+		ret->sizelimit = li.lo_sizelimit;
+		if (!ret->path[0])
+			snprintf(ret->path, sizeof ret->path, "%.63s", (const char *)li.lo_file_name);
+	} else if (ret->path[0] && stat(ret->path, &st) == 0) {
+		ret->dev = st.st_dev;
+		ret->ino = st.st_ino;
+	} else {
+		return -ENOENT;
+	}
+	/* a block device behind it: the loop holds the device node's inode;
+	 * what matters is the device it stands for */
+	if (ret->path[0] && stat(ret->path, &st) == 0 && st.st_dev == ret->dev && st.st_ino == ret->ino &&
+	    S_ISBLK(st.st_mode)) {
+		ret->block = true;
+		ret->dev = st.st_rdev;
+	}
+	return 0;
+}
+
+/* The kernel name of block device dev, from sysfs's dev/block/M:m link. */
+static int name_of(const SafetyTarget *t, dev_t dev, char *ret, size_t n)
+{
+	char path[512], link[1024];
+	snprintf(path, sizeof path, "%s/dev/block/%u:%u", t->sysfs_root, major(dev), minor(dev));
+	ssize_t k = readlink(path, link, sizeof link - 1);
+	if (k <= 0)
+		return -ENOENT;
+	link[k] = 0;
+	const char *b = strrchr(link, '/');
+	b = b ? b + 1 : link;
+	if (strlen(b) >= n)
+		return -ENAMETOOLONG;
+	memcpy(ret, b, strlen(b) + 1);
+	return sysfs_valid_name(ret) ? 0 : -EINVAL;
+}
+
+/* Reasons found beneath, said as such. */
+static void merge(SafetyReport *r, const SafetyReport *sub, const char *what)
+{
+	for (unsigned i = 0; i < sub->n; i++)
+		add(r, "beneath it, %s: %s", what, sub->reason[i]);
+}
+
+static void block_in_use(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r, unsigned depth);
+static void block_users(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r);
+
+/* Other loop devices over the same backing object, and whether any is in use. */
+static void sibling_loops(const SafetyTarget *t, const char *self, const Backing *b, SafetyReport *r)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/block", t->sysfs_root);
+	DIR *d = opendir(path);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (!startswith(e->d_name, "loop") || streq(e->d_name, self) || !sysfs_valid_name(e->d_name))
+			continue;
+		Backing o;
+		if (loop_backing(t, e->d_name, -1, &o) < 0 || !o.is_loop || o.dev != b->dev ||
+		    (!b->block && o.ino != b->ino) || o.block != b->block)
+			continue;
+		char dev_path[4300];
+		unsigned M, m;
+		snprintf(dev_path, sizeof dev_path, "%s/block/%s/dev", t->sysfs_root, e->d_name);
+		if (read_dev(dev_path, &M, &m) < 0)
+			continue;
+		/* its users only: what lies beneath it is what is being looked at */
+		SafetyReport sub = {0};
+		block_users(t, e->d_name, makedev(M, m), &sub);
+		char what[900];
+		snprintf(what, sizeof what, "%s is another loop device over %s", e->d_name, b->path);
+		merge(r, &sub, what);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A loop device's backing file or device: nothing else may be using it. */
+static void beneath(const SafetyTarget *t, const char *name, int fd, SafetyReport *r, unsigned depth)
+{
+	Backing b;
+	if (depth > BENEATH_DEPTH) {
+		add(r, "%s: loop devices stacked deeper than %u: not safe to follow", name, BENEATH_DEPTH);
+		return;
+	}
+	int k = loop_backing(t, name, fd, &b);
+	if (k < 0) {
+		add(r, "%s is a loop device whose backing file cannot be identified: not safe to assume it is unused", name);
+		return;
+	}
+	if (!b.is_loop)
+		return;
+	if (b.block) {
+		char under[64];
+		if (name_of(t, b.dev, under, sizeof under) < 0) {
+			add(r, "%s is a loop device over block device %u:%u, which sysfs does not know", name, major(b.dev),
+			    minor(b.dev));
+			return;
+		}
+		SafetyReport sub = {0};
+		block_in_use(t, under, b.dev, &sub, depth + 1);
+		char what[200];
+		snprintf(what, sizeof what, "%s (the block device %s is a loop over, at offset %llu)", under, name,
+			 (unsigned long long)b.offset);
+		merge(r, &sub, what);
+	} else {
+		/* a file: another process writing it, swap on it */
+		SafetyReport sub = {0};
+		Match m = {.file_dev = b.dev, .file_ino = b.ino, .file_name = b.path};
+		openers_of(t, &m, &sub);
+		FILE *f = fopen(t->swaps, "re");
+		char line[4200], what[4100];
+		struct stat st;
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "%4095s", what) == 1 && stat(what, &st) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_dev == b.dev && st.st_ino == b.ino)
+				add(&sub, "%s is in use as swap", what);
+		if (f)
+			fclose(f);
+		char label[600];
+		snprintf(label, sizeof label, "its backing file %s", b.path);
+		merge(r, &sub, label);
+	}
+	sibling_loops(t, name, &b, r);
+}
+
+/* Everything that says block device `name` is in use: partitions, holders,
+ * mounts, swap, writers, udev's signature. */
+static void block_users(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r)
+{
+	Dev devs[64];
+	SafetyTarget u = *t;
+	u.name = name;
+	u.major = major(dev);
+	u.minor = minor(dev);
+	unsigned n = list_devs(&u, devs, ELEMENTSOF(devs), r);
+	holders(&u, devs, n, r);
+	mounts(&u, devs, n, r);
+	openers(&u, devs, n, r);
+	udev_types(&u, devs, n, r);
+}
+
+/* ... and what lies beneath it. */
+static void block_in_use(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r, unsigned depth)
+{
+	block_users(t, name, dev, r);
+	SafetyTarget u = *t;
+	u.name = name;
+	beneath(&u, name, -1, r, depth);
 }
 
 /* ------------------------------------------------------- what is on it */
@@ -389,9 +602,12 @@ static void samples(int fd, const char *name, const DiskIdentity *id, SafetyRepo
 		size_t nz = 0;
 		for (size_t j = 0; j < len; j++)
 			nz += buf[j] != 0;
-		if (nz)
+		if (nz && r->n < SAFETY_MAX_REASONS) {
 			add(r, "%s holds data: %zu non-zero bytes in its %s MiB (--force-nonzero to overwrite it anyway)", name, nz,
 			    at[i].where);
+			r->nonzero_off[r->n_nonzero] = at[i].off;
+			r->nonzero_len[r->n_nonzero++] = len;
+		}
 	}
 }
 
@@ -407,6 +623,7 @@ void safety_check(int fd, const SafetyTarget *t, const DiskIdentity *id, bool al
 	mounts(t, dev, n, ret);
 	openers(t, dev, n, ret);
 	udev_types(t, dev, n, ret);
+	beneath(t, t->name, fd, ret, 0);
 	signatures(fd, t->name, id, ret);
 	gpt_at(fd, t->name, id, 1, "primary", ret);
 	gpt_at(fd, t->name, id, id->size / id->logical_block - 1, "backup", ret);

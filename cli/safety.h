@@ -18,6 +18,10 @@
 typedef struct SafetyReport {
 	unsigned n;
 	char reason[SAFETY_MAX_REASONS][320];
+	/* of them, the sampled regions that hold data: wipefs leaves those,
+	 * so the advice differs (--force-nonzero, or zero exactly them) */
+	unsigned n_nonzero;
+	uint64_t nonzero_off[3], nonzero_len[3];
 } SafetyReport;
 
 /* Where the checks look: the live system's paths, or a test's. */

@@ -51,27 +51,30 @@ struct Command {
 	int (*run)(const Command *c, int argc, char **argv, const Options *o);
 	void (*render)(FILE *f, json_object *r);
 	const char *help;
+	unsigned n_optional;	/* arguments it may take after n_args */
 };
 
 static int run_top(const Command *c, int argc, char **argv, const Options *o);
 static int run_qualify(const Command *c, int argc, char **argv, const Options *o);
 
 static const Command commands[] = {
-	{"status", 0, "", 0, false, NULL, output_status, "daemon state, sampling, disks by class"},
-	{"disks", 0, "", 0, false, NULL, output_disks, "one line per watched disk: class, SMR confidence, rates, latency"},
+	{"status", 0, "", 0, false, NULL, output_status, "daemon state, sampling, disks by class", 0},
+	{"disks", 0, "", 0, false, NULL, output_disks, "one line per watched disk: class, SMR confidence, rates, latency", 0},
 	{"show", 1, "DEVICE", 0, false, NULL, output_show,
-	 "one disk in depth: verdict with every piece of evidence, latency, counters"},
+	 "one disk in depth: verdict with every piece of evidence, latency, counters", 0},
 	{"top", 0, "", OPT_COUNT, false, run_top, output_top,
-	 "a line per disk every second, like iostat: rates, p50/p99 per op"},
+	 "a line per disk every second, like iostat: rates, p50/p99 per op", 0},
 	{"events", 0, "", OPT_DEVICE | OPT_SINCE | OPT_FOLLOW | OPT_LIMIT, false, NULL, output_events,
-	 "storms, stalls, bands, idle cleaning from the history"},
-	{"reload", 0, "", 0, false, NULL, output_reload, "re-read smrd.conf (root)"},
+	 "storms, stalls, bands, idle cleaning from the history", 0},
+	{"reload", 0, "", 0, false, NULL, output_reload, "re-read smrd.conf (root)", 0},
 	{"probe", 1, "DEVICE", 0, false, NULL, output_probe,
-	 "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)"},
+	 "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)", 0},
 	{"forget", 1, "DEVICE", 0, false, NULL, output_forget,
-	 "reset a disk's detector state and delete its events, e.g. after replacing it (root)"},
+	 "reset a disk's detector state and delete its events, e.g. after replacing it (root)", 0},
+	{"ack", 1, "DEVICE [KIND]", 0, false, NULL, output_ack,
+	 "stop notifying of a disk's KIND (storm-start, stall, ...), or all, until it changes class (root)", 1},
 	{"qualify", 1, "DEVICE", 0, true, run_qualify, NULL,
-	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)"},
+	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)", 0},
 };
 
 static const struct {
@@ -89,8 +92,13 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: smrctl [--socket PATH] [--json] COMMAND [ARGS] [OPTIONS]\n\nCommands:\n");
+	int width = 0;
+
+	/* The column fits the longest arguments, so adding a command never breaks the alignment. */
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		fprintf(f, "  %-8s %-7s %s\n", commands[i].name, commands[i].args_help, commands[i].help);
+		width = (int)strlen(commands[i].args_help) > width ? (int)strlen(commands[i].args_help) : width;
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		fprintf(f, "  %-8s %-*s %s\n", commands[i].name, width, commands[i].args_help, commands[i].help);
 	fprintf(f, "\nOptions:\n  --socket PATH  smrd's control socket (default /run/smrd/smrd.sock)\n"
 		   "  --json         print the daemon's reply as JSON\n"
 		   "  --help         this text; after a command, that command's\n"
@@ -246,7 +254,8 @@ static int call(const char *socket_path, const char *cmd, json_object *args, jso
 			continue;
 		}
 		if (r == -EREMOTE) {
-			fprintf(stderr, "smrctl: %s: %s\n", cmd, msg && *msg ? msg : code);
+			_cleanup_free_ char *safe = output_escape(msg && *msg ? msg : code ? code : "");
+			fprintf(stderr, "smrctl: %s: %s\n", cmd, safe);
 			return EXIT_REFUSED;
 		}
 		return r < 0 ? EXIT_NO_DAEMON : 0;
@@ -274,6 +283,7 @@ static int run_top(const Command *c, int argc, char **argv, const Options *o)
 			output_json(stdout, result);
 		else {
 			printf("smrctl top  %s\n", t);
+			output_make_safe(result);
 			output_top(stdout, result);
 		}
 		fflush(stdout);
@@ -294,8 +304,10 @@ static json_object *build_args(const Command *c, char **argv, const Options *o, 
 	json_object *a = json_object_new_object();
 	if (!a)
 		return NULL;
-	if (c->n_args == 1)	/* show, probe, forget */
+	if (c->n_args == 1)	/* show, probe, forget, ack */
 		json_object_object_add(a, "device", json_object_new_string(argv[0]));
+	if (c->n_optional && argv[c->n_args])	/* ack's KIND */
+		json_object_object_add(a, "kind", json_object_new_string(argv[c->n_args]));
 	if (o->device)
 		json_object_object_add(a, "device", json_object_new_string(o->device));
 	if (o->since)
@@ -342,6 +354,7 @@ static int follow(const char *socket_path, json_object *args, bool json)
 									      JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 		} else {
 			json_object_object_del(result, "persistent");	/* no "-- No events --" every second */
+			output_make_safe(result);
 			output_events(stdout, result);
 		}
 		fflush(stdout);
@@ -475,7 +488,7 @@ int main(int argc, char **argv)
 		return cmd->run(cmd, argc - at, argv + at, &o);
 	}
 
-	char *pos[8];
+	char *pos[8] = {0};
 	int npos, r = parse_options(argc, argv, &o, pos, (int)ELEMENTSOF(pos), &npos);
 	if (r)
 		return r > 0 ? 0 : EXIT_USAGE;
@@ -493,7 +506,7 @@ int main(int argc, char **argv)
 		command_usage(stdout, cmd);
 		return 0;
 	}
-	if ((unsigned)(npos - 1) != cmd->n_args) {
+	if ((unsigned)(npos - 1) < cmd->n_args || (unsigned)(npos - 1) > cmd->n_args + cmd->n_optional) {
 		fprintf(stderr, "smrctl: %s takes %s\n", cmd->name, *cmd->args_help ? cmd->args_help : "no arguments");
 		command_usage(stderr, cmd);
 		return EXIT_USAGE;
@@ -520,8 +533,10 @@ int main(int argc, char **argv)
 		return r;
 	if (o.json)
 		output_json(stdout, result);
-	else
+	else {
+		output_make_safe(result);
 		cmd->render(stdout, result);
+	}
 	json_object_put(result);
 	return 0;
 }

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "qualify-model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+#include "format.h"
+#include "util.h"
+
+/* Fewer than this and a median or a rate is not worth printing. */
+#define MIN_SAMPLES 3
+
+void qualify_model_skip(QualifyModel *q, const char *why)
+{
+	if (q->n_skipped < MODEL_MAX_SKIPPED)
+		q->skipped[q->n_skipped++] = why;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1);
+	size_t i = (size_t)pos;
+	return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* A gap in the completions this long is a wait: ten fast writes' time. */
+static double wait_gap(const CliffResult *c)
+{
+	return fmax(10 / fmax(c->fast_iops, 1), 0.002);
+}
+
+/* The gaps in the completion stream after the cliff that are waits: far
+ * longer than the fast phase's time between completions. While a drive
+ * rewrites a band it completes nothing, whatever is queued, so a gap is
+ * one rewrite at any queue depth; a write's own latency is not (at queue
+ * depth 32 it waits for the rewrites of the 31 in front of it). */
+/* The completions of the writes sent after the cliff, in order (*ret,
+ * freed by the caller); their number, or -1 out of memory. */
+static ssize_t completions_after(const IoRec *r, size_t n, const CliffResult *c, double **ret)
+{
+	double *done = malloc((n ? n : 1) * sizeof *done);
+	if (!done)
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (r[i].t >= c->cliff_t)
+			done[k++] = r[i].t + r[i].lat;
+	qsort(done, k, sizeof *done, cmp_double);
+	*ret = done;
+	return (ssize_t)k;
+}
+
+static void rewrite_time(const IoRec *r, size_t n, const CliffResult *c, QualifyModel *q)
+{
+	_cleanup_free_ double *done = NULL;
+	ssize_t k = completions_after(r, n, c, &done);
+	if (k < 0)
+		return qualify_model_skip(q, "rewrite time: out of memory");
+	double floor = wait_gap(c);
+	size_t w = 0;
+	for (ssize_t i = 1; i < k; i++)
+		if (done[i] - done[i - 1] >= floor)
+			done[w++] = done[i] - done[i - 1];	/* in place: w < i */
+	if (w < MIN_SAMPLES)
+		return qualify_model_skip(q, "rewrite time: fewer than 3 waits after the cliff (a longer --hold gives more)");
+	qsort(done, w, sizeof *done, cmp_double);
+	q->m.rewrite_seconds = quantile_sorted(done, w, 0.5);
+	/* the median's standard error from the spread: 1.25 sigma/sqrt(n),
+	 * sigma from the interquartile range */
+	q->rewrite_err = 1.25 * (quantile_sorted(done, w, 0.75) - quantile_sorted(done, w, 0.25)) / 1.349 / sqrt((double)w);
+	q->rewrites = (unsigned)w;
+}
+
+/* The completion that ended the last wait after the cliff; NaN if none. */
+static double last_wait(const IoRec *r, size_t n, const CliffResult *c)
+{
+	_cleanup_free_ double *done = NULL;
+	ssize_t k = completions_after(r, n, c, &done);
+	double end = NAN, floor = wait_gap(c);
+	for (ssize_t i = 1; i < k; i++)
+		if (done[i] - done[i - 1] >= floor)
+			end = done[i];
+	return end;
+}
+
+void qualify_model_writes(const IoRec *r, size_t n, double duration, const CliffResult *c, uint64_t bs,
+			  unsigned qd, QualifyModel *ret)
+{
+	QualifyModel q = {.cache_err = NAN, .slow_err = NAN, .rewrite_err = NAN, .recovery_err = NAN, .fast_bps = NAN};
+	disk_model_init(&q.m);
+	if (!c->fell || !c->found) {
+		qualify_model_skip(&q, "no cliff with writes waiting: no media cache to measure");
+		*ret = q;
+		return;
+	}
+	q.fast_bps = c->fast_iops * (double)bs;
+	/* The cliff is the submit time of the first write that waited; the
+	 * ones in flight with it may have gone in fast or not. */
+	disk_model_add_cache(&q.m, (double)(c->fast_ios * bs), true);
+	q.cache_err = (double)((qd ? qd : 1) * bs);
+	/* Up to the last write that waited: whole cycles of waits and what
+	 * the drive let through between them (one with hysteresis takes a
+	 * burst fast once it has cleaned down to its low water mark), not a
+	 * burst cut off by the end of the phase. */
+	double end = last_wait(r, n, c);
+	if (!(end > c->cliff_t))
+		end = duration;
+	double slow_t = end - c->cliff_t;
+	uint64_t ios = 0;
+	for (size_t i = 0; i < n; i++)
+		ios += r[i].t >= c->cliff_t && r[i].t + r[i].lat <= end + 1e-9;
+	if (ios >= MIN_SAMPLES && slow_t > 0) {
+		q.m.slow_write_bps = (double)(ios * bs) / slow_t;
+		/* counting noise, and the queue's worth of writes that straddle
+		 * the cliff or the end */
+		double share = fmax(1 / sqrt((double)ios), (double)qd / (double)ios);
+		q.slow_err = q.m.slow_write_bps * fmin(share, 1);
+	} else {
+		qualify_model_skip(&q, "sustained rate: fewer than 3 writes after the cliff (a longer --hold gives more)");
+	}
+	rewrite_time(r, n, c, &q);
+	*ret = q;
+}
+
+double qualify_model_wait_floor(const QualifyModel *q, const CliffResult *c)
+{
+	/* half a rewrite: a write that waited for one took at least that;
+	 * never under ten fast writes' time */
+	double fast = isfinite(c->fast_lat) ? 10 * c->fast_lat : 0.001;
+	return isfinite(q->m.rewrite_seconds) ? fmax(0.5 * q->m.rewrite_seconds, fast) : fmax(c->stall_floor, fast);
+}
+
+void wait_scan_init(WaitScan *w, double floor, double window, unsigned max_fast)
+{
+	*w = (WaitScan){.floor = floor, .window = window, .max_fast = max_fast};
+}
+
+bool wait_scan_feed(WaitScan *w, const IoRec *r, size_t n, double elapsed)
+{
+	for (; w->seen < n; w->seen++) {
+		const IoRec *x = &r[w->seen];
+		if (!w->candidate) {
+			if (x->lat >= w->floor)
+				*w = (WaitScan){.floor = w->floor, .window = w->window, .max_fast = w->max_fast,
+						.seen = w->seen, .candidate = true, .cand_sent = x->t, .cand_done = x->t + x->lat};
+			continue;
+		}
+		if (x->lat < w->floor && x->t + x->lat > w->cand_done && x->t + x->lat <= w->cand_done + w->window &&
+		    ++w->fast_after > w->max_fast)
+			w->candidate = false;	/* fast again: a hiccup */
+	}
+	return w->candidate && elapsed >= w->cand_done + w->window;
+}
+
+double qualify_model_wait_window(const QualifyModel *q)
+{
+	return isfinite(q->m.rewrite_seconds) ? fmax(2, 3 * q->m.rewrite_seconds) : 2;
+}
+
+unsigned qualify_model_max_fast(const QualifyModel *q, double window, uint64_t bs)
+{
+	/* a fifth: a host that is itself busy may not write at the fast rate
+	 * again at once; a cache that ran out falls further (20-1000x) */
+	double n = isfinite(q->fast_bps) && bs ? q->fast_bps / (double)bs * window / 5 : 0;
+	return (unsigned)fmax(10, fmin(n, 1e9));
+}
+
+double qualify_refill_bytes(const IoRec *r, size_t n, uint64_t bs, double sent)
+{
+	size_t before = 0;
+	for (size_t i = 0; i < n; i++)
+		before += r[i].t < sent;
+	return (double)before * (double)bs;
+}
+
+void qualify_model_recovery(QualifyModel *q, const Refill *s, const Refill *l, unsigned qd, uint64_t bs)
+{
+	double dr = l->rest - s->rest;
+	if (!s->waited) {
+		/* the shorter rest already gave it all back */
+		q->m.idle_recovery_bps = s->bytes / s->rest;
+		q->recovery_lower_bound = true;
+		q->m.recovery_samples = 1;
+		q->recovery_err = NAN;
+		return;
+	}
+	if (!(dr > 0))
+		return qualify_model_skip(q, "idle recovery: the two rests were not of different lengths");
+	/* each refill's end is known to a queue's worth of writes */
+	double rate = (l->bytes - s->bytes) / dr, err = 2.0 * (double)((qd ? qd : 1) + 1) * (double)bs / dr;
+	if (!(rate > err))
+		return qualify_model_skip(q, "idle recovery: the longer rest gave back no more than the shorter one "
+					     "(a drive that cleans only after a long idle, or not at all)");
+	disk_model_add_recovery(&q->m, rate);
+	q->recovery_err = err;
+	/* the longer rest cleaned it all: the rate is at least this */
+	q->recovery_lower_bound = !l->waited;
+}
+
+double qualify_longer_rest(const QualifyModel *q, const Refill *s, double max)
+{
+	double rate = s->rest > 0 ? s->bytes / s->rest : 0;
+	double want = rate > 0 && isfinite(q->m.media_cache_bytes) ? 0.5 * q->m.media_cache_bytes / rate : max;
+	return fmin(fmax(want, 2 * s->rest), max);
+}
+
+const char *qualify_model_meaning(const QualifyModel *q, char *buf, size_t n)
+{
+	const DiskModel *m = &q->m;
+	char c[FORMAT_MAX], s[FORMAT_MAX], w[FORMAT_MAX], rec[FORMAT_MAX], slow[FORMAT_MAX], fast[FORMAT_MAX];
+	if (!isfinite(m->media_cache_bytes) || !isfinite(m->slow_write_bps)) {
+		snprintf(buf, n, "%s", "");
+		return buf;
+	}
+	int k = snprintf(buf, n, "after ~%s of random writes this disk sustains ~%s", format_size(c, m->media_cache_bytes),
+			 format_rate(s, m->slow_write_bps));
+	if (isfinite(m->rewrite_seconds) && k >= 0 && (size_t)k < n)
+		k += snprintf(buf + k, n - (size_t)k, " with ~%s waits", format_duration(w, m->rewrite_seconds));
+	if (isfinite(m->idle_recovery_bps) && k >= 0 && (size_t)k < n)
+		k += snprintf(buf + k, n - (size_t)k, "; idle time gives back %s%s", q->recovery_lower_bound ? "at least " : "~",
+			      format_rate(rec, m->idle_recovery_bps));
+	double t_slow = disk_model_write_seconds(m, RESILVER_BYTES, q->fast_bps), t_fast = RESILVER_BYTES / q->fast_bps;
+	if (isfinite(t_slow) && isfinite(t_fast) && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, "; rewriting 1 TB of random blocks (a resilver) at that rate would take ~%s, "
+			 "against ~%s at its fast rate", format_duration(slow, t_slow), format_duration(fast, t_fast));
+	return buf;
+}

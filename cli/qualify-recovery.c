@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "qualify-recovery.h"
+
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qualify-report.h"
+#include "util.h"
+
+void recovery_done(Recovery *r)
+{
+	for (unsigned i = 0; i < MAX_REFILLS; i++)
+		phase_free(&r->fp[i]);
+}
+
+typedef struct RefillStop {
+	WaitScan scan;
+	double cap;
+	bool waited;
+} RefillStop;
+
+/* Stop at the first write that waited and was no hiccup, or once it took
+ * more than the cache (it was clean). */
+static bool refill_stop(Phase *p, double elapsed, void *userdata)
+{
+	RefillStop *s = userdata;
+	if (wait_scan_feed(&s->scan, p->rec, p->n, elapsed)) {
+		p->stopped = "a write waited";
+		s->waited = true;
+		return true;
+	}
+	if ((double)p->bytes >= s->cap) {
+		p->stopped = "took more than the cache";
+		return true;
+	}
+	return false;
+}
+
+static void idle_for(const Recovery *r, double seconds)
+{
+	for (double t0 = now_seconds(CLOCK_MONOTONIC); !*r->interrupt && now_seconds(CLOCK_MONOTONIC) - t0 < seconds;)
+		usleep(50000);
+}
+
+static int refill(Recovery *r, Engine *e, double rest, double limit, unsigned *ret)
+{
+	char b[32];
+	if (r->n_fp == MAX_REFILLS)
+		return -E2BIG;
+	unsigned i = *ret = r->n_fp++;
+	if (rest > 0) {
+		fprintf(r->out, "resting %.0f s, then writing until a write waits\n", rest);
+		idle_for(r, rest);
+	}
+	if (*r->interrupt)
+		return -EINTR;
+	RefillStop st = {.cap = 1.5 * r->model->m.media_cache_bytes + (double)(r->o->iodepth * r->o->bs)};
+	double window = qualify_model_wait_window(r->model);
+	wait_scan_init(&st.scan, qualify_model_wait_floor(r->model, r->cliff), window,
+		       qualify_model_max_fast(r->model, window, r->o->bs));
+	r->fp[i] = (Phase){.name = i ? "refill after a rest" : "refill", .write = true, .io_bytes = r->o->bs};
+	int k = engine_run(e, &r->fp[i], r->size, limit, refill_stop, &st, r->interrupt,
+			   r->live);
+	if (k < 0)
+		return k;
+	if (r->fp[i].error[0])
+		return -EIO;
+	/* a phase cut short by the time limit with a wait pending: that wait */
+	bool waited = st.waited || st.scan.candidate;
+	r->refill[i] = (Refill){.rest = rest, .waited = waited,
+				.bytes = qualify_refill_bytes(r->fp[i].rec, r->fp[i].n, r->o->bs,
+							      waited ? st.scan.cand_sent : INFINITY)};
+	if (i)
+		fprintf(r->out, "  took %s %s\n", fmt_bytes(b, sizeof b, r->refill[i].bytes),
+			waited ? "before a write waited" : "without a wait: the rest cleaned it all");
+	return 0;
+}
+
+/* A refill that took next to nothing: the disk still made the first
+ * writes wait, its forced cleaning still running (a drive's hysteresis:
+ * it cleans down to a low water mark before it takes writes fast again). */
+static bool took_nothing(const Recovery *r, unsigned i)
+{
+	return r->refill[i].waited && r->refill[i].bytes <= (double)((r->o->iodepth + 1) * r->o->bs);
+}
+
+/* To the wait threshold: writes until one waits, and while the disk
+ * still makes the first ones wait, a rest and writes again, each rest
+ * twice the last. Only a refill that took something ended at the
+ * threshold; a timed rest must start there. Returns the last rest, or
+ * -1 when even `max` was not enough. */
+static double to_threshold(Recovery *r, Engine *e, double limit, double max)
+{
+	unsigned k;
+	for (double rest = 0;; rest = rest ? 2 * rest : 1) {
+		if (rest > max || refill(r, e, rest, limit, &k) < 0)
+			return -1;
+		if (!took_nothing(r, k))
+			return rest;
+	}
+}
+
+/* Idle recovery: from the wait threshold, a shorter rest and writes until
+ * one waits (which ends at the threshold again), a longer rest and the
+ * same; the slope of what they took against the rests. Skipped, with the
+ * reason, where the time or the write budget left would not cover it. */
+void recovery_run(Recovery *r, Engine *e, json_object *phases)
+{
+	QualifyModel *q = r->model;
+	if (!isfinite(q->m.media_cache_bytes) || *r->interrupt)
+		return;
+	if (r->o->recovery_rest <= 0)
+		return qualify_model_skip(q, "idle recovery: not asked for (--recovery-rest 0)");
+	double fill_s = q->m.media_cache_bytes / q->fast_bps;	/* one refill from clean */
+	double left = r->time_left, bytes_left = r->bytes_left;
+	double shorter = fmax(1, fmin(10, r->o->recovery_rest / 4));
+	if (left < 3 * shorter + 3 * 1.5 * fill_s + 10)
+		return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for two rests and refills");
+	if (bytes_left < 3 * 1.5 * q->m.media_cache_bytes)
+		return qualify_model_skip(q, "idle recovery: the write budget (--write-budget) left too little for three refills");
+	fprintf(r->out, "measuring idle recovery: rests of %.0f s and up to %.0f s from where writes wait, each followed by "
+		"writes until one waits\n", shorter, r->o->recovery_rest);
+	double limit = 1.5 * fill_s * 3 + 30;	/* per refill: a slow disk's refill is no endless write */
+	double t0 = now_seconds(CLOCK_MONOTONIC), half = r->o->recovery_rest / 2;
+	unsigned s, l;
+	for (;;) {
+		double warm = to_threshold(r, e, limit, half);
+		if (warm < 0 || *r->interrupt)
+			return qualify_model_skip(q, *r->interrupt ? "idle recovery: *r->interrupt"
+							     : "idle recovery: the disk still made writes wait after every rest "
+							       "that fitted in --recovery-rest (or a refill failed)");
+		/* a rest that passes the hysteresis from a lower fill may not
+		 * from the threshold: half as long again */
+		shorter = fmax(shorter, 1.5 * warm);
+		if (shorter > half || refill(r, e, shorter, limit, &s) < 0)
+			return qualify_model_skip(q, *r->interrupt ? "idle recovery: *r->interrupt"
+							     : "idle recovery: no rest that fitted in --recovery-rest gave anything back");
+		if (!took_nothing(r, s))
+			break;
+		fprintf(r->out, "  it is still cleaning: resting longer\n");
+		shorter *= 2;
+		if (now_seconds(CLOCK_MONOTONIC) - t0 + 4 * shorter + 3 * 1.5 * fill_s > left)
+			return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for rests "
+						     "long enough");
+	}
+	double spent = now_seconds(CLOCK_MONOTONIC) - t0;
+	double longer = qualify_longer_rest(q, &r->refill[s], fmin(r->o->recovery_rest, left - spent - 1.5 * fill_s));
+	if (refill(r, e, longer, limit, &l) < 0)
+		return qualify_model_skip(q, *r->interrupt ? "idle recovery: *r->interrupt" : "idle recovery: a refill failed");
+	qualify_model_recovery(q, &r->refill[s], &r->refill[l], r->o->iodepth, r->o->bs);
+	json_object *a = json_object_new_array();
+	for (unsigned i = 0; i < r->n_fp; i++) {
+		json_object *x = report_refill(&r->fp[i], &r->refill[i]);
+		json_object_object_add(x, "used", json_object_new_string(i == s ? "shorter" : i == l ? "longer" : "no"));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(phases, "refills", a);
+}
+
