@@ -5,7 +5,7 @@ function __smrctl_devices
     smrctl --json disks 2>/dev/null | string match -r -g '"device": *"([^"]*)"'
 end
 
-set -l commands status disks show top events reload probe forget qualify
+set -l commands status disks show top events reload probe forget ack qualify
 complete -c smrctl -f
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l socket -r -F -d 'smrd control socket'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l json -d 'print the reply as JSON'
@@ -20,9 +20,11 @@ complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a events -d '
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read smrd.conf (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a probe -d 're-read a disk and classify it again (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a forget -d "reset a disk's detector state (root)"
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a ack -d "stop notifying of a disk's events until it changes (root)"
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a qualify -d 'test a disk for hidden SMR'
 
-complete -c smrctl -n "__fish_seen_subcommand_from show probe forget" -a '(__smrctl_devices)'
+complete -c smrctl -n "__fish_seen_subcommand_from show probe forget ack" -a '(__smrctl_devices)'
+complete -c smrctl -n "__fish_seen_subcommand_from ack" -a 'storm-start storm-end stall timeout-risk bands behaviour stall-imminent all'
 complete -c smrctl -n "__fish_seen_subcommand_from top" -l count -x -d 'print N screens, then exit'
 complete -c smrctl -n "__fish_seen_subcommand_from events" -l device -x -a '(__smrctl_devices)' -d "only this disk's"
 complete -c smrctl -n "__fish_seen_subcommand_from events" -l since -x -a 'now today yesterday -1h -30m "2 hours ago"' -d 'as journalctl takes it'
@@ -40,6 +42,7 @@ complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l write-budget -x -
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l time-limit -x -d 'stop writing after this long'
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l hold -x -d 'how long the slow phase must last after the cliff'
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l seq-seconds -x -d 'sequential 1 MiB writes for this long'
+complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l recovery-rest -x -d 'longest rest of the idle-recovery measurement'
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l rest -x -d 'idle time between writes and reads'
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l read-seconds -x -d 'reads per transfer size'
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l sizes -x -d 'read transfer sizes'
