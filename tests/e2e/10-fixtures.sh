@@ -120,6 +120,11 @@ else
 	check "real: WDC WD800JD HDD is cmr" metrics_py get "$p" smrd_disk_info device=sdb class=cmr
 	check "real: KINGSTON NVMe is ssd" metrics_py get "$p" smrd_disk_info device=nvme0n1 class=ssd
 	check "real: DVD drive is not a disk" metrics_py get "$p" smrd_disk_info device=sr0 class=unknown
-	check "real: LVM tree's dm-0 is unknown" metrics_py get "$T/simple-lvm.prom" smrd_disk_info device=dm-0 class=unknown
+	# dm-0 is stacked on loop0-3 (slaves/): its members are watched, it is not, unless asked
+	check "real: LVM tree's dm-0 is not watched (stacked)" sh -c "! grep -q 'device=\"dm-0\"' '$T/simple-lvm.prom'"
+	"$SMRD" --oneshot --config /dev/null --sysfs-root "$T/real/simple-lvm/simple-lvm/sys" --watch-stacked yes \
+		--procfs-root "$T/real/simple-lvm/simple-lvm/proc" --exclude '^$' >"$T/simple-lvm-stacked.prom" 2>/dev/null
+	check "real: LVM tree's dm-0 is unknown with watch-stacked" \
+		metrics_py get "$T/simple-lvm-stacked.prom" smrd_disk_info device=dm-0 class=unknown
 fi
 finish

@@ -57,4 +57,46 @@ rc=$?
 check "smrctl show $NAME now fails with exit 1 (got $rc)" [ "$rc" -eq 1 ]
 check "daemon still running" alive
 stop_smrd
+
+# A disk that answers every read in 1.5 s, with no udev database to say what
+# is on it (issue 26: at start its 51 signature reads held the event loop
+# for 76 s; hot-plugged, /metrics, the socket and sampling froze for ~50 s).
+# The reads are off the loop: smrd listens at once and every scrape and
+# smrctl status answers within a second while they go on.
+step "a slow disk with no udev data, at start and hot-plugged"
+use_emu
+emu_up SLOW slow cmr --seek-ms 1500 --rot-ms 1 --write-cache 0 >/dev/null || { fail "emu_up"; finish; }
+reads_of() { awk -v d="${1#/dev/}" '$3 == d { print $4 }' /proc/diskstats; }	# a loop's counters outlive a detach
+r0=$(reads_of "$SLOW")
+mkdir -p "$T/no-udev"
+t0=$(now_ms)
+start_smrd --interval $INTERVAL --include "^${SLOW#/dev/}\$" --exclude '^$' --udev-root "$T/no-udev"
+say "  smrd listened $(($(now_ms) - t0)) ms after its start, the slow disk present"
+check "smrd listens within 5 s beside a slow disk ($(($(now_ms) - t0)) ms)" [ $(($(now_ms) - t0)) -lt 5000 ]
+responsive() {	# responsive SECS: worst scrape and status over SECS, in ms
+	local end=$(( $(now_ms) + $1 * 1000 )) worst=0 t d
+	while [ "$(now_ms)" -lt "$end" ]; do
+		t=$(now_ms); curl -sf --max-time 10 "http://127.0.0.1:$PORT/metrics" >/dev/null || t=$((t - 99999)); d=$(($(now_ms) - t))
+		[ "$d" -gt "$worst" ] && worst=$d
+		t=$(now_ms); ctl status >/dev/null || t=$((t - 99999)); d=$(($(now_ms) - t))
+		[ "$d" -gt "$worst" ] && worst=$d
+		sleep 0.2
+	done
+	echo "$worst"
+}
+s0=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
+w=$(responsive 6)
+s1=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
+check "at start: every scrape and status within 1 s while its signatures are read (worst $w ms)" [ "$w" -lt 1000 ]
+check "  ... and sampling went on ($s0 -> $s1 samples)" [ $((s1 - s0)) -ge 4 ]
+reads=$(( $(reads_of "$SLOW") - r0 ))
+check "  ... while smrd read the slow disk's signatures in the background ($reads reads of 1.5 s done)" [ "$reads" -ge 2 ]
+stop_smrd
+start_smrd --interval $INTERVAL --include '^loop[0-9]+$' --exclude '^$' --udev-root "$T/no-udev"
+emu_up SLOW2 slow2 cmr --seek-ms 1500 --rot-ms 1 --write-cache 0 >/dev/null || { fail "emu_up"; finish; }
+wait_until 10 "the hot-plugged slow disk to be watched" bash -c "'$SMRCTL' --socket '$SOCK' disks | grep -q '^${SLOW2#/dev/} '"
+w=$(responsive 6)
+check "hot-plugged: every scrape and status within 1 s while its signatures are read (worst $w ms)" [ "$w" -lt 1000 ]
+check "daemon still running" alive
+stop_smrd
 finish

@@ -145,6 +145,7 @@ results['events-bad-after'] = code(b'{"version":1,"command":"events","args":{"af
 results['events-ok'] = code(b'{"version":1,"command":"events","args":{"device":"nope","since":0}}\n')
 results['events-nan'] = code(b'{"version":1,"command":"events","args":{"since":NaN}}\n')
 results['events-inf'] = code(b'{"version":1,"command":"events","args":{"since":1e400}}\n')
+results['nul-device'] = code(b'{"version":1,"command":"show","args":{"device":"sda\\u0000x"}}\n')
 try:
     results['echo-sanitised'] = ask(b'{"version":1,"command":"show","args":{"device":"sd\\u001b[31m\\u0007x"}}\n')['error']['message']
 except Exception as e:
@@ -189,6 +190,7 @@ check "events with a fractional after -> bad-argument" expect events-bad-after '
 check "events for a device never seen -> no-such-device (a typo is not a quiet disk)" expect events-ok '"no-such-device"'
 check "events with since NaN -> bad-argument (undefined behaviour before)" expect events-nan '"bad-argument"'
 check "events with since 1e400 -> bad-argument" expect events-inf '"bad-argument"'
+check "a device name with a NUL in it -> bad-request, not sda" expect nul-device '"bad-request"'
 check "a device name with control characters is echoed sanitised" \
 	python3 -c "import json,sys; m=json.loads(sys.argv[1])['echo-sanitised']; sys.exit(any(ord(c) < 32 for c in m) or 'is not a watched disk' not in m)" "$r"
 # 40 silent clients of one uid: the oldest give way, the newcomer is served.
@@ -281,4 +283,49 @@ scrape >"$T/m9"
 check "smrd_history_persistent says 0" [ "$(metrics_py get "$T/m9" smrd_history_persistent)" = 0 ]
 check "events still answers" sh -c "'$SMRCTL' --socket '$SOCK' events >/dev/null"
 stop_smrd
+
+step "HTTP requests that are not ours, names that need escaping, stored text with escapes"
+# a disk whose kernel name needs URL escaping in a link (% ? # \)
+rm -rf "$ROOT" && cp -a "$SRCDIR/tests/fixtures/sysfs/mixed" "$ROOT"
+ODD='sd%b?c#d\e'
+mv "$ROOT/sys/block/sdb" "$ROOT/sys/block/$ODD"
+sed -i "s/ sdb / $ODD /" "$ROOT/proc/diskstats"
+# a size whose bytes overflow 64 bits, and stored events that carry terminal escapes
+rm -rf "$T/state" && mkdir -m 0750 "$T/state"
+echo 36028797018963968 >"$(readlink -f "$ROOT/sys/block/sda")/size"
+printf '60\tstall\tnvme0n1\t-\tread\twarning\t0\t1.2\t0\t1\tread stalled \033]0;owned\007\033[2Kfor 1.2 s\rFAKE LINE\n' |
+	"$HISTORY_SEED" "$T/state" >/dev/null || fail "history-seed"
+start_smrd --interval 0.2 --sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" --exclude '^$'
+H=http://127.0.0.1:$PORT
+c() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+check "GET /disk/sda%00x is a bad request, not sda ($(c "$H/disk/sda%00x"))" [ "$(c "$H/disk/sda%00x")" = 400 ]
+check "a POST with a body gets 405, with a status line ($(c -X POST -d x=1 "$H/metrics"))" [ "$(c -X POST -d x=1 "$H/metrics")" = 405 ]
+check "a GET with a body gets 413 ($(c -X GET -d x=1 "$H/metrics"))" [ "$(c -X GET -d x=1 "$H/metrics")" = 413 ]
+q=$(python3 -c "print('&'.join('a%d=1' % i for i in range(1000)))")
+t0=$(now_ms)
+code=$(c "$H/metrics?$q")
+check "1000 query arguments: an answer ($code) within 2 s ($(($(now_ms) - t0)) ms)" \
+	bash -c "[ '$code' = 200 ] && [ $(($(now_ms) - t0)) -lt 2000 ]"
+curl -s --max-time 5 "$H/" >"$T/index.html"
+check "the index links the odd name %-encoded" grep -q 'href="/disk/sd%25b%3Fc%23d%5Ce"' "$T/index.html"
+check "and that link opens its page" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$H/disk/sd%25b%3Fc%23d%5Ce')\" = 200 ]"
+"$SMRCTL" --socket "$SOCK" --json show sda >"$T/sda.json"
+check "an absurd size is no negative size_bytes" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d.get('size_bytes') or 0) >= 0)" "$T/sda.json"
+"$SMRCTL" --socket "$SOCK" events --device nvme0n1 >"$T/ev.txt"
+check "stored escapes reach no terminal: no ESC, BEL or CR in smrctl's text" python3 -c "import sys; b=open(sys.argv[1],'rb').read(); sys.exit(any(x in b for x in (b'\x1b', b'\x07', b'\r')))" "$T/ev.txt"
+check "  ... they are shown escaped" grep -q 'read stalled \\x1b\]0;owned\\x07' "$T/ev.txt"
+stop_smrd
+
+step "a state directory that is a link, or others may write"
+mkdir -p "$T/elsewhere" && ln -s "$T/elsewhere" "$T/linked"
+timeout 20 "$SMRD" --config /dev/null --listen 127.0.0.1:0 --state-dir "$T/linked" --socket "$T/x.sock" --sysfs-root "$ROOT/sys" \
+	--procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" >/dev/null 2>"$T/sl.err"
+rc=$?
+check "refused (exit $rc): it is a symbolic link" bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'is a symbolic link' '$T/sl.err'"
+check "  ... and nothing written through it" [ -z "$(ls -A "$T/elsewhere")" ]
+mkdir -p "$T/open" && chmod 0777 "$T/open"
+timeout 20 "$SMRD" --config /dev/null --listen 127.0.0.1:0 --state-dir "$T/open" --socket "$T/x.sock" --sysfs-root "$ROOT/sys" \
+	--procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" >/dev/null 2>"$T/ow.err"
+rc=$?
+check "refused (exit $rc): others may write it" bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'writable by others' '$T/ow.err'"
 finish

@@ -33,7 +33,7 @@ import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*)
 start() { start_smrd "${ARGS[@]}"; }
 
 step "a full state directory"
-mount -t tmpfs -o size=4m tmpfs "$S" || { fail "tmpfs"; finish; }
+mount -t tmpfs -o size=4m,mode=0750 tmpfs "$S" || { fail "tmpfs"; finish; }
 at_exit 'umount -l "$S" 2>/dev/null'
 start
 stalls 1
@@ -140,5 +140,36 @@ missing=0
 for id in $listed; do [[ $after == *" $id "* ]] || missing=$((missing + 1)); done
 say "  $(echo "$listed" | wc -w) events listed before the kill, $missing of them missing after the restart"
 check "every event listed before kill -9 survives it" [ "$missing" = 0 ]
+stop_smrd
+
+# A wall clock that is wrong (issue 26): 100 days ahead at the start (an
+# RTC before NTP: the first tick pruned every event), then stepped back
+# while smrd runs (smrctl status said "up -1h -59m -55s"). A preloaded shim
+# moves CLOCK_REALTIME only, as such a clock would.
+step "a wall clock 100 days ahead at start, then stepped back"
+rm -rf "$S" && mkdir -m 0750 "$S"
+sleep 1.1
+for i in $(seq 50); do
+	printf '%d\tstall\t%s\t-\tread\twarning\t0\t0.02\t0\t1\tread stalled for 20 ms\n' $((i * 3600)) "$N"
+done | "$HISTORY_SEED" "$S" >/dev/null || fail "history-seed"
+# the 50 seeded ones: logged before smrd starts (it adds stalls of its own)
+seeded() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from events where logged_usec < ?", (int(sys.argv[2]),)).fetchone()[0])' "$S/events.db" "$1"; }
+t_seed=$(( $(date +%s) * 1000000 + 1000000 ))
+check "50 events stored, from the last two days" [ "$(seeded "$t_seed")" = 50 ]
+echo $((100 * 86400)) >"$T/shift"
+# a sanitizer's runtime must come first: it is told not to mind the shim
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$CLOCKSHIFT CLOCKSHIFT_FILE=$T/shift \
+	start
+sleep 4
+check "none pruned in the first seconds, though all are 100 days old by the clock ($(seeded "$t_seed") kept)" [ "$(seeded "$t_seed")" = 50 ]
+check "  ... and the log says no prune" bash -c "! grep -q 'pruned' '$T/smrd.log'"
+echo 0 >"$T/shift"	# NTP steps it back, 100 days
+sleep 3
+up=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["uptime_seconds"])')
+check "the step back is logged as a jump" grep -q 'the wall clock jumped back by 864000[0-9] s' "$T/smrd.log"
+check "uptime is still counted on the monotonic clock (${up} s)" python3 -c "import sys; sys.exit(not 0 < $up < 60)"
+ctl status | sed -n 1p | sed 's/^/    /'
+check "  ... and smrctl status prints no negative uptime" bash -c "! '$SMRCTL' --socket '$SOCK' status | grep -q 'up -'"
+check "every seeded event still stored" [ "$(seeded "$t_seed")" = 50 ]
 stop_smrd
 finish

@@ -126,5 +126,144 @@ check "sampling went on every interval ($((s1 - s0)) samples in $(((m1 - m0) / 1
 check "the watchdog was never missed (largest gap $gap s < 1 s, half of WatchdogSec)" python3 -c "import sys; sys.exit(not $gap < 1.0)"
 check "memory stayed bounded (peak RSS $hwm KiB < $(mem_bound 98304) KiB)" [ "$hwm" -lt "$(mem_bound 98304)" ]
 check "smrd is still running" alive
+
+# The faults of issue 26, one at a time, each against a scrape that must
+# get through: a burst of connections opened and closed together (the
+# accept queue was never drained again), slowloris from one address past
+# the server's 128 slots, a storm of reloads (each dropped the requests in
+# flight), and control clients that connect, ask once and go (4-13% were
+# told "busy").
+step "a burst of 135 connections, opened and closed together"
+python3 - "$PORT" <<'PY' >"$T/burst.out" 2>&1
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+conns = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(135)]
+time.sleep(1)
+for c in conns:
+    c.close()
+worst, bad = 0.0, 0
+for i in range(5):
+    t = time.time()
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+    except Exception as e:
+        bad += 1
+        print("scrape failed:", e)
+    worst = max(worst, time.time() - t)
+    time.sleep(0.5)
+print(f"after the burst: {5 - bad} of 5 scrapes answered, the slowest in {worst:.2f} s")
+sys.exit(1 if bad or worst > 5 else 0)
+PY
+rc=$?
+sed 's/^/    /' "$T/burst.out"
+check "the server accepts again after a connection burst" [ "$rc" -eq 0 ]
+
+step "slowloris from one address, 150 connections, while scraping from it"
+python3 - "$PORT" <<'PY' >"$T/loris.out" 2>&1
+import socket, sys, threading, time, urllib.request
+port = int(sys.argv[1])
+stop, held = False, []
+def trickle():
+    while not stop:
+        if len(held) < 150:
+            try:
+                s = socket.create_connection(("127.0.0.1", port), timeout=2)
+                s.sendall(b"GET /metrics HTTP/1.1\r\n")
+                held.append(s)
+            except OSError:
+                time.sleep(0.01)
+            continue
+        for s in list(held):
+            try:
+                s.send(b"X")
+            except OSError:
+                held.remove(s)
+        time.sleep(0.2)
+t = threading.Thread(target=trickle)
+t.start()
+time.sleep(2)
+results = []
+for i in range(4):
+    t0 = time.time()
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+        results.append(time.time() - t0)
+    except Exception as e:
+        results.append(None)
+        print("scrape failed:", e)
+    time.sleep(0.5)
+stop = True
+t.join()
+ok = [r for r in results if r is not None]
+print(f"{len(ok)} of 4 scrapes answered under slowloris from the same address, the slowest in {max(ok or [0]):.2f} s")
+sys.exit(0 if len(ok) == 4 and max(ok) < 5 else 1)
+PY
+rc=$?
+sed 's/^/    /' "$T/loris.out"
+check "a scrape gets through slowloris from its own address" [ "$rc" -eq 0 ]
+
+step "20 reloads a second for 6 s while requests run"
+python3 - "$PORT" "$SMRD_PID" <<'PY' >"$T/hup.out" 2>&1
+import http.client, os, signal, sys, threading, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+stop = False
+def hups():
+    while not stop:
+        os.kill(pid, signal.SIGHUP)
+        time.sleep(0.05)
+t = threading.Thread(target=hups)
+t.start()
+done = failed = 0
+end = time.time() + 6
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+while time.time() < end:
+    try:
+        c.request("GET", "/api/v1/status")
+        r = c.getresponse()
+        r.read()
+        done += r.status == 200
+        failed += r.status != 200
+    except Exception:
+        failed += 1
+        c.close()
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+stop = True
+t.join()
+print(f"{done} requests answered, {failed} dropped, under {int(6 / 0.05)} SIGHUPs")
+sys.exit(1 if failed or not done else 0)
+PY
+rc=$?
+sed 's/^/    /' "$T/hup.out"
+check "a reload that changes nothing drops no request" [ "$rc" -eq 0 ]
+
+step "2000 control clients, one request each, one after another"
+python3 - "$SOCK" <<'PY' >"$T/ctl.out" 2>&1
+import json, socket, sys
+busy = other = ok = 0
+for i in range(2000):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(sys.argv[1])
+    s.sendall(b'{"version":1,"command":"status"}\n')
+    line = s.makefile("rb").readline()
+    s.close()
+    try:
+        r = json.loads(line)
+    except ValueError:
+        other += 1
+        continue
+    if r.get("status") == "ok":
+        ok += 1
+    elif "busy" in json.dumps(r):
+        busy += 1
+    else:
+        other += 1
+print(f"{ok} answered, {busy} told busy, {other} other")
+sys.exit(1 if busy or other else 0)
+PY
+rc=$?
+sed 's/^/    /' "$T/ctl.out"
+check "a client that asks once and goes is never refused as busy" [ "$rc" -eq 0 ]
+check "smrd is still running" alive
 stop_smrd
 finish

@@ -66,6 +66,15 @@ check "a reloaded --include applies to watched disks (1 left, got $n)" [ "$n" = 
 "$SMRCTL" --socket "$SOCK" status | sed 's/^/    /'
 "$SMRCTL" --socket "$SOCK" show sdz >/dev/null 2>&1
 check "smrctl show of an unknown disk exits 1" [ $? -eq 1 ]
+# A second smrd on the same control socket (issue 26: it unlinked the live
+# socket, and once it exited the first was unreachable).
+timeout 20 "$SMRD" --config /dev/null --listen 127.0.0.1:0 --socket "$SOCK" --state-dir "$T/state2" \
+	--sysfs-root "$SRCDIR/tests/fixtures/sysfs/mixed/sys" --procfs-root "$SRCDIR/tests/fixtures/sysfs/mixed/proc" \
+	>"$T/second.log" 2>&1
+rc=$?
+check "a second smrd on a live control socket refuses to start (exit $rc)" \
+	bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'Another smrd answers on' '$T/second.log'"
+check "  ... and the first still answers on it" sh -c "'$SMRCTL' --socket '$SOCK' status >/dev/null"
 stop_smrd
 check "control socket removed on exit" [ ! -e "$SOCK" ]
 

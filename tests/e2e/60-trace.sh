@@ -21,7 +21,7 @@ emu_up DEV fixed ssd --ssd-us $LAT_US || exit 1
 NAME=${DEV#/dev/}
 DEVT=$(( $(cat /sys/block/$NAME/dev | cut -d: -f1) << 20 | $(cat /sys/block/$NAME/dev | cut -d: -f2) ))
 
-for B in bpf perf; do
+for B in ${TRACE_BACKENDS:-bpf perf}; do
 	step "backend $B"
 	start_smrd --interval 1 --include "^$NAME\$" --exclude '^$' --trace-backend $B --slow-io 0.0015
 	got=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace_backend"])')
@@ -92,13 +92,15 @@ print(("ok: " if ok else "FAIL: ") + "show lists the disk's slow I/Os with op an
 # completion), whatever a loaded machine added to the emulated 2 ms. Not
 # clat: the request is issued inside io_submit, so on a busy machine part of
 # what smrd times is fio's submission latency. The histogram's buckets are a
-# few percent wide.
+# few percent wide. p90, not p99: of ~1100 writes the p99 is the 11th
+# slowest, which this VM's stolen CPU decides (11.7 against 19.3 ms in one
+# CI run, with writes up to 47 ms on a disk that takes 2).
 pct = json.load(open(sys.argv[3]))["jobs"][0]["write"]["lat_ns"]["percentile"]
-f50, f99 = pct["50.000000"] / 1e9, pct["99.000000"] / 1e9
+f50, f90 = pct["50.000000"] / 1e9, pct["90.000000"] / 1e9
 w = r["write"]["windows"]["1m"]
 ok2 = (w["p50"] is not None and 0.0015 <= w["p50"] and abs(w["p50"] - f50) <= 0.2 * f50 + 0.0002
-       and 0.7 * f99 <= w["p99"] <= 1.3 * f99 + 0.0005)
-print(f"  write p50 {w['p50']*1000:.2f} ms, p99 {w['p99']*1000:.2f} ms over the last minute; fio p50 {f50*1000:.2f} ms, p99 {f99*1000:.2f} ms")
+       and 0.7 * f90 <= w["p90"] <= 1.3 * f90 + 0.0005)
+print(f"  write p50 {w['p50']*1000:.2f} ms, p90 {w['p90']*1000:.2f} ms over the last minute; fio p50 {f50*1000:.2f} ms, p90 {f90*1000:.2f} ms")
 print(("ok: " if ok2 else "FAIL: ") + "percentiles match fio's for the same I/Os, at or above the emulated 2 ms")
 sys.exit((not ok) + (not ok2))
 PY
@@ -123,7 +125,9 @@ read -r r0 w0 <<<"$(ds "$NAME")"
 FIO=$(readlink -f "$(command -v fio)")
 tracefs_up || finish
 DOING="bpftrace running fio on $DEV"
-timeout -k 5 90 bpftrace -e "tracepoint:block:block_rq_complete /args->dev == $DEVT/ { @n = count(); }" \
+# writes only: discovery's signature reads after fio closes the device (the
+# kernel's change uevent) are completions too, and not the writes compared
+timeout -k 5 90 bpftrace -e "tracepoint:block:block_rq_complete /args->dev == $DEVT && strncmp(args->rwbs, \"W\", 1) == 0/ { @n = count(); }" \
 	-c "$FIO --name=t2 --filename=$DEV --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=4 --rate_iops=300 --time_based --runtime=4 --output=/dev/null" \
 	>"$T/bt.out" 2>&1
 rc=$?
@@ -138,7 +142,7 @@ stop_pid "$P2" 20 "the second smrd (perf) to exit after SIGTERM" "$T/smrd2.log" 
 c1=$(metrics_py get "$T/m1" smrd_disk_io_latency_seconds_count device="$NAME" op=write)
 c2=$(metrics_py get "$T/m2" smrd_disk_io_latency_seconds_count device="$NAME" op=write)
 want=$((w1 - w0))
-say "  diskstats writes $want; smrd(bpf) ${c1:-none}, smrd(perf) ${c2:-none}, bpftrace completions ${n_bt:-none}"
+say "  diskstats writes $want; smrd(bpf) ${c1:-none}, smrd(perf) ${c2:-none}, bpftrace write completions ${n_bt:-none}"
 # Every tracer must see the same completions as the others; against
 # diskstats, which counts at a different point of the completion path, one
 # I/O apart has been seen (all three tracers then agree on the lower count).

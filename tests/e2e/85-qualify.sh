@@ -26,7 +26,7 @@ step "1. dm-smr, three cache sizes"
 for mib in 8 16 32; do
 	emu_up D smr$mib dm-smr --cache-mib $mib --seed $((40 + mib)) >/dev/null || exit 1
 	N=${D#/dev/}
-	timeout -k 5 150 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --discard --time-limit 60 --hold 4 --seq-seconds 3 --rest 1 \
+	timeout -k 5 150 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --discard --time-limit 60 --hold 4 --seq-seconds 3 --rest 1 --recovery-rest 0 \
 		--read-seconds 2 --report "$T/smr$mib" >"$T/smr$mib.out" 2>&1
 	rc=$?
 	sed -n 's/^verdict: /  /p' "$T/smr$mib.out"
@@ -46,6 +46,10 @@ took = 0.9 * mib * 1048576
 print(f"  fast phase {c['at'] or 0:.2f} s at {c['fast_iops']:.0f} IOPS: {c['fast_bytes'] / 1048576:.2f} MiB; the cache took "
       f"{took / 1048576:.2f} MiB ({(c['fast_bytes'] / took - 1) * 100:+.1f}%); then {c['slow_iops'] or 0:.1f} IOPS")
 check(c["found"] and abs(c["fast_bytes"] / took - 1) <= 0.10, "fast phase's bytes within 10% of what the cache took")
+m = r.get("disk_model", {})
+check(m.get("media_cache_bytes", {}).get("value") == c["fast_bytes"] and "idle_recovery_bytes_per_second" not in m
+      and any("--recovery-rest 0" in x for x in m.get("skipped", [])),
+      "disk_model: the cache is the fast phase's bytes; idle recovery absent and said why (--recovery-rest 0)")
 # the random writes, then the sequential ones (--seq-seconds): both discarded, nothing else
 wrote = r["phases"]["write"]["bytes"] + r["phases"].get("sequential", {}).get("bytes", 0)
 check(r["discard"]["result"] == "done" and 0 < r["discard"]["bytes"] <= wrote,
@@ -65,7 +69,12 @@ for d in "$C" "$S"; do
 		--report "$T/$N" >"$T/$N.out" 2>&1 || fail "qualify $N exited $?"
 	say "  $N: $(sed -n 's/^verdict: //p' "$T/$N.out")"
 	check "$N is not reported as DM-SMR" [ "$(jget "$T/$N.json" 'd["verdict"]["smr_like"]')" = False ]
+	check "$N: no media cache in its disk model" [ "$(jget "$T/$N.json" '"media_cache_bytes" in d["disk_model"]')" = False ]
 done
+# issue 29: a device far faster than a platter is not "consistent with CMR"
+check "the ssd model is called solid-state, not CMR" bash -c "grep -q '^verdict: .*solid-state storage' '$T/${S#/dev/}.out' &&
+	! grep -q 'consistent with CMR' '$T/${S#/dev/}.out'"
+check "the cmr model is consistent with CMR" grep -q '^verdict: .*consistent with CMR' "$T/${C#/dev/}.out"
 check "the ssd model is classified ssd" [ "$(jget "$T/${S#/dev/}.json" 'd["classification"]["class"]')" = ssd ]
 check "without --discard nothing is discarded" [ "$(jget "$T/${S#/dev/}.json" 'd["discard"]["result"]')" = "not asked for (--discard)" ]
 
@@ -81,6 +90,31 @@ check "read-only: the static evidence is listed" grep -q 'queue/rotational' "$T/
 timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 1 --sizes 4k --no-report --json >"$T/ro.json" 2>"$T/ro.err"
 check "--json: stdout is the report alone, stderr is silent" \
 	bash -c "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/ro.json' && [ ! -s '$T/ro.err' ]"
+# The report files (issue 26): run in a directory anyone can write, where
+# someone planted links at the names a run this second would take, one to a
+# root-only file; the disk says its serial is a path out of the directory.
+P=$T/public
+mkdir -p "$P" "$T/victimdir" && chmod 1777 "$P"
+printf 'secret\n' >"$T/victim" && chmod 600 "$T/victim"
+V=$T/cview/block/$N
+mkdir -p "$V/queue" "$V/device"
+for f in dev size removable ro; do cat "/sys/block/$N/$f" >"$V/$f"; done
+for f in /sys/block/$N/queue/*; do [ -f "$f" ] && cat "$f" >"$V/queue/${f##*/}" 2>/dev/null; done
+printf 'x/../../victimdir/pwned\n' >"$V/device/serial"
+for s in 0 1 2; do
+	stamp=$(date -d "+$s sec" +%Y%m%d-%H%M%S)
+	ln -s "$T/victim" "$P/qualify-x_.__.__victimdir_pwned-$stamp.json"
+	ln -s "$T/victim" "$P/qualify-x_.__.__victimdir_pwned-$stamp.svg"
+done
+(cd "$P" && timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 1 --sizes 4k --sysfs-root "$T/cview" >"$T/pub.out" 2>&1)
+sed -n 's/^report: /  report: /p' "$T/pub.out"
+check "a planted link is never followed: the root-only file is as it was" \
+	bash -c "[ \"\$(cat '$T/victim')\" = secret ] && [ \"\$(stat -c %a '$T/victim')\" = 600 ]"
+check "the report went to a new name beside the links" bash -c "grep -q '^report: qualify-x_.__.__victimdir_pwned-.*-2.json' '$T/pub.out' && ls '$P'/qualify-*-2.json >/dev/null"
+check "a serial with slashes names no file outside the directory" bash -c "[ -z \"\$(ls -A '$T/victimdir')\" ]"
+(cd "$P" && timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 1 --sizes 4k --report "$P/mine" >/dev/null 2>&1)
+(cd "$P" && timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 1 --sizes 4k --report "$P/mine" >"$T/again.out" 2>&1)
+check "--report never overwrites an existing file" grep -q 'cannot create .*mine.json.*never overwritten' "$T/again.out"
 emu_cleanup
 
 step "4. refusals, on real loop devices"
@@ -122,6 +156,31 @@ mkfs.ext4 -q "$L"
 refused "filesystem signature (not mounted)" "signature: ext4" "$L" --yes-destroy "${L#/dev/}"
 mkdir -p "$T/mnt" && mount "$L" "$T/mnt" && at_exit 'umount "$T/mnt" 2>/dev/null'
 refused "mounted filesystem" "in use|mounted at $T/mnt" "$L" --yes-destroy "${L#/dev/}"
+# What lies beneath a loop device (issue 26): a loop over that mounted loop
+# at an offset where the sampled MiB are zero and no signature is, and a
+# second loop over the same image file.
+dd if=/dev/urandom of="$T/mnt/file" bs=1M count=8 status=none && sync
+S=$(attach_loop "$L" -o 15M --sizelimit 20M)
+refused "a loop over a mounted loop device" "beneath it, ${L#/dev/} .*mounted at $T/mnt" "$S" --yes-destroy "${S#/dev/}"
+S2=$(attach_loop "$T/fs.img")
+refused "a second loop over a mounted image" "beneath it, ${L#/dev/} is another loop device over $T/fs.img: .*mounted at" \
+	"$S2" --yes-destroy "${S2#/dev/}" --force-nonzero
+sum=$(sha256sum <"$T/mnt/file")
+detach_loop "$S"
+detach_loop "$S2"
+umount "$T/mnt"
+# an image another process has open for writing, under a loop device
+python3 -c 'import sys, time; f = open(sys.argv[1], "r+b"); time.sleep(60)' "$(img busy)" &
+IMGW=$!
+at_exit 'kill "$IMGW" 2>/dev/null'
+wait_until 30 "the writer to open busy.img" bash -c "ls -l /proc/$IMGW/fd 2>/dev/null | grep -q 'busy.img\$'"
+S=$(attach_loop "$T/busy.img")
+refused "a loop over an image a process writes" "beneath it, its backing file $T/busy.img: process $IMGW" "$S" \
+	--yes-destroy "${S#/dev/}"
+stop_pid "$IMGW" 5 "the image's writer to exit"
+detach_loop "$S"
+mount "$L" "$T/mnt"
+check "the file on the mounted file system is as it was" bash -c "[ \"\$(sha256sum <'$T/mnt/file')\" = '$sum' ]"
 umount "$T/mnt"
 L=$(attach_loop "$(img held)")
 N=${L#/dev/}
@@ -147,6 +206,17 @@ stop_pid "$WRITER" 5 "the writer to exit"
 # Data where a new disk has none.
 python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY); os.pwrite(fd, os.urandom(4096), 128 << 20); os.close(fd)' "$L"
 refused "data in the middle MiB" "holds data: .* in its middle MiB" "$L" --yes-destroy "$N"
+# the advice after it must work: wipefs does not remove data, so it names
+# --force-nonzero and the dd that zeroes exactly the sampled region
+check "  ... the advice names --force-nonzero and not wipefs alone" bash -c "grep -q 'add --force-nonzero' '$T/refuse.out' &&
+	! grep -q '^Empty the disk first' '$T/refuse.out'"
+grep '^  dd if=/dev/zero' "$T/refuse.out" >"$T/zero.sh"
+say "  advice: $(cat "$T/zero.sh")"
+bash "$T/zero.sh"
+timeout -k 5 60 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 2 --seq-seconds 0 --rest 0 --read-seconds 1 \
+	--no-report >"$T/zeroed.out" 2>&1
+check "  ... and after running its dd the disk is accepted (exit $?)" grep -q '^verdict' "$T/zeroed.out"
+python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY); os.pwrite(fd, os.urandom(4096), 128 << 20); os.close(fd)' "$L"
 w0=$(wr "$N")
 timeout -k 5 60 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --force-nonzero --time-limit 2 --seq-seconds 1 --rest 0 --read-seconds 1 \
 	--no-report >"$T/force.out" 2>&1
@@ -157,8 +227,29 @@ check "--force-nonzero overrides that rule alone (exit $?, $w0 -> $(wr "$N") wri
 emu_up B bad ssd --bad-range 0:4096 >/dev/null || exit 1
 refused "a disk libblkid cannot probe" "could not be probed|first MiB could not be read" "$B" --yes-destroy "${B#/dev/}"
 emu_cleanup
+# A write that fails mid-run (issue 26: a device that shrank): no verdict,
+# exit 1, the error in the report. Half of it cannot be written.
+emu_up B badw ssd --bad-write-range $((128 << 20)):$((128 << 20)) >/dev/null || exit 1
+timeout -k 5 60 "${Q[@]}" "${B#/dev/}" --destructive --yes-destroy "${B#/dev/}" --time-limit 10 --rest 0 --read-seconds 1 \
+	--json --no-report >"$T/ioerr.json" 2>"$T/ioerr.err"
+rc=$?
+sed 's/^/    /' "$T/ioerr.err" | tail -2
+check "an I/O error: exit 1, no verdict, the error in the report (exit $rc)" bash -c "[ $rc -eq 1 ] &&
+	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"verdict\"] is None and
+	\"a write at offset\" in d[\"error\"] and \"Input/output error\" in d[\"error\"]))' '$T/ioerr.json'"
+emu_cleanup
 
 step "5. what changes while the prompt waits"
+# a wrong answer at the prompt is told about the prompt, not --yes-destroy
+L=$(attach_loop "$(img wrong)")
+N=${L#/dev/}
+w0=$(wr "$N")
+timeout -k 5 90 python3 "$SRCDIR/tests/e2e/pty-answer.py" "Type its" "true" "not-$N" -- \
+	"$SMRCTL" qualify "$N" --destructive --time-limit 2 --seq-seconds 1 --rest 0 --read-seconds 1 --no-report >"$T/wrong.out" 2>&1
+rc=$?
+sed 's/^/    /' "$T/wrong.out" | grep 'not confirmed'
+check "a wrong answer at the prompt: exit 1, a message about the answer, nothing written" bash -c "[ $rc -eq 1 ] &&
+	grep -q 'the answer was not the disk' '$T/wrong.out' && ! grep -q -- '--yes-destroy must' '$T/wrong.out' && [ '$w0' = '$(wr "$N")' ]"
 # The audit's case: mkfs.ext4 while the prompt waits. It cannot open the
 # disk (we hold it O_EXCL) and writes nothing; if it could, the second
 # check would find its filesystem.

@@ -33,6 +33,8 @@ cleanup() {
 	# attach_loop may run in a $(...) subshell: its list is a file, not a variable
 	[ -f "$T/our-loops" ] && while read -r l; do losetup -d "$l" 2>/dev/null; done <"$T/our-loops"
 	for l in "${OUR_LOOPS[@]+"${OUR_LOOPS[@]}"}"; do losetup -d "$l" 2>/dev/null; done
+	# SMRD_TEST_KEEP=DIR: the logs, fio's and the emulators' too, for a look afterwards
+	[ -n "${SMRD_TEST_KEEP:-}" ] && mkdir -p "$SMRD_TEST_KEEP" && cp -a "$T/." "$SMRD_TEST_KEEP/" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT

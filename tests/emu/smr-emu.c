@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------------ model */
 
-typedef enum EmuKind { EMU_CMR, EMU_DMSMR, EMU_SSD, EMU_SLC, _EMU_KIND_MAX } EmuKind;
+typedef enum EmuKind { EMU_CMR, EMU_DMSMR, EMU_SSD, EMU_SLC, EMU_VDISK, _EMU_KIND_MAX } EmuKind;
 typedef enum EmuOp { EMU_READ, EMU_WRITE, EMU_DISCARD, EMU_FLUSH } EmuOp;
 /* What a DM-SMR disk does once its media cache is full (tests/emu/README.md). */
 typedef enum EmuSlow {
@@ -48,6 +48,11 @@ typedef struct EmuParams {
 	uint64_t slc_rate, slc_slow_rate;	/* slc: write bytes/s into SLC, and once it is full */
 	uint64_t slc_recover_rate;	/* slc: bytes/s of SLC freed while the host is idle */
 	uint64_t write_cache;		/* CMR: writes the DRAM cache holds (0: write-through) */
+	uint64_t volatile_bytes;	/* any: bytes written since the last FLUSH a volatile cache holds (0: none) */
+	uint64_t drain_rate;		/* ... and the bytes/s at which a FLUSH writes them back */
+	uint64_t trim_rate;		/* any: bytes/s a DISCARD takes (0: at once) */
+	uint64_t host_cache;		/* vdisk: bytes the host's page cache takes at once */
+	uint64_t cap_rate;		/* vdisk: bytes/s the host writes back, and takes writes at once it is full */
 	uint64_t seed;
 } EmuParams;
 
@@ -76,7 +81,21 @@ typedef struct EmuModel {
 	uint64_t slc_used, slc_clock;	/* slc: bytes in SLC, and when that was last brought up to date */
 	uint64_t bands_cleaned, bytes_cleaned, hiccups, collapses;
 	uint64_t written;		/* bytes the host wrote */
+	uint64_t unflushed;		/* bytes written since the last FLUSH */
+	uint64_t blocked_until;		/* a FLUSH or DISCARD holds every request until then */
+	uint64_t host_dirty, host_clock;	/* vdisk: bytes in the host's cache, as of host_clock */
+	uint64_t flushes, flush_us_max, discards;
 	uint64_t cliff_at, cliff_written;	/* when the cache first ran out (0: not yet), and the bytes by then */
+	/* The slow phase, from the cliff to the host's first idle second or
+	 * sequential write after it: what qualify's disk model is judged against. */
+	uint64_t slow_bytes, slow_end;	/* bytes written into the cache after the cliff; the last wait's completion */
+	uint64_t slow_wait_bytes;	/* ... of them, up to that wait */
+	uint64_t waits, wait_us;	/* band rewrites a write waited for, and their total length */
+	bool slow_over;
+	/* The last idle second or more of the host: how long, and what the
+	 * drive cleaned meanwhile (idle_seq counts them, for the glue). */
+	uint64_t clean_mark;		/* bytes_cleaned when the host's last request was submitted */
+	uint64_t idle_us, idle_cleaned, idle_seq;
 } EmuModel;
 
 static void emu_defaults(EmuParams *p, EmuKind kind)
@@ -98,6 +117,14 @@ static void emu_defaults(EmuParams *p, EmuKind kind)
 	};
 	if (kind == EMU_SLC)
 		p->ssd_us = 30;
+	if (kind == EMU_VDISK) {
+		/* a virtio disk in front of a host's page cache: 42000 writes/s at
+		 * 58 us, then 11000/s at 0.2 ms here, and a 1-3 s FLUSH after a
+		 * large buffered write (scaled) */
+		p->ssd_us = 60;
+		p->host_cache = 256ULL << 20;
+		p->cap_rate = 60ULL << 20;
+	}
 }
 
 static uint64_t emu_rand(EmuModel *m, uint64_t n)	/* xorshift64*: deterministic per seed */
@@ -113,7 +140,8 @@ static int emu_init(EmuModel *m, const EmuParams *p)
 	if (!p->size || !p->band_bytes || !p->clean_rate || !p->media_rate || !p->cache_rate || p->kind >= _EMU_KIND_MAX ||
 	    p->low_water > p->high_water || p->slow >= _EMU_SLOW_MAX || !(p->stall_share > 0 && p->stall_share <= 1) ||
 	    (p->hiccup_bytes && !p->hiccup_us) || (p->collapse_every && !p->collapse_us) ||
-	    (p->kind == EMU_SLC && (!p->slc_rate || !p->slc_slow_rate)))
+	    (p->kind == EMU_SLC && (!p->slc_rate || !p->slc_slow_rate)) ||
+	    (p->kind == EMU_VDISK && !p->cap_rate) || (p->volatile_bytes && !p->drain_rate))
 		return -1;
 	*m = (EmuModel){.p = *p, .rng = p->seed * 0x9e3779b97f4a7c15ULL + 1};
 	m->nbands = (p->size + p->band_bytes - 1) / p->band_bytes;
@@ -200,6 +228,10 @@ static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_wait
 		took = m->p.collapse_us;
 		m->collapses++;
 	}
+	if (host_waits && !m->slow_over) {
+		m->waits++;
+		m->wait_us += took;
+	}
 	m->head_free = start + took;
 	m->next_forced = m->head_free + m->p.host_slice_us;
 }
@@ -266,8 +298,12 @@ static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t le
 	/* Whole bands and continuing streams of large enough writes go
 	 * straight to the shingled tracks: no read-modify-write is needed, so
 	 * no cache. Small sequential writes (RAIDZ's 32 KiB) still go through it. */
-	if ((sequential && len >= m->p.seq_min) || len >= m->p.band_bytes)
+	if ((sequential && len >= m->p.seq_min) || len >= m->p.band_bytes) {
+		/* a stream of large writes ends the random writes' slow phase (a
+		 * small random write that lands by chance near the last one does not) */
+		m->slow_over |= m->cliff_at != 0 && len >= (128u << 10);
 		return media_access(m, now, len, sequential);
+	}
 	uint64_t band = off / m->p.band_bytes;
 	uint64_t add = len;
 	if (m->dirty[band] + add > m->p.band_bytes)
@@ -308,6 +344,15 @@ static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t le
 	uint64_t done = at + m->p.ack_min_us + emu_rand(m, m->p.ack_max_us - m->p.ack_min_us + 1) +
 			transfer_us(len, m->p.cache_rate);
 	m->chan_free = done;
+	if (m->cliff_at && !m->slow_over && len < (128u << 10)) {	/* the random writes, not a stream's first piece */
+		m->slow_bytes += len;
+		/* up to the last write that waited: whole cycles of waits and
+		 * what the drive let through between them */
+		if (waited) {
+			m->slow_end = max_u64(m->slow_end, done);
+			m->slow_wait_bytes = m->slow_bytes;
+		}
+	}
 	return done;
 }
 
@@ -394,19 +439,87 @@ static uint64_t slc_write(EmuModel *m, uint64_t now, uint64_t len)
 	return done;
 }
 
+/* A virtual disk: writes land in the host's page cache at once while it
+ * has room, and the host writes it back at cap_rate; once it is full, a
+ * write is taken as the write-back makes room: the rate capped, each
+ * write still quick (no wait of its own beyond the queue's). */
+static void vdisk_drain(EmuModel *m, uint64_t now)
+{
+	if (now > m->host_clock) {
+		uint64_t freed = (uint64_t)((double)(now - m->host_clock) / 1e6 * (double)m->p.cap_rate);
+		m->host_dirty = m->host_dirty > freed ? m->host_dirty - freed : 0;
+		m->host_clock = now;
+	}
+}
+
+static uint64_t vdisk_write(EmuModel *m, uint64_t now, uint64_t len)
+{
+	vdisk_drain(m, now);
+	uint64_t done = now + m->p.ssd_us;
+	if (m->host_dirty + len > m->p.host_cache) {
+		if (!m->cliff_at) {
+			m->cliff_at = now;
+			m->cliff_written = m->written;
+		}
+		done = max_u64(now, m->chan_free) + transfer_us(len, m->p.cap_rate);
+		m->chan_free = done;
+	}
+	m->host_dirty += len;
+	return done;
+}
+
+/* A FLUSH waits for the volatile cache (a CMR disk's DRAM, the host's page
+ * cache of a virtual disk) to be written back; a DISCARD for the trim. The
+ * device takes nothing else meanwhile (ATA's FLUSH CACHE and TRIM are not
+ * queued): what arrives waits behind them. */
+static uint64_t hold(EmuModel *m, uint64_t now, EmuOp op, uint64_t len)
+{
+	uint64_t took = 0;
+	if (op == EMU_FLUSH && m->p.kind == EMU_VDISK) {
+		vdisk_drain(m, now);
+		took = transfer_us(m->host_dirty, m->p.cap_rate);
+		m->host_dirty = 0;
+	} else if (op == EMU_FLUSH && m->p.volatile_bytes) {
+		uint64_t dirty = m->unflushed < m->p.volatile_bytes ? m->unflushed : m->p.volatile_bytes;
+		took = transfer_us(dirty, m->p.drain_rate);
+	} else if (op == EMU_DISCARD && m->p.trim_rate) {
+		took = transfer_us(len, m->p.trim_rate);
+	}
+	if (op == EMU_FLUSH)
+		m->unflushed = 0, m->flushes++, m->flush_us_max = max_u64(m->flush_us_max, took);
+	if (op == EMU_DISCARD)
+		m->discards++;
+	if (took)
+		m->blocked_until = now + took;
+	return took;
+}
+
 /* Submits one request at `now`; returns when it completes. */
 static uint64_t emu_submit(EmuModel *m, uint64_t now, EmuOp op, uint64_t off, uint64_t len)
 {
 	uint64_t done;
 	if (!m->started) {	/* the clock may start anywhere (CLOCK_MONOTONIC: at boot) */
-		m->head_free = m->last_host = m->next_forced = m->chan_free = m->slc_clock = now;
+		m->head_free = m->last_host = m->next_forced = m->chan_free = m->slc_clock = m->host_clock = now;
 		m->started = true;
 	}
+	now = max_u64(now, m->blocked_until);	/* behind a FLUSH or DISCARD */
 	emu_advance(m, now);
-	if (op == EMU_WRITE)
+	if (now >= m->last_host + 1000000) {
+		m->idle_us = now - m->last_host;
+		m->idle_cleaned = m->bytes_cleaned - m->clean_mark;
+		m->idle_seq++;
+		m->slow_over |= m->cliff_at != 0;
+	}
+	if (op == EMU_WRITE) {
 		m->written += len;
-	if (m->p.kind == EMU_SSD || (m->p.kind == EMU_SLC && op != EMU_WRITE)) {
-		done = now + m->p.ssd_us + transfer_us(len, 10 * m->p.media_rate);
+		m->unflushed += len;
+	}
+	uint64_t held = op == EMU_FLUSH || op == EMU_DISCARD ? hold(m, now, op, len) : 0;
+	if (m->p.kind == EMU_VDISK) {
+		done = op == EMU_WRITE ? vdisk_write(m, now, len) : now + m->p.ssd_us + held;
+	} else if (m->p.kind == EMU_SSD || (m->p.kind == EMU_SLC && op != EMU_WRITE)) {
+		/* a discard or a flush moves no data: what it takes is hold()'s */
+		done = now + m->p.ssd_us + (op == EMU_READ || op == EMU_WRITE ? transfer_us(len, 10 * m->p.media_rate) : 0);
 	} else if (m->p.kind == EMU_SLC) {
 		done = slc_write(m, now, len);
 	} else if (op == EMU_FLUSH || op == EMU_DISCARD) {
@@ -423,7 +536,12 @@ static uint64_t emu_submit(EmuModel *m, uint64_t now, EmuOp op, uint64_t off, ui
 	} else {
 		done = media_access(m, now, len, false);
 	}
+	if (held && m->p.kind != EMU_VDISK)
+		done = max_u64(done, now + held);
+	if (held)
+		m->blocked_until = max_u64(m->blocked_until, done);
 	m->last_host = max_u64(m->last_host, done);
+	m->clean_mark = m->bytes_cleaned;
 	return done;
 }
 
@@ -443,8 +561,10 @@ typedef struct Emu {
 	EmuModel model;
 	pthread_mutex_t lock;
 	int backing_fd;
-	bool stats, trace, cliff_said;
+	bool stats, trace, cliff_said, slow_said;
+	uint64_t idle_said;
 	uint64_t bad_off, bad_len;	/* reads touching [bad_off, bad_off + bad_len) fail with EIO */
+	uint64_t badw_off, badw_len;	/* writes touching these bytes fail with EIO */
 } Emu;
 
 static Emu *emu_ctx(void) { return fuse_get_context()->private_data; }
@@ -471,7 +591,19 @@ static void emu_delay(Emu *e, EmuOp op, uint64_t off, uint64_t len)
 	bool cliff = e->model.cliff_at && !e->cliff_said;
 	e->cliff_said |= cliff;
 	uint64_t cliff_written = e->model.cliff_written;
+	EmuModel snap = e->model;	/* the counters, read under the lock */
+	bool slow = e->stats && snap.slow_over && !e->slow_said && snap.p.kind == EMU_DMSMR;
+	e->slow_said |= slow;
+	bool idle = e->stats && snap.idle_seq != e->idle_said && snap.p.kind == EMU_DMSMR;
+	e->idle_said = snap.idle_seq;
 	pthread_mutex_unlock(&e->lock);
+	if (slow)
+		fprintf(stderr, "smr-emu: slow phase %.6f s: %" PRIu64 " bytes into the cache, %" PRIu64
+			" waits for band rewrites of %.1f us on average\n", (double)(snap.slow_end - snap.cliff_at) / 1e6,
+			snap.slow_wait_bytes, snap.waits, snap.waits ? (double)snap.wait_us / (double)snap.waits : 0.0);
+	if (idle)
+		fprintf(stderr, "smr-emu: idle %.6f s: cleaned %" PRIu64 " bytes\n", (double)snap.idle_us / 1e6,
+			snap.idle_cleaned);
 	if (cliff) {	/* for judges of detectors: when, by the model, the cache ran out */
 		struct timespec rt;
 		clock_gettime(CLOCK_REALTIME, &rt);
@@ -545,6 +677,8 @@ static int op_write(const char *path, const char *buf, size_t len, off_t off, st
 	if ((uint64_t)off + len > e->model.p.size)
 		return -ENOSPC;
 	emu_delay(e, EMU_WRITE, (uint64_t)off, len);
+	if (e->badw_len && (uint64_t)off < e->badw_off + e->badw_len && (uint64_t)off + len > e->badw_off)
+		return -EIO;	/* a sector that cannot be written */
 	ssize_t n = pwrite(e->backing_fd, buf, len, off);
 	return n < 0 ? -errno : (int)n;
 }
@@ -616,7 +750,7 @@ static void usage(void)
 		"usage: smr-emu [options] --backing FILE MOUNTPOINT\n"
 		"Serves MOUNTPOINT/disk with the delays of a disk model; attach it with\n"
 		"  losetup --direct-io=on -f --show MOUNTPOINT/disk\n"
-		"  --model cmr|dm-smr|ssd|slc-ssd   (dm-smr)\n"
+		"  --model cmr|dm-smr|ssd|slc-ssd|vdisk   (dm-smr)\n"
 		"  --backing FILE           data store; its size is the disk's size\n"
 		"  --cache-mib N            DM-SMR media cache (32)\n"
 		"  --cache-mibs N           DM-SMR rate into the media cache, MiB/s (200)\n"
@@ -643,16 +777,24 @@ static void usage(void)
 		"  --slc-mibs N             slc-ssd: write rate into SLC, MiB/s (1600)\n"
 		"  --slow-mibs N            slc-ssd: write rate once SLC is full, MiB/s (150)\n"
 		"  --recover-mibs N         slc-ssd: SLC freed per idle second, MiB (64)\n"
+		"  --volatile-mib N         a volatile write cache: a FLUSH writes back what was\n"
+		"                           written since the last one, up to N MiB (0: none)\n"
+		"  --drain-mibs N           ... at N MiB/s; nothing else is served meanwhile\n"
+		"  --trim-gibs N            a DISCARD takes its length at N GiB/s (0: at once)\n"
+		"  --host-cache-mib N       vdisk: the host's page cache (256)\n"
+		"  --cap-mibs N             vdisk: the host's write-back rate, MiB/s (60)\n"
 		"  --seed N                 (1)\n"
 		"  --bad-range OFF:LEN      reads touching these bytes fail with EIO\n"
-		"  --stats                  one line of model state per second on stderr\n"
+		"  --bad-write-range OFF:LEN  writes touching these bytes fail with EIO\n"
+		"  --stats                  one line of model state per second on stderr, the slow\n"
+		"                           phase's figures once, and what each idle second cleaned\n"
 		"  --trace                  one line per request on stderr (op offset+length latency)\n");
 }
 
 static EmuKind kind_of(const char *v)
 {
 	return strcmp(v, "cmr") == 0 ? EMU_CMR : strcmp(v, "ssd") == 0 ? EMU_SSD : strcmp(v, "dm-smr") == 0 ? EMU_DMSMR
-		: strcmp(v, "slc-ssd") == 0 ? EMU_SLC : _EMU_KIND_MAX;
+		: strcmp(v, "slc-ssd") == 0 ? EMU_SLC : strcmp(v, "vdisk") == 0 ? EMU_VDISK : _EMU_KIND_MAX;
 }
 
 static int parse(int argc, char **argv, EmuParams *p, const char **backing, const char **mnt, Emu *e)
@@ -684,11 +826,14 @@ static int parse(int argc, char **argv, EmuParams *p, const char **backing, cons
 			unsigned long long lo, hi;
 			if (sscanf(v, "%llu:%llu", &lo, &hi) != 2 || lo > hi) return -1;
 			p->ack_min_us = lo, p->ack_max_us = hi;
-		} else if (strcmp(a, "--bad-range") == 0) {
+		} else if (strcmp(a, "--bad-range") == 0 || strcmp(a, "--bad-write-range") == 0) {
 			unsigned long long o, l;
 			if (sscanf(v, "%llu:%llu", &o, &l) != 2)
 				return -1;
-			e->bad_off = o, e->bad_len = l;
+			if (strcmp(a, "--bad-write-range") == 0)
+				e->badw_off = o, e->badw_len = l;
+			else
+				e->bad_off = o, e->bad_len = l;
 		}
 		else if (!number) return -1;
 		else if (strcmp(a, "--cache-mib") == 0) p->cache_bytes = (uint64_t)(x * 1048576);
@@ -713,6 +858,11 @@ static int parse(int argc, char **argv, EmuParams *p, const char **backing, cons
 		else if (strcmp(a, "--slc-mibs") == 0) p->slc_rate = (uint64_t)(x * 1048576);
 		else if (strcmp(a, "--slow-mibs") == 0) p->slc_slow_rate = (uint64_t)(x * 1048576);
 		else if (strcmp(a, "--recover-mibs") == 0) p->slc_recover_rate = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--volatile-mib") == 0) p->volatile_bytes = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--drain-mibs") == 0) p->drain_rate = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--trim-gibs") == 0) p->trim_rate = (uint64_t)(x * 1073741824.0);
+		else if (strcmp(a, "--host-cache-mib") == 0) p->host_cache = (uint64_t)(x * 1048576);
+		else if (strcmp(a, "--cap-mibs") == 0) p->cap_rate = (uint64_t)(x * 1048576);
 		else return -1;
 	}
 	return *backing && *mnt ? 0 : -1;

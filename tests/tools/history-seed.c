@@ -4,8 +4,8 @@
  * history through smrd's own history module, for tests that need a daemon
  * with a known past (golden outputs, restore after restart). One event per
  * line, tab-separated:
- *   SECONDS_AGO KIND DEVICE IDENTITY OP SEVERITY DURATION LATENCY VALUE COUNT MESSAGE
- * ("-" for an empty IDENTITY or OP).
+ *   SECONDS_AGO KIND DEVICE IDENTITY OP SEVERITY DURATION LATENCY VALUE COUNT MESSAGE [BYTES SECTOR]
+ * ("-" for an empty IDENTITY or OP; BYTES and SECTOR 0 when left out).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,12 +41,12 @@ int main(int argc, char **argv)
 		line[strcspn(line, "\n")] = 0;
 		if (!line[0] || line[0] == '#')
 			continue;
-		char *f[11];
+		char *f[13];
 		unsigned k = 0;
-		for (char *save = NULL, *t = strtok_r(line, "\t", &save); t && k < 11; t = strtok_r(NULL, "\t", &save))
+		for (char *save = NULL, *t = strtok_r(line, "\t", &save); t && k < 13; t = strtok_r(NULL, "\t", &save))
 			f[k++] = t;
-		if (k != 11) {
-			fprintf(stderr, "history-seed: line %u: %u fields, expected 11\n", lineno, k);
+		if (k != 11 && k != 13) {
+			fprintf(stderr, "history-seed: line %u: %u fields, expected 11 or 13\n", lineno, k);
 			history_close(h);
 			return 1;
 		}
@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 			.time_usec = now - (uint64_t)(atof(f[0]) * 1e6),
 			.logged_usec = now - (uint64_t)(atof(f[0]) * 1e6),
 			.duration = atof(f[6]), .latency = atof(f[7]), .value = atof(f[8]), .count = atoll(f[9]),
+			.bytes = k == 13 ? atoll(f[11]) : 0, .sector = k == 13 ? atoll(f[12]) : 0,
 		};
 		field(e.kind, sizeof e.kind, f[1]);
 		field(e.device, sizeof e.device, f[2]);

@@ -77,7 +77,29 @@ static void test_members(const char *fixtures, const ModelList *models, const De
 	CHECK_INT(discovery_new(e, &src, disks, &cb, false, &disc), 0);
 	discovery_set_rules(disc, all, models);
 	CHECK_INT(discovery_scan(disc), 0);
-	CHECK_INT(registry_size(disks), 9);		/* md127 and dm-0 have size 0 */
+	/* md127 (slaves/ sdg1, sdh1), dm-0 (slaves/ sdi) and the zvol zd0
+	 * are stacked: their members are the disks */
+	CHECK_INT(registry_size(disks), 9);
+	CHECK(!registry_get(disks, "md127") && !registry_get(disks, "dm-0") && !registry_get(disks, "zd0"));
+	/* watch-stacked brings them back, and so does an include naming one */
+	DeviceFilter *stacked = NULL, *named = NULL;
+	const char *why = NULL;
+	CHECK_INT(filter_new("", "", true, &stacked, &why), 0);
+	CHECK_INT(filter_new("^(dm-0|sd.)$", "", false, &named, &why), 0);
+	discovery_set_rules(disc, stacked, models);
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK_INT(registry_size(disks), 12);
+	Disk *dm = registry_get(disks, "dm-0");
+	CHECK(dm && dm->sys.stacked && registry_get(disks, "md127") && registry_get(disks, "zd0"));
+	discovery_set_rules(disc, named, models);
+	discovery_reclassify(disc);
+	CHECK_INT(registry_size(disks), 10);
+	CHECK(registry_get(disks, "dm-0") && !registry_get(disks, "md127"));
+	discovery_set_rules(disc, all, models);
+	discovery_reclassify(disc);
+	CHECK_INT(registry_size(disks), 9);
+	filter_free(stacked);
+	filter_free(named);
 	Disk *sda = registry_get(disks, "sda"), *sdg = registry_get(disks, "sdg"), *sdi = registry_get(disks, "sdi");
 	CHECK(sda && sda->n_members == 1 && sda->members[0].type == MEMBER_ZFS &&
 	      streq(sda->members[0].name, "tank") && streq(sda->members[0].via, "sda1"));
@@ -132,8 +154,8 @@ int main(int argc, char **argv)
 	CHECK_INT(discovery_new(e, &src, disks, &cb, false, &disc), 0);
 	DeviceFilter *all = NULL, *no_sdb = NULL;
 	const char *why = NULL;
-	CHECK_INT(filter_new("", "", &all, &why), 0);
-	CHECK_INT(filter_new("", "^sdb$", &no_sdb, &why), 0);
+	CHECK_INT(filter_new("", "", false, &all, &why), 0);
+	CHECK_INT(filter_new("", "^sdb$", false, &no_sdb, &why), 0);
 	ModelList *models = NULL;
 	char *err = NULL;
 	CHECK_INT(modellist_parse(smrd_builtin_models, &models, &err), 0);
@@ -197,7 +219,7 @@ int main(int argc, char **argv)
 	/* another device under the same name (new dev_t): the old one goes first */
 	reset(&h);
 	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sdb/dev", "8:32\n"), 0);
-	discovery_probe(disc, "sdb");
+	discovery_reread(disc, "sdb");
 	CHECK_INT(h.n_removed, 1);
 	CHECK_INT(h.n_added, 1);
 	Disk *sdb = registry_get(disks, "sdb");
@@ -205,21 +227,21 @@ int main(int argc, char **argv)
 
 	/* an unreadable size: watched with class unknown, counted once */
 	reset(&h);
-	uint64_t errors = discovery_probe_errors(disc);
+	uint64_t errors = discovery_read_errors(disc);
 	CHECK_INT(unlinkat(src.sysfs_fd, "block/sdb/size", 0), 0);
 	CHECK_INT(mkdirat(src.sysfs_fd, "block/sdb/size", 0755), 0);
-	discovery_probe(disc, "sdb");
+	discovery_reread(disc, "sdb");
 	discovery_check(disc, "sdb");
 	discovery_scan(disc);
 	sdb = registry_get(disks, "sdb");
 	CHECK(sdb && sdb->verdict.class == DISK_CLASS_UNKNOWN);
-	CHECK_INT(discovery_probe_errors(disc), errors + 1);
+	CHECK_INT(discovery_read_errors(disc), errors + 1);
 	CHECK_INT(h.n_removed, 0);
 
 	/* names that are not safe in a path are ignored, not probed */
 	reset(&h);
-	discovery_probe(disc, "../../etc");
-	discovery_probe(disc, "");
+	discovery_reread(disc, "../../etc");
+	discovery_reread(disc, "");
 	discovery_check(disc, "nosuchdisk");
 	CHECK_INT(h.n_added + h.n_removed + h.n_changed, 0);
 

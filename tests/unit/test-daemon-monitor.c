@@ -49,7 +49,9 @@ static void interval(Disk *d, double n, double lat)
 	d->ds.total[DS_IN_FLIGHT] = n ? 1 : 0;
 }
 
-static Disk *add(DiskRegistry *r, const char *name, DiskClass class, const char *wwn)
+/* declared: the class smrd.conf gives it, or -1; stacked: its slaves/, or "" */
+static Disk *add_as(DiskRegistry *r, const char *name, DiskClass class, const char *wwn, int declared,
+		    const char *stacked)
 {
 	Disk n = {0}, *d = NULL;
 	SysfsDisk s = {.major = 8, .io_timeout_ms = 30000};
@@ -60,12 +62,19 @@ static Disk *add(DiskRegistry *r, const char *name, DiskClass class, const char 
 	s.facts.transport = TRANSPORT_ATA;
 	s.facts.rotational = 1;
 	s.facts.size_status = 0;
+	s.facts.admin_class = declared;
+	snprintf(s.facts.stacked, sizeof s.facts.stacked, "%s", stacked);
 	if (disk_sys_set(&n.sys, &s) < 0)
 		return NULL;
 	n.verdict.class = class;
 	if (registry_add(r, &n, &d) < 0)
 		disk_release(&n);
 	return d;
+}
+
+static Disk *add(DiskRegistry *r, const char *name, DiskClass class, const char *wwn)
+{
+	return add_as(r, name, class, wwn, -1, "");
 }
 
 int main(void)
@@ -84,8 +93,11 @@ int main(void)
 	DiskRegistry *disks = registry_new();
 	Disk *sda = add(disks, "sda", DISK_CLASS_CMR, "0x5000c500a1b2c3d4");
 	Disk *sdb = add(disks, "sdb", DISK_CLASS_CMR, "0x5000c500a1b2c3d5");
+	/* the same cliff on a disk smrd.conf declares cmr and on a stacked one */
+	Disk *sdx = add_as(disks, "sdx", DISK_CLASS_CMR, "0x5000c500a1b2c3d6", DISK_CLASS_CMR, "");
+	Disk *dm = add_as(disks, "dm-7", DISK_CLASS_UNKNOWN, "", -1, "slaves/");
 	Monitor *m = NULL;
-	CHECK_INT(monitor_new(e, &cfg, disks, false, &m), 0);
+	CHECK_INT(monitor_new(e, &cfg, disks, false, NULL, &m), 0);
 	CHECK(history_persistent(monitor_history(m)));
 
 	/* The primer's DM-SMR write cliff on sda, sdb idle: 70 s fast, then slow.
@@ -96,32 +108,60 @@ int main(void)
 	int t = 1;
 	for (; t <= 70; t++) {
 		interval(sda, 2500, 0.0004);
+		interval(sdx, 2500, 0.0004);
+		interval(dm, 2500, 0.0004);
 		interval(sdb, 0, 0);
-		monitor_tick(m, base + (uint64_t)t * 1000000);
+		monitor_tick(m, base + (uint64_t)t * 1000000, NAN);
 	}
 	CHECK_INT(stored(m, NULL, NULL), 0);
 	for (; t <= 75; t++) {
 		interval(sda, 3, 0.333);
-		monitor_tick(m, base + (uint64_t)t * 1000000);
+		interval(sdx, 3, 0.333);
+		interval(dm, 3, 0.333);
+		monitor_tick(m, base + (uint64_t)t * 1000000, NAN);
 	}
 	CHECK_INT(stored(m, "sda", "storm-start"), 1);
 	CHECK_INT(stored(m, "sda", "behaviour"), 1);
 	CHECK_INT(stored(m, "sdb", NULL), 0);
-	CHECK_INT(monitor_events_total(m, EVENT_STORM_START), 1);
+	/* declared and stacked disks: the storm is an event all the same, the
+	 * verdict stays theirs, and what they did is in the evidence */
+	CHECK_INT(stored(m, "sdx", "storm-start"), 1);
+	CHECK_INT(stored(m, "sdx", "behaviour"), 0);
+	CHECK_INT(stored(m, "dm-7", "storm-start"), 1);
+	CHECK_INT(stored(m, "dm-7", "behaviour"), 0);
+	CHECK(!disk_by_behaviour(sdx) && !disk_by_behaviour(dm));
+	/* the views: filled by the monitor at every tick, from the detector's state */
+	CHECK_INT(sda->view.sample, 75);
+	CHECK(sda->view.storm && sda->view.detecting && sdb->view.detecting && !sdb->view.storm);
+	CHECK(isfinite(sda->view.storm_since));
+	CHECK_NEAR(sda->view.score.score, sda->det.score.score, 1e-12);
+	CHECK(sda->view.score.score > 0.5);
+	CHECK_INT(sda->view.storms, 1);
+	CHECK_INT(disk_class(sdx), DISK_CLASS_CMR);
+	CHECK_INT(disk_class(dm), DISK_CLASS_UNKNOWN);
+	Verdict vx;
+	disk_verdict(sdx, NULL, &vx);
+	CHECK_INT(vx.class, DISK_CLASS_CMR);
+	CHECK(vx.n_evidence >= 2 && strstr(vx.evidence[vx.n_evidence - 1].value, "1 destage storm(s) on record") &&
+	      strstr(vx.evidence[vx.n_evidence - 1].implies, "declared in smrd.conf is kept") &&
+	      !vx.evidence[vx.n_evidence - 1].decisive);
+	CHECK_INT(monitor_events_total(m, EVENT_STORM_START), 3);
+	registry_remove(disks, "sdx");
+	registry_remove(disks, "dm-7");
 	unsigned suspects, storms;
-	monitor_count(m, &suspects, &storms);
+	registry_count(disks, &suspects, &storms);
 	CHECK_INT(storms, 1);
 	CHECK_INT(suspects, 1);
 
 	/* behaviour turns a CMR verdict into dm-smr, with the detector as evidence */
 	Verdict v;
-	monitor_verdict(m, NULL, sda, &v);
+	disk_verdict(sda, NULL, &v);
 	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
 	CHECK(v.n_evidence >= 1 && v.evidence[v.n_evidence - 1].decisive);
 	CHECK(strstr(v.basis, "behaviour") != NULL);
-	monitor_verdict(m, NULL, sdb, &v);
+	disk_verdict(sdb, NULL, &v);
 	CHECK_INT(v.class, DISK_CLASS_CMR);
-	CHECK(monitor_smr_by_behaviour(sda) && !monitor_smr_by_behaviour(sdb));
+	CHECK(disk_by_behaviour(sda) && !disk_by_behaviour(sdb));
 
 	/* a slow I/O from the tracer: a stall, and near the kernel's timeout a
 	 * timeout risk (io_timeout 30 s) */
@@ -138,7 +178,7 @@ int main(void)
 	/* a disk going away closes its open storm */
 	monitor_disk_gone(m, sda);
 	CHECK_INT(stored(m, "sda", "storm-end"), 1);
-	monitor_count(m, &suspects, &storms);
+	registry_count(disks, &suspects, &storms);
 	CHECK_INT(storms, 0);
 	registry_remove(disks, "sda");
 
@@ -146,18 +186,26 @@ int main(void)
 	 * what it did: its storm and the behavioural verdict */
 	monitor_free(m);
 	sda = add(disks, "sdc", DISK_CLASS_CMR, "0x5000c500a1b2c3d4");
-	CHECK_INT(monitor_new(e, &cfg, disks, false, &m), 0);
-	monitor_tick(m, now_usec(CLOCK_MONOTONIC));
+	CHECK_INT(monitor_new(e, &cfg, disks, false, NULL, &m), 0);
+	monitor_tick(m, now_usec(CLOCK_MONOTONIC), NAN);
 	CHECK(sda->det_ready);
-	CHECK_INT(sda->det.storms_known, 1);
-	monitor_verdict(m, NULL, sda, &v);
+	CHECK_INT(sda->det.storm.known, 1);
+	CHECK_INT(sda->view.storms_known, 1);
+	CHECK_INT(sda->view.storms, 0);
+	disk_verdict(sda, NULL, &v);
 	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
-	CHECK(monitor_smr_confidence(m, sda) > 0.5);
+	CHECK(disk_smr_confidence(sda) > 0.5);
+	/* and its media cache as learnt: 70 s of 2500 writes of 16 KiB, the fill a guess now */
+	CHECK(disk_model_known(&sda->view.cache));
+	CHECK_NEAR(sda->view.cache.media_cache_bytes, 70 * 2500 * 16384.0, 2 * 2500 * 16384.0);
+	CHECK(!sda->view.cache_sure);
+	CHECK(isnan(sda->view.forecast));
 
 	/* forgetting a replaced disk deletes its events and its past */
-	CHECK_INT(monitor_forget(m, sda), 3);	/* storm-start, behaviour, storm-end */
-	CHECK_INT(sda->det.storms_known, 0);
-	monitor_verdict(m, NULL, sda, &v);
+	CHECK_INT(monitor_forget(m, sda), 5);	/* storm-start, media-cache, behaviour, storm-end, media-cache */
+	CHECK_INT(sda->det.storm.known, 0);
+	CHECK_INT(sda->view.storms_known, 0);	/* the view follows at once, not at the next tick */
+	disk_verdict(sda, NULL, &v);
 	CHECK_INT(v.class, DISK_CLASS_CMR);
 	CHECK_INT(stored(m, "sdb", NULL), 3);
 

@@ -99,64 +99,65 @@ int main(void)
 	Disk d = {.sys = {.major = major(st.st_rdev), .minor = minor(st.st_rdev), .size_sectors = 2048}};
 	snprintf(d.name, sizeof d.name, "%s", name);
 
+	ProbeSlot ds = {0};
 	/* one probe, completed through the loop's eventfd */
 	double now = now_seconds(CLOCK_MONOTONIC);
-	prober_maybe(p, &d, now, 10);
-	CHECK(!d.probe_failed && d.probe != NULL);
+	prober_maybe(p, &ds, &d, now, 10);
+	CHECK(!ds.failed && ds.probe != NULL);
 	run_until(e, &res, 1);
 	CHECK_INT(res.n, 1);
 	CHECK(res.disk == &d);
 	CHECK(res.latency >= 0 && res.latency < 5);
 	double secs;
-	CHECK_INT(prober_take_completed(&d, &secs), 1);
+	CHECK_INT(prober_take_completed(&ds, &secs), 1);
 	CHECK_NEAR(secs, res.latency, 1e-9);
-	CHECK_INT(prober_take_completed(&d, &secs), 0);
+	CHECK_INT(prober_take_completed(&ds, &secs), 0);
 
 	/* spaced: not again within `spacing`, again after it */
-	prober_maybe(p, &d, now + 5, 10);
+	prober_maybe(p, &ds, &d, now + 5, 10);
 	run_until(e, &res, 2);
 	CHECK_INT(res.n, 1);
-	prober_maybe(p, &d, now + 11, 10);
+	prober_maybe(p, &ds, &d, now + 11, 10);
 	run_until(e, &res, 2);
 	CHECK_INT(res.n, 2);
 
 	/* one in flight at a time: a second ask before it completes adds none */
-	prober_maybe(p, &d, now + 30, 10);
-	prober_maybe(p, &d, now + 60, 10);
+	prober_maybe(p, &ds, &d, now + 30, 10);
+	prober_maybe(p, &ds, &d, now + 60, 10);
 	run_until(e, &res, 4);
 	CHECK_INT(res.n, 3);
 
 	/* gone with a probe in flight: drained, no callback about a freed disk */
-	prober_maybe(p, &d, now + 100, 10);
-	prober_disk_gone(p, &d);
-	CHECK(d.probe == NULL);
+	prober_maybe(p, &ds, &d, now + 100, 10);
+	prober_disk_gone(p, &ds);
+	CHECK(ds.probe == NULL);
 	for (int i = 0; i < 50; i++)
 		sd_event_run(e, 10000);
 	CHECK_INT(res.n, 3);
 
 	/* a node that is some other device: refused, never read */
 	Disk other = d;
-	other.probe = NULL;
+	ProbeSlot os = {0};
 	other.sys.minor = d.sys.minor + 1000;
-	prober_maybe(p, &other, now, 10);
-	CHECK(other.probe_failed && other.probe == NULL);
+	prober_maybe(p, &os, &other, now, 10);
+	CHECK(os.failed && os.probe == NULL);
 	/* a regular file where the node should be */
 	Prober *q = NULL;
 	CHECK_INT(prober_new(e, dir, &cb, &q), 0);
 	Disk plain = d;
-	plain.probe = NULL;
+	ProbeSlot ps = {0};
 	snprintf(plain.name, sizeof plain.name, "backing");
-	prober_maybe(q, &plain, now, 10);
-	CHECK(plain.probe_failed);
+	prober_maybe(q, &ps, &plain, now, 10);
+	CHECK(ps.failed);
 	/* once refused, never retried */
-	prober_maybe(q, &plain, now + 100, 10);
-	CHECK(plain.probe == NULL);
+	prober_maybe(q, &ps, &plain, now + 100, 10);
+	CHECK(ps.probe == NULL);
 	/* a disk too small for a probe */
 	Disk tiny = d;
-	tiny.probe = NULL;
+	ProbeSlot ts = {0};
 	tiny.sys.size_sectors = 8;
-	prober_maybe(p, &tiny, now, 10);
-	CHECK(tiny.probe == NULL && !tiny.probe_failed);
+	prober_maybe(p, &ts, &tiny, now, 10);
+	CHECK(ts.probe == NULL && !ts.failed);
 	for (int i = 0; i < 20; i++)
 		sd_event_run(e, 10000);
 	CHECK_INT(res.n, 3);

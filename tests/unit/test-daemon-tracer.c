@@ -252,7 +252,7 @@ int main(void)
 	CHECK(tracer_slow_at(t, SLOW_QUEUE_LEN) == NULL);
 
 	/* the threshold follows a reload; counters are the backend's */
-	tracer_set_slow(t, 2.0);
+	tracer_set_slow(t, 2.0, 2.0);
 	CHECK_INT(fake_state.slow_ns, 2000000000);
 	TraceCounters c;
 	tracer_counters(t, &c);

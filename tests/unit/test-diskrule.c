@@ -33,7 +33,15 @@ static void test_parse(void)
 	CHECK_INT(disk_rule_set(&r, "eui.0025385891b12345.expect", "ssd", &err), 0);
 	CHECK_STR(r.r[1].id, "eui.0025385891b12345");
 	CHECK(isnan(r.r[1].stall_threshold));
+	CHECK(isnan(r.r[1].media_cache));
+	/* the media cache as qualify prints it, or a datasheet's */
+	CHECK_INT(disk_rule_set(&r, "0x50014ee2bbbbbbbb.media-cache", "24G", &err), 0);
+	CHECK_NEAR(r.r[0].media_cache, 24.0 * 1073741824, 0);
+	CHECK_INT(disk_rule_set(&r, "eui.0025385891b12345.media-cache", "512MiB", &err), 0);
+	CHECK_NEAR(r.r[1].media_cache, 512.0 * 1048576, 0);
+	CHECK(disk_rule_key_known("WD-WX12D80K1234.media-cache"));
 	static const char *const bad[][2] = {
+		{"sdb.media-cache", "lots"}, {"sdb.media-cache", "1k"}, {"sdb.media-cache", "9T"}, {"sdb.media-cache", "-1G"},
 		{"sdb.expect", "smr"}, {"sdb.expect", "unknown"}, {"sdb.stall-threshold", "0"},
 		{"sdb.stall-threshold", "5s"}, {"sdb.colour", "red"}, {".expect", "cmr"}, {"expect", "cmr"},
 		{"a b.expect", "cmr"}, {"a\"b.expect", "cmr"},

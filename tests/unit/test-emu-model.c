@@ -347,6 +347,70 @@ static void test_trim_and_determinism(void)
 	CHECK(emu_init(&a, &bad) < 0);
 }
 
+/* A volatile write cache: a FLUSH writes back what was written since the
+ * last one (up to the cache) at the drain rate, and a write issued
+ * meanwhile waits behind it. A slow TRIM holds the queue the same way. */
+static void test_flush_and_trim(void)
+{
+	EmuParams p;
+	EmuModel m;
+	emu_defaults(&p, EMU_CMR);
+	p.volatile_bytes = 64ULL << 20;
+	p.drain_rate = 32ULL << 20;
+	CHECK_INT(emu_init(&m, &p), 0);
+	uint64_t now = 1000000;
+	qd1(&m, &now, EMU_WRITE, 2048, 16384, false);	/* 32 MiB */
+	uint64_t t = now, f = emu_submit(&m, t, EMU_FLUSH, 0, 0);
+	CHECK(f - t >= 950000 && f - t <= 1100000);	/* 32 MiB at 32 MiB/s */
+	uint64_t w = emu_submit(&m, t + 1000, EMU_WRITE, 0, 4096);
+	CHECK(w >= f);					/* behind the flush */
+	CHECK((emu_submit(&m, f + 10, EMU_FLUSH, 0, 0) - f) < 100000);	/* nothing left to write back */
+	qd1(&m, &now, EMU_WRITE, 8192, 16384, false);	/* 128 MiB: the cache holds 64 */
+	t = now;
+	f = emu_submit(&m, t, EMU_FLUSH, 0, 0);
+	CHECK(f - t >= 1900000 && f - t <= 2200000);
+	emu_done(&m);
+
+	emu_defaults(&p, EMU_SSD);
+	p.trim_rate = 2ULL << 30;
+	CHECK_INT(emu_init(&m, &p), 0);
+	t = 5000000;
+	uint64_t d = emu_submit(&m, t, EMU_DISCARD, 0, 4ULL << 30);
+	CHECK(d - t >= 1990000 && d - t <= 2010000);	/* 4 GiB at 2 GiB/s */
+	CHECK(emu_submit(&m, t + 500000, EMU_WRITE, 0, 4096) >= d);
+	CHECK(emu_submit(&m, d + 1000, EMU_WRITE, 0, 4096) - (d + 1000) < 1000);
+	CHECK_INT(m.discards, 1);
+	emu_done(&m);
+}
+
+/* A virtual disk: a burst into the host's page cache at once, then writes
+ * at the host's write-back rate, each still quick; a FLUSH drains it. */
+static void test_vdisk(void)
+{
+	EmuParams p;
+	EmuModel m;
+	emu_defaults(&p, EMU_VDISK);
+	p.host_cache = 16ULL << 20;
+	p.cap_rate = 8ULL << 20;
+	p.ssd_us = 40;
+	CHECK_INT(emu_init(&m, &p), 0);
+	uint64_t now = 1000000;
+	Run fast = qd1(&m, &now, EMU_WRITE, 2048, 4096, false);	/* 8 MiB: in the host's cache */
+	CHECK_INT(fast.fast, 2048);
+	CHECK(m.cliff_at == 0);
+	uint64_t t0 = now;
+	Run capped = qd1(&m, &now, EMU_WRITE, 8192, 4096, false);	/* 32 MiB more */
+	double iops = 8192 / ((now - t0) / 1e6);
+	CHECK(m.cliff_at > 0);
+	CHECK_INT(capped.slow, 0);			/* no wait over 100 ms: the rate is capped */
+	CHECK(iops > 1500 && iops < 4000);		/* mostly at 8 MiB/s of 4 KiB: 2048/s */
+	uint64_t f = emu_submit(&m, now, EMU_FLUSH, 0, 0);
+	CHECK(f - now >= 1500000);			/* ~16 MiB dirty at 8 MiB/s */
+	CHECK(emu_submit(&m, f, EMU_WRITE, 0, 4096) - f < 1000);	/* drained: fast again */
+	printf("vdisk: %.0f IOPS once the host's cache is full, a flush of %.1f s after it\n", iops, (f - now) / 1e6);
+	emu_done(&m);
+}
+
 int main(void)
 {
 	test_dmsmr_cliff();
@@ -358,5 +422,7 @@ int main(void)
 	test_small_sequential();
 	test_collapse();
 	test_slc();
+	test_flush_and_trim();
+	test_vdisk();
 	return test_done("test-emu-model");
 }

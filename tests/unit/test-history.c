@@ -76,7 +76,7 @@ int main(void)
 {
 	char dir[] = "/tmp/test-history-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
-	char *err = NULL, path[256];
+	char *err = NULL, path[256], cmd[1024];
 	History *h = NULL;
 
 	CHECK_INT(history_open(dir, &h, &err), 0);
@@ -197,7 +197,55 @@ int main(void)
 	CHECK(g.e[0].id < g.e[1].id && g.e[1].id < g.e[2].id);
 	h = history_close(h);
 
-	char cmd[300];
+	/* Made 0640, and never through a link or into another's file (issue 26:
+	 * a foreign events.db was renamed to .corrupt-<time>). */
+	snprintf(path, sizeof path, "%s/modes", dir);
+	CHECK_INT(mkdir(path, 0755), 0);
+	CHECK_INT(history_open(path, &h, &err), 0);
+	h = history_close(h);
+	snprintf(later, sizeof later, "%s/events.db", path);
+	struct stat ms;
+	CHECK_INT(stat(later, &ms), 0);
+	CHECK_INT(ms.st_mode & 0777, 0640);
+	snprintf(path, sizeof path, "%s/planted", dir);
+	CHECK_INT(mkdir(path, 0755), 0);
+	char victim[300];
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	f = fopen(victim, "w");
+	fputs("not a database, and not smrd's\n", f);
+	fclose(f);
+	snprintf(later, sizeof later, "%s/events.db", path);
+	CHECK_INT(symlink(victim, later), 0);
+	CHECK(history_open(path, &h, &err) < 0);
+	CHECK(err && strstr(err, "a symbolic link"));
+	free(err);
+	err = NULL;
+	CHECK(h && !history_persistent(h));
+	h = history_close(h);
+	CHECK_INT(lstat(later, &ms), 0);
+	CHECK(S_ISLNK(ms.st_mode));		/* left where it was */
+	CHECK_INT(stat(victim, &ms), 0);
+	CHECK_INT(ms.st_size, 31);		/* and what it points to untouched */
+	/* an id at the top of the range (crafted, or corrupt): moved aside, no overflow */
+	snprintf(path, sizeof path, "%s/topid", dir);
+	CHECK_INT(mkdir(path, 0755), 0);
+	CHECK_INT(history_open(path, &h, &err), 0);
+	HistoryEvent top = ev("sdf", "stall", 100);
+	CHECK_INT(history_add(h, &top), 0);
+	h = history_close(h);
+	snprintf(cmd, sizeof cmd, "sqlite3 %s/events.db 'UPDATE events SET id = 9223372036854775807' 2>/dev/null || "
+		 "python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute(\"update events set id=9223372036854775807\"); d.commit()' %s/events.db",
+		 path, path);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(history_open(path, &h, &err), -ESTALE);
+	CHECK(err && strstr(err, "event id at the end of the range"));
+	free(err);
+	err = NULL;
+	HistoryEvent after = ev("sdf", "stall", 200);
+	CHECK_INT(history_add(h, &after), 0);
+	CHECK_INT(after.id, 1);
+	h = history_close(h);
+
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CHECK_INT(system(cmd), 0);
 	return test_done("history");

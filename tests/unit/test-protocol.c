@@ -74,7 +74,22 @@ static void test_bad_requests(void)
 	BAD("{\"version\":1,\"command\":\"show\",\"args\":[1]}\n", PROTO_ERR_BAD_REQUEST);
 	BAD("{\"version\":1,\"command\":\"status\"} trailing\n", PROTO_ERR_BAD_REQUEST);
 	BAD("{\"version\":1,\"command\":\"st\0atus\"}\n", PROTO_ERR_BAD_REQUEST);
+	/* RFC 8259 strictly (fuzz-protocol found both read back otherwise) */
+	BAD("{\"version\":1,\"command\":\"events\",\"args\":{\"since\":40E}}\n", PROTO_ERR_BAD_REQUEST);
+	BAD("{\"version\":1,\"command\":\"events\",\"args\":{\"\xd7n\":0}}\n", PROTO_ERR_BAD_REQUEST);
+	BAD("{'version':1,'command':'status'}\n", PROTO_ERR_BAD_REQUEST);
 #undef BAD
+	{
+		/* UTF-8 that is valid stays welcome */
+		const char ok[] = "{\"version\":1,\"command\":\"show\",\"args\":{\"device\":\"d\xc3\xa9v\"}}\n";
+		char *cmd = NULL, *msg = NULL;
+		json_object *args = NULL;
+		ProtoError e;
+		CHECK_INT(proto_decode_request(ok, sizeof ok - 1, &cmd, &args, &e, &msg), 0);
+		free(cmd);
+		free(msg);
+		json_object_put(args);
+	}
 	char *big = malloc(PROTO_MAX_REQUEST + 10);
 	memset(big, ' ', PROTO_MAX_REQUEST + 9);
 	big[PROTO_MAX_REQUEST + 9] = 0;

@@ -24,6 +24,13 @@ int main(void)
 	html_escape(&b, NULL);
 	CHECK(b.len == 0);
 
+	/* the server's percent-decoding: a %00 cannot cut a path short */
+	char path[] = "/disk/sda%00x%2Fy%zz%4", plain[] = "/api/v1/disks/sd%61";
+	CHECK_INT(url_unescape(path), 18);
+	CHECK(memcmp(path, "/disk/sda\x01x/y%zz%4", 19) == 0);
+	CHECK_INT(url_unescape(plain), 17);
+	CHECK_STR(plain, "/api/v1/disks/sda");
+
 	/* three columns: fast writes, then the cliff (a few at 1-2 s), then nothing */
 	HeatColumn cols[3] = {{.seconds = 10}, {.seconds = 10}, {.seconds = 4}};
 	for (int i = 0; i < 1000; i++)

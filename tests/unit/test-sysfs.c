@@ -30,7 +30,7 @@ static void check_case(const char *dir, const ModelList *ml)
 			continue;
 		SysfsDisk d;
 		Verdict v;
-		int r = sysfs_probe_disk(sys, udev, dev, &d);
+		int r = sysfs_read_disk(sys, udev, dev, &d, NULL);
 		CHECK_INT(r, 0);
 		if (r < 0)
 			continue;
@@ -71,14 +71,14 @@ static void test_edge_entries(void)
 	put(fd, "block/sdq1/partition", "1\n");
 	put(fd, "block/sdz/dev", "eight:zero\n");
 	SysfsDisk d;
-	CHECK_INT(sysfs_probe_disk(fd, -1, "sdq", &d), 0);
+	CHECK_INT(sysfs_read_disk(fd, -1, "sdq", &d, NULL), 0);
 	CHECK_INT(d.major, 8);
 	CHECK_INT(d.minor, 240);
 	CHECK_INT(d.size_sectors, 2048);
-	CHECK_INT(sysfs_probe_disk(fd, -1, "sdq1", &d), -ENOTBLK);
-	CHECK_INT(sysfs_probe_disk(fd, -1, "sdz", &d), -EBADMSG);
-	CHECK_INT(sysfs_probe_disk(fd, -1, "sdy", &d), -ENOENT);
-	CHECK_INT(sysfs_probe_disk(fd, -1, "../block/sdq", &d), -EINVAL);
+	CHECK_INT(sysfs_read_disk(fd, -1, "sdq1", &d, NULL), -ENOTBLK);
+	CHECK_INT(sysfs_read_disk(fd, -1, "sdz", &d, NULL), -EBADMSG);
+	CHECK_INT(sysfs_read_disk(fd, -1, "sdy", &d, NULL), -ENOENT);
+	CHECK_INT(sysfs_read_disk(fd, -1, "../block/sdq", &d, NULL), -EINVAL);
 	uint64_t size;
 	CHECK_INT(sysfs_read_size(fd, "sdq", &size), 0);
 	CHECK_INT(size, 2048);
@@ -90,7 +90,7 @@ static void test_edge_entries(void)
 	CHECK_INT(mkfifoat(fd, "block/sdf/size", 0644), 0);
 	mkdirat(fd, "block/sdf/queue", 0755);
 	CHECK_INT(mkfifoat(fd, "block/sdf/queue/rotational", 0644), 0);
-	CHECK_INT(sysfs_probe_disk(fd, -1, "sdf", &d), 0);
+	CHECK_INT(sysfs_read_disk(fd, -1, "sdf", &d, NULL), 0);
 	CHECK_INT(d.facts.size_status, -EBADFD);
 	CHECK_INT(d.size_sectors, 0);
 	CHECK_INT(d.facts.rotational, -1);
@@ -108,11 +108,11 @@ static void test_edge_entries(void)
 	mkdirat(fd, "block/sdg", 0755);
 	put(fd, "block/sdg/dev", "8:96\n");
 	mkdirat(fd, "block/sdg/size", 0755);
-	CHECK_INT(sysfs_probe_disk(fd, -1, "sdg", &d), 0);
+	CHECK_INT(sysfs_read_disk(fd, -1, "sdg", &d, NULL), 0);
 	CHECK_INT(d.facts.size_status, -EBADFD);
 	mkdirat(fd, "block/sdh", 0755);
 	put(fd, "block/sdh/dev", "8:112\n");
-	CHECK_INT(sysfs_probe_disk(fd, -1, "sdh", &d), 0);
+	CHECK_INT(sysfs_read_disk(fd, -1, "sdh", &d, NULL), 0);
 	CHECK_INT(d.facts.size_status, -ENOENT);
 	close(fd);
 	char cmd[128];

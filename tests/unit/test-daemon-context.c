@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The hub on a captured tree (fixtures/sysfs/mixed), every module real but
+ * the tracer (trace-backend none) and the network (127.0.0.1:0, a socket in
+ * a scratch directory): the config's precedence (defaults < file < flags),
+ * start-up in order, the tick's data flow into every disk's view, reload in
+ * one place (flags kept over the new file; a bad file changes nothing), and
+ * shutdown.
+ */
+#include <json-c/json.h>
+#include <time.h>
+
+#include "commands.h"
+#include "context.h"
+#include "log.h"
+#include "test.h"
+#include "unit-tree.h"
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
+static void set_flags(Context *ctx, const char *const (*flags)[2], size_t n)
+{
+	ctx->cli.items = calloc(n, sizeof *ctx->cli.items);
+	ctx->cli.n = n;
+	for (size_t i = 0; i < n; i++)
+		ctx->cli.items[i] = (CliSetting){.key = strdup(flags[i][0]), .value = strdup(flags[i][1])};
+}
+
+static void free_flags(Context *ctx)
+{
+	for (size_t i = 0; i < ctx->cli.n; i++) {
+		free(ctx->cli.items[i].key);
+		free(ctx->cli.items[i].value);
+	}
+	free(ctx->cli.items);
+	ctx->cli = (CliSettings){0};
+}
+
+int main(int argc, char **argv)
+{
+	log_set_max_level(LOG_EMERG);
+	const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures/sysfs";
+	_cleanup_(unit_tree_freep) char *dir = unit_tree_empty();
+	CHECK(dir != NULL);
+	if (!dir)
+		return test_done("daemon-context");
+	char conf[512], state[512], sock[512], sys[512], proc[512], udev[512];
+	snprintf(conf, sizeof conf, "%s/smrd.conf", dir);
+	snprintf(state, sizeof state, "%s/state", dir);
+	snprintf(sock, sizeof sock, "%s/smrd.sock", dir);
+	snprintf(sys, sizeof sys, "%s/mixed/sys", fixtures);
+	snprintf(proc, sizeof proc, "%s/mixed/proc", fixtures);
+	snprintf(udev, sizeof udev, "%s/mixed/udev", fixtures);
+	CHECK_INT(write_text(conf, "interval = 2\nslow-io = 0.5\ndetect.stall-threshold = 0.3\nprobe = yes\n"), 0);
+
+	Context ctx = {.src = {.sysfs_fd = -1, .procfs_fd = -1, .udev_fd = -1}, .config_path = strdup(conf)};
+	const char *const flags[][2] = {
+		{"interval", "0.5"}, {"sysfs-root", sys}, {"procfs-root", proc}, {"udev-root", udev},
+		{"state-dir", state}, {"socket", sock}, {"listen", "127.0.0.1:0"}, {"trace-backend", "none"},
+		{"model-list", "builtin"}, {"socket-group", ""}, {"log-level", "error"},
+	};
+	set_flags(&ctx, flags, ELEMENTSOF(flags));
+
+	/* defaults < file < flags */
+	char *err = NULL;
+	int r = context_load_config(&ctx, &ctx.config, &err);
+	CHECK_INT(r, 0);
+	if (r < 0) {
+		fprintf(stderr, "config: %s\n", err ? err : "?");
+		return test_done("daemon-context");
+	}
+	CHECK_NEAR(ctx.config.interval, 0.5, 0);		/* the flag over the file */
+	CHECK_NEAR(ctx.config.slow_io, 0.5, 0);			/* the file over the default */
+	CHECK_NEAR(ctx.config.history_days, 90, 0);		/* the default */
+	CHECK_NEAR(context_slow_threshold(&ctx), 0.3, 0);	/* a stall threshold under slow-io */
+	/* a bad flag is refused, naming it; nothing is half applied */
+	Context bad = {.config_path = strdup(conf)};
+	const char *const bad_flags[][2] = {{"interval", "fast"}};
+	set_flags(&bad, bad_flags, 1);
+	Config c;
+	CHECK(context_load_config(&bad, &c, &err) < 0);
+	CHECK(err && strstr(err, "interval"));
+	free(err);
+	err = NULL;
+	free_flags(&bad);
+	free(bad.config_path);
+
+	/* start-up on the captured tree: its three disks, classified */
+	CHECK_INT(context_init(&ctx), 0);
+	CHECK_INT(registry_size(ctx.disks), 3);
+	const Disk *sda = registry_get(ctx.disks, "sda"), *nvme = registry_get(ctx.disks, "nvme0n1");
+	CHECK(sda && nvme);
+	if (!sda || !nvme) {
+		context_done(&ctx);
+		return test_done("daemon-context");
+	}
+	CHECK_INT(sda->verdict.class, DISK_CLASS_DM_SMR);
+	CHECK_INT(nvme->verdict.class, DISK_CLASS_SSD);
+	CHECK(!sda->view.detecting);		/* no sample yet */
+
+	/* the tick: diskstats, the detector, every disk's view */
+	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+	for (int i = 1; i <= 3; i++)
+		context_tick(&ctx, t0 + (uint64_t)i * 500000);
+	for (size_t i = 0; i < registry_size(ctx.disks); i++) {
+		const Disk *d = registry_at(ctx.disks, i);
+		CHECK_INT(d->view.sample, 3);
+		CHECK(d->view.detecting);
+		CHECK(d->ds.primed);
+	}
+	/* the captured tree's counters do not move: no traffic, no storm */
+	CHECK_NEAR(sda->view.rates.writes, 0, 0);
+	CHECK(!sda->view.storm);
+
+	/* what smrctl gets through the command table, from the same state */
+	json_object *res = NULL;
+	ProtoError perr;
+	char *msg = NULL;
+	struct ucred root = {.uid = 0};
+	CHECK_INT(commands_dispatch(&ctx, "status", NULL, &root, &res, &perr, &msg), 0);
+	json_object *x;
+	CHECK(json_object_object_get_ex(res, "disks_watched", &x) && json_object_get_int(x) == 3);
+	CHECK(json_object_object_get_ex(res, "samples", &x) && json_object_get_int(x) == 3);
+	json_object_put(res);
+
+	/* reload: the new file, the flags again over it */
+	CHECK_INT(write_text(conf, "interval = 5\ndetect.stall-threshold = 0.2\nhistory-days = 7\n"), 0);
+	CHECK_INT(context_reload(&ctx, &err), 0);
+	CHECK(err == NULL);
+	CHECK_NEAR(ctx.config.interval, 0.5, 0);		/* still the flag's */
+	CHECK_NEAR(ctx.config.history_days, 7, 0);
+	CHECK_NEAR(ctx.config.detect.stall_threshold, 0.2, 0);
+	CHECK_NEAR(context_slow_threshold(&ctx), 0.1, 0);	/* slow-io back at its default, under it */
+	CHECK_NEAR(ctx.config.slow_io, 0.1, 0);			/* gone from the file: the default */
+	/* the same through the command, which needs root */
+	res = NULL;
+	struct ucred user = {.uid = 1000};
+	CHECK_INT(commands_dispatch(&ctx, "reload", NULL, &user, &res, &perr, &msg), -EPERM);
+	free(msg);
+	msg = NULL;
+	json_object_put(res);
+	res = NULL;
+	CHECK_INT(commands_dispatch(&ctx, "reload", NULL, &root, &res, &perr, &msg), 0);
+	json_object_put(res);
+	res = NULL;
+	/* a bad file: refused, said why, the old configuration stays */
+	CHECK_INT(write_text(conf, "history-days = 7\ninterval = nonsense\n"), 0);
+	CHECK(context_reload(&ctx, &err) < 0);
+	CHECK(err && strstr(err, "line 2") && strstr(err, "the old configuration stays"));
+	free(err);
+	err = NULL;
+	CHECK_NEAR(ctx.config.history_days, 7, 0);
+	CHECK_NEAR(ctx.config.detect.stall_threshold, 0.2, 0);
+	CHECK(commands_dispatch(&ctx, "reload", NULL, &root, &res, &perr, &msg) < 0);
+	CHECK(msg && strstr(msg, "the old configuration stays"));
+	free(msg);
+	json_object_put(res);
+
+	/* the disks still sample after all that */
+	context_tick(&ctx, t0 + 4 * 500000);
+	CHECK_INT(sda->view.sample, 4);
+
+	context_done(&ctx);
+	free_flags(&ctx);
+	free(ctx.config_path);
+	return test_done("daemon-context");
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The media cache's model and the daemon's tracking of it, on an explicit
+ * clock: learnt from fills to a cliff, refined by refills after full and
+ * partial idles, the fill anchored by storms' ends, sequential writes left
+ * out, a restart unsure until an idle cleans it all, and the forecast of the
+ * next stall while writes arrive.
+ */
+#include <math.h>
+
+#include "diskmodel.h"
+#include "test.h"
+
+#define MiB (1024.0 * 1024)
+
+static const CacheParams P = {.seq_size = 262144, .rate_window = 10, .min_rate = 65536};
+
+/* seconds [from, to) of writes at rate bytes/s in 4 KiB writes (or `size`) */
+static void write_for(CacheTrack *c, double from, double to, double rate, double size, bool storm)
+{
+	for (double t = from + 1; t <= to + 1e-9; t++)
+		cache_interval(c, &P, t, 1, rate, rate / size, storm);
+}
+
+static void idle_for(CacheTrack *c, double from, double to)
+{
+	for (double t = from + 1; t <= to + 1e-9; t++)
+		cache_interval(c, &P, t, 1, 0, 0, false);
+}
+
+static void test_learn_and_forecast(void)
+{
+	CacheTrack c;
+	cache_init(&c);
+	/* a fresh disk: 70 s at 10 MiB/s of 4 KiB writes, the cliff at 70.4 s */
+	write_for(&c, 0, 72, 10 * MiB, 4096, false);
+	CHECK(isnan(cache_forecast(&c, &P, 72)));	/* no cache known: no forecast */
+	CHECK(isnan(cache_fill_ratio(&c)));
+	CHECK(cache_storm_start(&c, 70.4, 73));
+	CHECK(disk_model_known(&c.model));
+	CHECK(c.model.cache_lower_bound);		/* smrd did not see it clean */
+	CHECK_NEAR(c.model.media_cache_bytes, 704 * MiB, 1 * MiB);
+	/* the slow phase: 30 s at 10 KiB/s, then the end: full */
+	write_for(&c, 73, 103, 10240, 4096, true);
+	CHECK(cache_storm_end(&c, 108, 0.4));
+	CHECK_NEAR(c.model.slow_write_bps, 10240, 1);
+	CHECK_NEAR(c.model.rewrite_seconds, 0.4, 1e-9);
+	CHECK(c.sure);
+	CHECK_NEAR(cache_fill_ratio(&c), 1, 1e-9);
+
+	/* idle 200 s: only the slow rate is known, so it looks nearly full... */
+	idle_for(&c, 108, 308);
+	CHECK(cache_fill_ratio(&c) > 0.99);
+	/* ...but the disk cleaned it all: writes at 5 MiB/s reach the cliff only after 140.8 s */
+	write_for(&c, 308, 320, 5 * MiB, 4096, false);
+	double fc = cache_forecast(&c, &P, 320);
+	CHECK(fc < 5);				/* what the guess says */
+	write_for(&c, 320, 450, 5 * MiB, 4096, false);
+	CHECK(cache_storm_start(&c, 448.8, 451));
+	CHECK(!c.model.cache_lower_bound);		/* a refill of it all: from clean */
+	CHECK_INT(c.model.cache_samples, 1);
+	CHECK_NEAR(c.model.media_cache_bytes, 704 * MiB, 2 * MiB);
+	CHECK(c.model.idle_recovery_bps >= 704 * MiB / 200 * 0.99);	/* at least that fast */
+	write_for(&c, 451, 460, 10240, 4096, true);
+	cache_storm_end(&c, 465, 0.4);
+
+	/* a partial idle: 100 s cleans 352 MiB at 3.52 MiB/s; the refill then says so */
+	idle_for(&c, 465, 565);
+	CHECK_NEAR(cache_fill_ratio(&c), 0.5, 0.02);
+	write_for(&c, 565, 575, 5 * MiB, 4096, false);
+	/* 10 s in, 50 MiB written: ~302 MiB to go at 5 MiB/s */
+	CHECK_NEAR(cache_forecast(&c, &P, 575), (352 - 50) / 5.0, 3);
+	write_for(&c, 575, 636, 5 * MiB, 4096, false);
+	CHECK(cache_storm_start(&c, 635.4, 637));
+	CHECK_NEAR(c.model.media_cache_bytes, 704 * MiB, 2 * MiB);	/* a partial refill: the cache stays */
+	CHECK_INT(c.model.recovery_samples, 1);
+	CHECK_NEAR(c.model.idle_recovery_bps / MiB, 0.5 * 3.52 + 0.5 * 3.52, 0.2);
+	printf("  learnt: cache %.1f MiB (true 704), recovery %.2f MiB/s (true 3.52), after it %.0f B/s\n",
+	       c.model.media_cache_bytes / MiB, c.model.idle_recovery_bps / MiB, c.model.slow_write_bps);
+}
+
+static void test_sequential_and_pauses(void)
+{
+	CacheTrack c;
+	cache_init(&c);
+	cache_seed(&c, 100 * MiB);
+	CHECK(disk_model_known(&c.model) && !c.model.cache_lower_bound && c.model.cache_samples == 1);
+	cache_storm_end(&c, 1, 0);			/* anchored full */
+	idle_for(&c, 1, 2);
+	c.fill = 0;					/* as if clean */
+	/* a backup: 1 MiB writes are a stream to the bands, not the cache */
+	write_for(&c, 2, 30, 80 * MiB, 1048576, false);
+	CHECK_NEAR(c.fill, 0, 0);
+	CHECK(isnan(cache_forecast(&c, &P, 30)));
+	/* small writes fill it; the rate from the first seconds on, not a slow ramp */
+	write_for(&c, 30, 33, 2 * MiB, 4096, false);
+	CHECK_NEAR(cache_rate(&c, &P, 33), 2 * MiB, 1);
+	CHECK_NEAR(cache_forecast(&c, &P, 33), 47, 0.5);
+	/* a pause: no forecast while nothing fills */
+	idle_for(&c, 33, 40);
+	CHECK(isnan(cache_forecast(&c, &P, 40)));
+	CHECK_NEAR(cache_rate(&c, &P, 40), 0, 0);
+}
+
+static void test_restart(void)
+{
+	CacheTrack c;
+	cache_init(&c);
+	DiskModel m;
+	disk_model_init(&m);
+	m.media_cache_bytes = 64 * MiB;
+	m.cache_samples = 3;
+	m.idle_recovery_bps = 2 * MiB;
+	cache_restore(&c, &m);
+	CHECK(!c.sure);
+	write_for(&c, 0, 5, 1 * MiB, 4096, false);
+	CHECK(isnan(cache_forecast(&c, &P, 5)));	/* the fill is a guess: no forecast */
+	/* an idle long enough to clean 1.5 caches at the learnt rate: clean, sure */
+	idle_for(&c, 5, 5 + 47);
+	CHECK(!c.sure);
+	idle_for(&c, 52, 54);
+	CHECK(c.sure);
+	CHECK_NEAR(cache_fill_ratio(&c), 0, 0);
+	write_for(&c, 54, 58, 1 * MiB, 4096, false);
+	CHECK_NEAR(cache_forecast(&c, &P, 58), 60, 0.5);
+}
+
+/* A disk written slower than it cleans never storms: its first write that
+ * waits with the cache nearly full is the cliff all the same; one early in
+ * the fill is a hiccup. */
+static void test_soft_cliff(void)
+{
+	CacheTrack c;
+	cache_init(&c);
+	cache_seed(&c, 64 * MiB);
+	cache_storm_end(&c, 0, 0.3);
+	c.model.idle_recovery_bps = 4 * MiB;
+	idle_for(&c, 0, 30);				/* 120 MiB of cleaning: clean */
+	CHECK_NEAR(cache_fill_ratio(&c), 0, 0);
+	write_for(&c, 30, 40, 1 * MiB, 4096, false);
+	CHECK(!cache_wait(&c, 39.5, 40));		/* 10 MiB in: a hiccup */
+	CHECK_NEAR(cache_fill_ratio(&c), 10.0 / 64, 1e-9);
+	write_for(&c, 40, 100, 1 * MiB, 4096, false);
+	/* the first wait 2.5 s into the interval ending at 100: 69.5 MiB absorbed */
+	CHECK(cache_wait(&c, 99.5, 100));
+	CHECK_NEAR(c.model.media_cache_bytes, (64 + 69.5) / 2 * MiB, 0.01 * MiB);
+	CHECK_INT(c.model.cache_samples, 2);
+	CHECK_NEAR(cache_fill_ratio(&c), 1, 0);		/* full from there */
+	CHECK(!cache_wait(&c, 100.2, 101));		/* no new fill: nothing learnt */
+}
+
+static void test_figures(void)
+{
+	DiskModel m;
+	disk_model_init(&m);
+	CHECK(isnan(disk_model_write_seconds(&m, 1e12, 1e8)));
+	m.media_cache_bytes = 24e9;
+	CHECK(isnan(disk_model_write_seconds(&m, 1e12, 1e8)));	/* the slow rate unknown */
+	m.slow_write_bps = 1e6;
+	/* a resilver of 1 TB: 240 s fast, then 976e6 s... */
+	CHECK_NEAR(disk_model_write_seconds(&m, 1e12, 1e8), 240 + 976e3, 1e-6);
+	CHECK_NEAR(disk_model_write_seconds(&m, 1e9, 1e8), 10, 1e-9);
+	/* lower bounds raise, clean fills average */
+	disk_model_init(&m);
+	disk_model_add_cache(&m, 10 * MiB, false);
+	disk_model_add_cache(&m, 8 * MiB, false);
+	CHECK_NEAR(m.media_cache_bytes, 10 * MiB, 0);
+	disk_model_add_cache(&m, 12 * MiB, true);
+	CHECK(!m.cache_lower_bound && m.cache_samples == 1);
+	CHECK_NEAR(m.media_cache_bytes, 12 * MiB, 0);
+	disk_model_add_cache(&m, 14 * MiB, true);
+	CHECK_NEAR(m.media_cache_bytes, 13 * MiB, 1);
+	CHECK_NEAR(m.cache_spread, 1.0 / 13, 1e-3);
+	disk_model_add_cache(&m, 100 * MiB, false);	/* a lower bound under clean fills changes nothing */
+	CHECK_NEAR(m.media_cache_bytes, 13 * MiB, 1);
+}
+
+int main(void)
+{
+	test_learn_and_forecast();
+	test_sequential_and_pauses();
+	test_restart();
+	test_soft_cliff();
+	test_figures();
+	return test_done("diskmodel");
+}

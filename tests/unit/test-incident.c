@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One notification per incident: storms and their follow-ups, once-kinds,
+ * aggregated stalls, severity, acknowledgements, and a restart. */
+#include <syslog.h>
+
+#include "incident.h"
+#include "test.h"
+
+#define S(x) ((uint64_t)(x) * 1000000)
+
+static IncidentParams P = {.min_priority = LOG_WARNING, .interval_usec = S(3600)};
+
+static bool judge(IncidentBook *b, DetectEventKind k, const char *cls, uint64_t t, IncidentNote *n, const char **why)
+{
+	IncidentEvent e = {.kind = k, .device = "sdb", .identity = "wwn-0x5000c500a1b2c3d4", .disk_class = cls,
+			   .time_usec = t, .message = "m"};
+	return incident_judge(b, &P, &e, n, why);
+}
+
+static unsigned summaries;
+static IncidentNote last_summary;
+static void on_summary(const IncidentNote *n, void *userdata)
+{
+	(void)userdata;
+	summaries++;
+	last_summary = *n;
+}
+
+static void test_storms_and_once(void)
+{
+	IncidentBook *b;
+	IncidentNote n, start;
+	const char *why;
+	CHECK_INT(incident_book_new(&b), 0);
+	CHECK(judge(b, EVENT_STORM_START, "unknown", S(100), &start, &why));
+	CHECK(!start.follow_up);
+	CHECK(strncmp(start.incident, "storm-", 6) == 0);
+	/* the end: a follow-up of the same incident, though it is only a notice */
+	CHECK(judge(b, EVENT_STORM_END, "dm-smr", S(160), &n, &why));
+	CHECK(n.follow_up);
+	CHECK_STR(n.incident, start.incident);
+	/* an end without a start sent says nothing */
+	CHECK(!judge(b, EVENT_STORM_END, "dm-smr", S(170), &n, &why));
+	CHECK_STR(why, "its start was not sent");
+	/* the next storm is a new incident */
+	CHECK(judge(b, EVENT_STORM_START, "dm-smr", S(900), &n, &why));
+	CHECK(strcmp(n.incident, start.incident) != 0);
+	/* behaviour once, ever; a notice (bands) is below the default */
+	CHECK(judge(b, EVENT_BEHAVIOUR, "dm-smr", S(101), &n, &why));
+	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(9000), &n, &why));
+	CHECK_STR(why, "already sent");
+	CHECK(!judge(b, EVENT_BANDS, "dm-smr", S(102), &n, &why));
+	CHECK_STR(why, "below notify-min-severity");
+	CHECK(!judge(b, EVENT_MEDIA_CACHE, "dm-smr", S(103), &n, &why));
+	CHECK_STR(why, "not a notification kind");
+	incident_book_free(b);
+}
+
+static void test_stalls_aggregated(void)
+{
+	IncidentBook *b;
+	IncidentNote n;
+	const char *why;
+	CHECK_INT(incident_book_new(&b), 0);
+	CHECK(judge(b, EVENT_STALL, "cmr", S(10), &n, &why));
+	CHECK_INT(n.count, 1);
+	for (int i = 0; i < 41; i++) {
+		CHECK(!judge(b, EVENT_STALL, "cmr", S(20 + i), &n, &why));
+		CHECK_STR(why, "aggregated");
+	}
+	summaries = 0;
+	CHECK_INT(incident_due(b, &P, S(3000), on_summary, NULL), 0);	/* the hour is not over */
+	CHECK_INT(incident_due(b, &P, S(3610), on_summary, NULL), 1);
+	CHECK_INT(last_summary.count, 41);
+	CHECK_INT(last_summary.first_usec, S(20));
+	CHECK(strstr(last_summary.message, "41 more") != NULL);
+	CHECK_INT(incident_due(b, &P, S(9000), on_summary, NULL), 0);	/* nothing left */
+	/* the next one an hour after the summary goes at once */
+	CHECK(!judge(b, EVENT_STALL, "cmr", S(3620), &n, &why));
+	CHECK(judge(b, EVENT_STALL, "cmr", S(3610 + 3600), &n, &why));
+	/* a timeout risk is its own kind, and crit */
+	CHECK(judge(b, EVENT_TIMEOUT_RISK, "cmr", S(3620), &n, &why));
+	incident_book_free(b);
+}
+
+static void test_acks_and_restart(void)
+{
+	IncidentBook *b;
+	IncidentNote n;
+	const char *why;
+	CHECK_INT(incident_book_new(&b), 0);
+	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "cmr"), 0);
+	CHECK(!judge(b, EVENT_STALL, "cmr", S(10), &n, &why));
+	CHECK_STR(why, "acknowledged");
+	CHECK(judge(b, EVENT_STORM_START, "cmr", S(11), &n, &why));	/* another kind */
+	/* the class changed: news again, and the ack is gone */
+	CHECK(judge(b, EVENT_STALL, "dm-smr", S(12), &n, &why));
+	CHECK(!incident_acked(b, "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "cmr"));
+	/* all kinds */
+	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", -1, "dm-smr"), 0);
+	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(13), &n, &why));
+	CHECK_STR(why, "acknowledged");
+	/* an acknowledged storm's end is silent too */
+	CHECK(!judge(b, EVENT_STORM_START, "dm-smr", S(14), &n, &why));
+	CHECK(!judge(b, EVENT_STORM_END, "dm-smr", S(15), &n, &why));
+	CHECK_INT(incident_ack(b, "sdb", "x", _EVENT_KIND_MAX, "dm-smr"), -EINVAL);
+	incident_book_free(b);
+
+	/* a restart: what the history says was sent is not sent again, an
+	 * open storm's end is still its follow-up, acks hold */
+	CHECK_INT(incident_book_new(&b), 0);
+	incident_restore_sent(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_BEHAVIOUR, "behaviour-1", false, S(5));
+	incident_restore_sent(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STORM_START, "storm-00ff", false, S(6));
+	incident_restore_sent(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "stall-1", false, S(7));
+	incident_restore_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_TIMEOUT_RISK, "dm-smr");
+	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(100), &n, &why));
+	CHECK(!judge(b, EVENT_STALL, "dm-smr", S(100), &n, &why));
+	CHECK_STR(why, "aggregated");
+	CHECK(!judge(b, EVENT_TIMEOUT_RISK, "dm-smr", S(100), &n, &why));
+	CHECK(judge(b, EVENT_STORM_END, "dm-smr", S(100), &n, &why));
+	CHECK_STR(n.incident, "storm-00ff");
+	/* the same disk under another name is the same disk */
+	IncidentEvent e = {.kind = EVENT_BEHAVIOUR, .device = "sdc", .identity = "wwn-0x5000c500a1b2c3d4",
+			   .disk_class = "dm-smr", .time_usec = S(200), .message = "m"};
+	CHECK(!incident_judge(b, &P, &e, &n, &why));
+	incident_book_free(b);
+}
+
+static void test_ids(void)
+{
+	char a[INCIDENT_ID_MAX], b[INCIDENT_ID_MAX];
+	/* never a byte of the (untrusted) identity */
+	incident_make_id(a, "x\nBcc: evil@example.com $(reboot)", "storm", 1);
+	CHECK(strchr(a, '\n') == NULL && strchr(a, '$') == NULL && strchr(a, ' ') == NULL);
+	CHECK(strncmp(a, "storm-", 6) == 0 && strlen(a) == 6 + 16);
+	incident_make_id(b, "x\nBcc: evil@example.com $(reboot)", "storm", 2);
+	CHECK(strcmp(a, b) != 0);
+}
+
+int main(void)
+{
+	test_storms_and_once();
+	test_stalls_aggregated();
+	test_acks_and_restart();
+	test_ids();
+	return test_done("test-incident");
+}
