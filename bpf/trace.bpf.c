@@ -18,16 +18,52 @@ char LICENSE[] SEC("license") = "GPL";
 __u64 slow_ns = 100000000;
 __u64 wakeup_bytes = 64 * 1024;
 
-/* dev_t of each watched disk -> its slot in `hists` (slot * TRACE_OPS + op). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} watched SEC(".maps");
+/*
+ * The watched disks: dev_t -> slot, an open-addressed table in .bss that
+ * user space writes through the skeleton's mmap (common/trace-abi.h). Every
+ * I/O on the host asks it first, so it is plain loads: a BPF hash map's
+ * lookup is a call and a jhash, most of what an unwatched disk's I/O cost.
+ */
+__u64 watch_tab[WATCH_TAB];
+
+/*
+ * Disks whose requests the kernel stamps itself: where a queue keeps I/O
+ * statistics (writeback throttling, on by default for most disks, or
+ * io.latency), blk_mq_start_request() sets io_start_time_ns and RQF_STATS
+ * right after block_rq_issue, from the same CLOCK_MONOTONIC. Its clock read
+ * is then the only one at issue: smrd's own bpf_ktime_get_ns() call was
+ * half of what the tracer cost per I/O. Learned from each disk's first
+ * completion (0: stamp at issue; else the time smrd started trusting the
+ * kernel's), undone by a completion without the stamp.
+ */
+__u64 kernel_stamps[TRACE_MAX_DISKS];
+/* For this long after the switch, requests stamped by smrd before it may
+ * still complete: their in-flight slots are freed. */
+#define STAMP_SWITCH_NS (60 * 1000000000ULL)
+
+static __always_inline __u32 rqf_stats(void)
+{
+	/* Before 6.9 the request flags were macros: no name to relocate. */
+	if (!bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS))
+		return 0;
+	return 1U << bpf_core_enum_value(enum rqf_flags, __RQF_STATS);
+}
+
+static __always_inline int watched_slot(__u32 dev)
+{
+	__u32 home = watch_home(dev);
+	for (int k = 0; k < WATCH_PROBES; k++) {
+		__u64 e = watch_tab[(home + k) & (WATCH_TAB - 1)];
+		if (!e)
+			return -1;
+		if ((__u32)(e >> 32) == dev && (__u32)e)
+			return (int)((__u32)e - 1);
+	}
+	return -1;
+}
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1024 * TRACE_OPS);	/* resized by user space before load */
 	__type(key, __u32);
 	__type(value, struct trace_hist);
@@ -41,9 +77,7 @@ struct {
  */
 struct inflight {
 	__u64 rq;		/* rq_key(); 0 when free */
-	__u64 issue_ns;
-	__u64 sector;
-	__u32 slot, dev, bytes, op;
+	__u64 issue_ns;		/* the rest, complete reads from the request */
 };
 
 struct {
@@ -90,8 +124,6 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static const volatile __u64 le_ns[HIST_LE] = HIST_LE_NS_INIT;
-
 static __always_inline void stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
@@ -118,13 +150,23 @@ static __always_inline int op_of(struct request *rq)
 /* tp_btf arguments are BTF pointers: fields are read with direct, CO-RE
  * relocated loads. BPF_CORE_READ would make each one a bpf_probe_read_kernel
  * call, ~17 of them per I/O: that was most of the tracer's cost. */
-static __always_inline __u32 dev_of(struct request *rq)
+static __always_inline __u32 disk_dev(struct request *rq)
 {
 	struct gendisk *disk = rq->q->disk;
 	if (!disk)
 		return 0;
 	__u32 major = disk->major, minor = disk->first_minor;
 	return major << 20 | minor;
+}
+
+/* The watched slot of a request's disk (-1: not watched), and its dev_t.
+ * Every I/O on the host comes here first. rq->part's dev_t (a hot line)
+ * measured no cheaper within this VM's noise, and would need a partition's
+ * I/O led back to its disk: the gendisk's is the disk's. */
+static __always_inline int rq_slot(struct request *rq, __u32 *devp)
+{
+	*devp = disk_dev(rq);
+	return watched_slot(*devp);
 }
 
 /* Frees a slot this CPU owns, stamped with the time: another CPU that sees
@@ -151,13 +193,14 @@ static __always_inline struct inflight *rq_find(__u64 key)
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(rq_issue, struct request *rq)
 {
-	__u32 dev = dev_of(rq);
-	__u32 *slot = bpf_map_lookup_elem(&watched, &dev);
-	if (!slot)
+	__u32 dev;
+	int slot = rq_slot(rq, &dev);
+	if (slot < 0 || op_of(rq) < 0)
 		return 0;
-	int op = op_of(rq);
-	if (op < 0)
+	if (kernel_stamps[slot & (TRACE_MAX_DISKS - 1)]) {
+		stat_inc(TRACE_STAT_ISSUED);
 		return 0;
+	}
 	__u64 key = rq_key(rq, dev), now = bpf_ktime_get_ns();
 	__u32 home = inflight_home(key);
 	for (int k = 0; k < INFLIGHT_PROBES; k++) {
@@ -181,11 +224,6 @@ int BPF_PROG(rq_issue, struct request *rq)
 			stat_inc(TRACE_STAT_EXPIRED);
 		}
 		f->issue_ns = now;
-		f->sector = rq->__sector;
-		f->slot = *slot;
-		f->dev = dev;
-		f->op = (__u32)op;
-		f->bytes = rq->__data_len;
 		stat_inc(TRACE_STAT_ISSUED);
 		return 0;
 	}
@@ -196,20 +234,44 @@ int BPF_PROG(rq_issue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 {
-	__u32 dev = dev_of(rq);
-	__u64 key = rq_key(rq, dev);
-	struct inflight *f = rq_find(key);
-	if (!f) {
-		/* Only count misses on watched disks. */
-		if (bpf_map_lookup_elem(&watched, &dev))
-			stat_inc(TRACE_STAT_UNMATCHED);
+	__u32 dev;
+	int slot = rq_slot(rq, &dev);
+	if (slot < 0)
 		return 0;
+	/* The issue let only these ops in, and a request keeps its op. */
+	int op = op_of(rq);
+	if (op < 0)
+		return 0;
+	__u64 now = bpf_ktime_get_ns(), lat;
+	__u64 *since = &kernel_stamps[slot & (TRACE_MAX_DISKS - 1)];
+	__u32 stats = rqf_stats();
+	if (stats && (rq->rq_flags & stats) && bpf_core_field_exists(rq->io_start_time_ns)) {
+		__u64 t = rq->io_start_time_ns;
+		if (!*since)
+			*since = now;
+		if (now - *since < STAMP_SWITCH_NS) {
+			__u64 key = rq_key(rq, dev);
+			struct inflight *f = rq_find(key);
+			if (f)
+				rq_done(f, key, now);
+		}
+		/* Two readers of one clock: the kernel's may be a hair ahead. */
+		lat = now > t ? now - t : 0;
+	} else {
+		__u64 key = rq_key(rq, dev);
+		struct inflight *f = rq_find(key);
+		if (*since)
+			*since = 0;	/* the queue stopped stamping: stamp at issue again */
+		if (!f) {
+			stat_inc(TRACE_STAT_UNMATCHED);
+			return 0;
+		}
+		lat = now - f->issue_ns;
+		rq_done(f, key, now);
 	}
-	__u64 now = bpf_ktime_get_ns(), lat = now - f->issue_ns;
-	struct inflight done = *f;
-	rq_done(f, key, now);
 
-	__u32 idx = done.slot * TRACE_OPS + done.op;
+	/* Per CPU: plain adds, no cache line shared between CPUs. */
+	__u32 idx = (__u32)slot * TRACE_OPS + (__u32)op;
 	struct trace_hist *h = bpf_map_lookup_elem(&hists, &idx);
 	if (h) {
 		unsigned int b = hist_bucket(lat / 1000);
@@ -217,16 +279,13 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 		 * verifier needs to see: hide b from it. */
 		asm volatile("" : "+r"(b));
 		if (b < HIST_BUCKETS)
-			__sync_fetch_and_add(&h->bucket[b], 1);
-		unsigned int i = 0;
-		for (; i < HIST_LE; i++)
-			if (lat <= le_ns[i])
-				break;
+			h->bucket[b]++;
+		unsigned int i = hist_le_index(lat);
 		asm volatile("" : "+r"(i));
 		if (i <= HIST_LE)
-			__sync_fetch_and_add(&h->le[i], 1);
-		__sync_fetch_and_add(&h->count, 1);
-		__sync_fetch_and_add(&h->sum_ns, lat);
+			h->le[i]++;
+		h->count++;
+		h->sum_ns += lat;
 	}
 	stat_inc(TRACE_STAT_COMPLETED);
 
@@ -239,10 +298,12 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 	}
 	r->done_ns = now;
 	r->lat_ns = lat;
-	r->sector = done.sector;
-	r->dev = done.dev;
-	r->bytes = done.bytes;
-	r->op = done.op;
+	/* block_rq_complete fires before the request advances: still the
+	 * request's own start and size. */
+	r->sector = rq->__sector;
+	r->dev = dev;
+	r->bytes = rq->__data_len;
+	r->op = (__u32)op;
 	r->error = (__u32)error;
 	/* Wake the reader only when a batch is waiting; otherwise it drains
 	 * the buffer on its own timer. */
@@ -258,11 +319,14 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(rq_requeue, struct request *rq)
 {
-	__u64 key = rq_key(rq, dev_of(rq));
-	struct inflight *f = rq_find(key);
-	if (!f)
+	__u32 dev;
+	if (rq_slot(rq, &dev) < 0)
 		return 0;
-	rq_done(f, key, bpf_ktime_get_ns());
+	/* The kernel stamps a requeued request again when it reissues it. */
 	stat_inc(TRACE_STAT_REQUEUED);
+	__u64 key = rq_key(rq, dev);
+	struct inflight *f = rq_find(key);
+	if (f)
+		rq_done(f, key, bpf_ktime_get_ns());
 	return 0;
 }

@@ -33,6 +33,52 @@ enum trace_op { TRACE_READ, TRACE_WRITE, TRACE_DISCARD, TRACE_FLUSH, TRACE_OPS }
 	1000000000ULL, 2500000000ULL, 5000000000ULL, 10000000000ULL, 20000000000ULL, \
 	30000000000ULL, 60000000000ULL, 120000000000ULL }
 
+/* Which fixed bound a latency falls under (HIST_LE for +Inf). Compares
+ * from the fastest up: the common I/O is decided by the first one, with no
+ * array for the verifier to bound. Kept equal to HIST_LE_NS_INIT by
+ * tests/unit/test-hist.c. */
+static inline unsigned int hist_le_index(__u64 ns)
+{
+	if (ns <= 100000ULL) return 0;
+	if (ns <= 250000ULL) return 1;
+	if (ns <= 500000ULL) return 2;
+	if (ns <= 1000000ULL) return 3;
+	if (ns <= 2500000ULL) return 4;
+	if (ns <= 5000000ULL) return 5;
+	if (ns <= 10000000ULL) return 6;
+	if (ns <= 25000000ULL) return 7;
+	if (ns <= 50000000ULL) return 8;
+	if (ns <= 100000000ULL) return 9;
+	if (ns <= 250000000ULL) return 10;
+	if (ns <= 500000000ULL) return 11;
+	if (ns <= 1000000000ULL) return 12;
+	if (ns <= 2500000000ULL) return 13;
+	if (ns <= 5000000000ULL) return 14;
+	if (ns <= 10000000000ULL) return 15;
+	if (ns <= 20000000000ULL) return 16;
+	if (ns <= 30000000000ULL) return 17;
+	if (ns <= 60000000000ULL) return 18;
+	if (ns <= 120000000000ULL) return 19;
+	return HIST_LE;
+}
+
+/*
+ * Watched disks, as the kernel side looks them up on every I/O: an
+ * open-addressed table of (dev_t << 32 | slot + 1), 0 for a free entry and
+ * WATCH_TOMB for a deleted one (its low half 0: it never matches, and a
+ * lookup goes on past it). At most 1024 disks in 4096 entries, so an entry
+ * is found within WATCH_PROBES of its home or placed elsewhere by nobody.
+ */
+#define WATCH_BITS 12
+#define WATCH_TAB (1 << WATCH_BITS)
+#define WATCH_PROBES 8
+#define WATCH_TOMB (0xffffffffULL << 32)
+
+static inline __u32 watch_home(__u32 dev)
+{
+	return (__u32)(dev * 2654435761U) >> (32 - WATCH_BITS);
+}
+
 struct trace_hist {
 	__u64 bucket[HIST_BUCKETS];
 	__u64 le[HIST_LE + 1];		/* per bound, not cumulative; the last is +Inf */
@@ -88,3 +134,4 @@ enum trace_stat {
 };
 
 #define TRACE_MAX_INFLIGHT 16384
+#define TRACE_MAX_DISKS 1024		/* slots of the histogram array */

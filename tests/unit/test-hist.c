@@ -37,6 +37,20 @@ static void test_bucketing(void)
 	CHECK_INT(trace_log2(1000), 9);
 }
 
+/* The BPF side's compare chain must put every latency under the bound the
+ * Prometheus histogram says: at, just above and just below each. */
+static void test_le_index(void)
+{
+	static const uint64_t le[HIST_LE] = HIST_LE_NS_INIT;
+	for (unsigned i = 0; i < HIST_LE; i++) {
+		CHECK_INT(hist_le_index(le[i]), i);
+		CHECK_INT(hist_le_index(le[i] - 1), i);
+		CHECK_INT(hist_le_index(le[i] + 1), i + 1);
+	}
+	CHECK_INT(hist_le_index(0), 0);
+	CHECK_INT(hist_le_index(UINT64_MAX), HIST_LE);
+}
+
 static void test_le_and_quantiles(void)
 {
 	Hist h = {0};
@@ -160,6 +174,7 @@ static void test_windows(void)
 int main(void)
 {
 	test_bucketing();
+	test_le_index();
 	test_le_and_quantiles();
 	test_merge_delta();
 	test_windows();
