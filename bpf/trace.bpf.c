@@ -62,8 +62,11 @@ static __always_inline int watched_slot(__u32 dev)
 	return -1;
 }
 
+/* Shared and mmapped, not per CPU: 4.4 MiB for 1024 disks whatever the
+ * CPU count (per CPU it was that much per CPU), and the atomic adds
+ * measured under this VM's noise (docs/tracing.md). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1024 * TRACE_OPS);	/* resized by user space before load */
 	__type(key, __u32);
 	__type(value, struct trace_hist);
@@ -270,7 +273,6 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 		rq_done(f, key, now);
 	}
 
-	/* Per CPU: plain adds, no cache line shared between CPUs. */
 	__u32 idx = (__u32)slot * TRACE_OPS + (__u32)op;
 	struct trace_hist *h = bpf_map_lookup_elem(&hists, &idx);
 	if (h) {
@@ -279,13 +281,13 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 		 * verifier needs to see: hide b from it. */
 		asm volatile("" : "+r"(b));
 		if (b < HIST_BUCKETS)
-			h->bucket[b]++;
+			__sync_fetch_and_add(&h->bucket[b], 1);
 		unsigned int i = hist_le_index(lat);
 		asm volatile("" : "+r"(i));
 		if (i <= HIST_LE)
-			h->le[i]++;
-		h->count++;
-		h->sum_ns += lat;
+			__sync_fetch_and_add(&h->le[i], 1);
+		__sync_fetch_and_add(&h->count, 1);
+		__sync_fetch_and_add(&h->sum_ns, lat);
 	}
 	stat_inc(TRACE_STAT_COMPLETED);
 

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The primary backend: bpf/trace.bpf.c on the tp_btf block tracepoints.
- * Histograms live in a per-CPU BPF array (no atomics on the I/O path; one
- * batched read per watched disk and poll), slow I/Os arrive through a ring
- * buffer with batched wake-ups, and the watched disks are a table in the
- * program's .bss that this side writes through the skeleton's mmap.
+ * Histograms live in an mmapped BPF array (no syscall to read them), slow
+ * I/Os arrive through a ring buffer with batched wake-ups, and the watched
+ * disks are a table in the program's .bss that this side writes through the
+ * skeleton's mmap.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "log.h"
 #include "trace.h"
@@ -21,7 +22,8 @@
 struct TraceBackend {
 	struct trace *skel;
 	struct ring_buffer *rb;
-	struct trace_hist *percpu;	/* one slot's TRACE_OPS histograms, for each CPU */
+	struct trace_hist *hists;	/* mmapped, BPF_MAX_DISKS * TRACE_OPS */
+	size_t hists_len;
 	uint32_t slot_dev[BPF_MAX_DISKS];
 	bool slot_used[BPF_MAX_DISKS];
 	Hist *last;			/* what each slot's histograms held at the last poll */
@@ -43,8 +45,9 @@ static void bpf_close(TraceBackend *b)
 	if (!b)
 		return;
 	ring_buffer__free(b->rb);
+	if (b->hists)
+		munmap(b->hists, b->hists_len);
 	trace__destroy(b->skel);
-	free(b->percpu);
 	free(b->last);
 	free(b);
 }
@@ -79,6 +82,7 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 		return why_errno(why, -errno, "cannot open the BPF object");
 	}
 	bpf_map__set_max_entries(b->skel->maps.hists, BPF_MAX_DISKS * TRACE_OPS);
+	bpf_map__set_map_flags(b->skel->maps.hists, bpf_map__map_flags(b->skel->maps.hists) | BPF_F_MMAPABLE);
 	b->skel->data->slow_ns = slow_ns;
 	int r = trace__load(b->skel);
 	if (r < 0) {
@@ -87,10 +91,17 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 		return why_errno(why, r, r == -EPERM ? "loading the BPF program was refused (needs CAP_BPF and CAP_PERFMON)"
 						    : "the kernel refused the BPF program");
 	}
-	b->percpu = calloc((size_t)b->ncpus * TRACE_OPS, sizeof *b->percpu);
+	b->hists_len = (size_t)BPF_MAX_DISKS * TRACE_OPS * sizeof(struct trace_hist);
+	b->hists = mmap(NULL, b->hists_len, PROT_READ, MAP_SHARED, bpf_map__fd(b->skel->maps.hists), 0);
+	if (b->hists == MAP_FAILED) {
+		b->hists = NULL;
+		r = -errno;
+		bpf_close(b);
+		return why_errno(why, r, "cannot map the histogram array");
+	}
 	b->last = calloc((size_t)BPF_MAX_DISKS * TRACE_OPS, sizeof *b->last);
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.slow), on_slow, b, NULL);
-	if (!b->last || !b->rb || !b->percpu) {
+	if (!b->last || !b->rb) {
 		bpf_close(b);
 		return why_errno(why, -ENOMEM, "cannot set up the ring buffer");
 	}
@@ -101,34 +112,6 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 		return why_errno(why, r, "cannot attach to tp_btf/block_rq_issue, block_rq_complete and block_rq_requeue");
 	}
 	*ret = b;
-	return 0;
-}
-
-/* Reads what a slot's histograms hold now, summed over the CPUs. */
-static int slot_read(TraceBackend *b, uint32_t s, Hist *sum)
-{
-	uint32_t in = s * TRACE_OPS - 1, out = 0, n = TRACE_OPS;
-	uint32_t keys[TRACE_OPS];
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-
-	/* A batch starts after the key in_batch names; slot 0 from the start. */
-	void *inp = s ? &in : NULL;
-	if (bpf_map_lookup_batch(bpf_map__fd(b->skel->maps.hists), inp, &out, keys, b->percpu, &n, &opts) < 0 &&
-	    errno != ENOENT)
-		return -errno;
-	if (n != TRACE_OPS)
-		return -EIO;
-	memset(sum, 0, TRACE_OPS * sizeof *sum);
-	for (int op = 0; op < TRACE_OPS; op++)
-		for (int c = 0; c < b->ncpus; c++) {
-			const Hist *h = &b->percpu[op * b->ncpus + c];
-			for (int k = 0; k < HIST_BUCKETS; k++)
-				sum[op].bucket[k] += h->bucket[k];
-			for (int k = 0; k <= HIST_LE; k++)
-				sum[op].le[k] += h->le[k];
-			sum[op].count += h->count;
-			sum[op].sum_ns += h->sum_ns;
-		}
 	return 0;
 }
 
@@ -172,9 +155,8 @@ static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
 				return -E2BIG;
 			/* A reused slot may still collect completions of the disk that
 			 * had it: start from what it holds now, never from zero. */
-			int r = slot_read(b, s, &b->last[s * TRACE_OPS]);
-			if (r < 0)
-				return r;
+			for (int op = 0; op < TRACE_OPS; op++)
+				b->last[s * TRACE_OPS + op] = b->hists[s * TRACE_OPS + op];
 			/* One aligned store: the kernel side sees the whole entry or none. */
 			__atomic_store_n(&tab[i], (uint64_t)dev << 32 | (s + 1), __ATOMIC_RELEASE);
 			b->slot_used[s] = true;
@@ -195,20 +177,15 @@ static int bpf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *u
 	if (!hist)
 		return r < 0 ? r : 0;
 	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++) {
-		Hist now[TRACE_OPS];
 		if (!b->slot_used[s])
 			continue;
-		int q = slot_read(b, s, now);
-		if (q < 0) {
-			r = r < 0 ? r : q;
-			continue;
-		}
 		for (int op = 0; op < TRACE_OPS; op++) {
-			Hist delta, *last = &b->last[s * TRACE_OPS + op];
-			if (now[op].count == last->count)
+			Hist now = b->hists[s * TRACE_OPS + op], delta;
+			Hist *last = &b->last[s * TRACE_OPS + op];
+			if (now.count == last->count)
 				continue;
-			hist_delta(&delta, &now[op], last);
-			*last = now[op];
+			hist_delta(&delta, &now, last);
+			*last = now;
 			hist(b->slot_dev[s], op, &delta, userdata);
 		}
 	}
