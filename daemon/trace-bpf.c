@@ -157,6 +157,10 @@ static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
 			 * had it: start from what it holds now, never from zero. */
 			for (int op = 0; op < TRACE_OPS; op++)
 				b->last[s * TRACE_OPS + op] = b->hists[s * TRACE_OPS + op];
+			/* Whether the kernel stamps requests was learned for the disk that
+			 * had the slot: this one learns it afresh, or its first I/Os
+			 * would go untimed. */
+			__atomic_store_n(&b->skel->bss->kernel_stamps[s], 0, __ATOMIC_RELAXED);
 			/* One aligned store: the kernel side sees the whole entry or none. */
 			__atomic_store_n(&tab[i], (uint64_t)dev << 32 | (s + 1), __ATOMIC_RELEASE);
 			b->slot_used[s] = true;
