@@ -128,14 +128,14 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 	for (;;) {
 		double warm = to_threshold(r, e, limit, half);
 		if (warm < 0 || *r->interrupt)
-			return qualify_model_skip(q, *r->interrupt ? "idle recovery: *r->interrupt"
+			return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted"
 							     : "idle recovery: the disk still made writes wait after every rest "
 							       "that fitted in --recovery-rest (or a refill failed)");
 		/* a rest that passes the hysteresis from a lower fill may not
 		 * from the threshold: half as long again */
 		shorter = fmax(shorter, 1.5 * warm);
 		if (shorter > half || refill(r, e, shorter, limit, &s) < 0)
-			return qualify_model_skip(q, *r->interrupt ? "idle recovery: *r->interrupt"
+			return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted"
 							     : "idle recovery: no rest that fitted in --recovery-rest gave anything back");
 		if (!took_nothing(r, s))
 			break;
@@ -148,7 +148,7 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 	double spent = now_seconds(CLOCK_MONOTONIC) - t0;
 	double longer = qualify_longer_rest(q, &r->refill[s], fmin(r->o->recovery_rest, left - spent - 1.5 * fill_s));
 	if (refill(r, e, longer, limit, &l) < 0)
-		return qualify_model_skip(q, *r->interrupt ? "idle recovery: *r->interrupt" : "idle recovery: a refill failed");
+		return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted" : "idle recovery: a refill failed");
 	qualify_model_recovery(q, &r->refill[s], &r->refill[l], r->o->iodepth, r->o->bs);
 	json_object *a = json_object_new_array();
 	for (unsigned i = 0; i < r->n_fp; i++) {

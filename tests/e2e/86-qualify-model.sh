@@ -12,7 +12,13 @@
 # fixed-latency disk or an SSD with an SLC cache.
 . "$(dirname "$0")/lib.sh"
 use_emu
-EMU_SIZE=1G	# few bands: each rewrite frees enough that idle recovery shows within a minute
+# Few bands: each rewrite frees enough that idle recovery shows within a
+# minute. A serial disk cleans down to low water before it takes writes
+# fast again: that takes (high - low water) x its size / its cleaning rate
+# of idle (each band rewrite frees cache x band / size), whatever its
+# cache; 5 s at 10 MiB/s here, 16 s at the slowest draw.
+EMU_SIZE=512M
+EMU_MIB=512
 
 DRAWS=${QMODEL_DRAWS:-3}
 SEED=${QMODEL_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
@@ -20,7 +26,7 @@ say "disk model draws: $DRAWS, seed $SEED (replay: QMODEL_SEED=$SEED)"
 Q=("$SMRCTL" qualify)
 
 draw() {
-	python3 - "$SEED" "$1" <<'PY'
+	python3 - "$SEED" "$1" "$EMU_MIB" <<'PY'
 import random, sys
 rng = random.Random(int(sys.argv[1]) * 1000 + int(sys.argv[2]))
 cache = rng.uniform(12, 40)
@@ -32,15 +38,18 @@ clean = min(max(band / rng.uniform(0.15, 0.6), 3), 30)
 idle = rng.randint(200, 1000)
 slow = rng.choice(["serial", "mixed"])
 qd = rng.choice([1, 4])
+high, low = 0.9, 0.8
+# the idle time before it takes writes fast again from where writes wait
+back = idle / 1000 + ((high - low) * int(sys.argv[3]) / round(clean, 1) if slow == "serial" else 0)
 print(f"--seed {rng.randint(1, 1 << 30)} --cache-mib {cache:.2f} --band-mib {band} --clean-mibs {clean:.1f} "
-      f"--idle-ms {idle} --slow {slow} --stats|{qd}")
+      f"--idle-ms {idle} --slow {slow} --high-water {high} --low-water {low} --stats|{qd}|{back:.1f}")
 PY
 }
 
 : >"$T/errors"
 for i in $(seq 1 "$DRAWS"); do
-	IFS='|' read -r opts qd <<<"$(draw "$i")"
-	step "draw $i: dm-smr $opts, queue depth $qd"
+	IFS='|' read -r opts qd back <<<"$(draw "$i")"
+	step "draw $i: dm-smr $opts, queue depth $qd, fast again after ${back} s of idle"
 	# shellcheck disable=SC2086
 	emu_up D "m$i" dm-smr $opts >/dev/null || exit 1
 	N=${D#/dev/}
@@ -49,7 +58,7 @@ for i in $(seq 1 "$DRAWS"); do
 	rc=$?
 	sed -n '/^disk model:/,/^smrd/p' "$T/m$i.out" | sed 's/^/  /'
 	[ "$rc" -eq 0 ] || { say "  qualify exited $rc:"; tail -20 "$T/m$i.out" | sed 's/^/    /'; }
-	python3 - "$T/m$i.json" "$EMU_WORK/emu-m$i/emu.log" "$rc" "$T/errors" "$qd" <<'PY' || FAILS=$((FAILS + 1))
+	python3 - "$T/m$i.json" "$EMU_WORK/emu-m$i/emu.log" "$rc" "$T/errors" "$qd" "$back" <<'PY' || FAILS=$((FAILS + 1))
 import json, re, sys
 r, log, rc = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), int(sys.argv[3])
 m = r.get("disk_model", {})
@@ -93,6 +102,14 @@ if len(rests) == 2 and len(idles) >= 2:
         # (QD 4, 2 MiB bands) measured +63%. Known gap of issue 29, within 75%.
         near("idle recovery", val("idle_recovery_bytes_per_second"), (c2 - c1) / (d2 - d1),
              0.30 if int(sys.argv[5]) <= 1 else 0.75)
+elif float(sys.argv[6]) > 50 / 4:
+    # The shorter rest from where writes wait must outlast it: past a
+    # quarter of --recovery-rest qualify may rightly run out of rests,
+    # and then says so (a cycle of 50 s rests and refills of the cache at
+    # the slow rate is no time limit anyone sets). Draw 3 of CI's seed:
+    # 19 MiB cache on 1 GiB cleaned at 3.6 MiB/s, 29 s to low water.
+    check(any("still made writes wait after every rest" in x or "no rest that fitted" in x for x in m.get("skipped", [])),
+          f"idle recovery skipped, the disk fast again only after {sys.argv[6]} s of idle: {m.get('skipped')}")
 else:
     check(False, f"idle recovery measured after two rests ({rests}, emulator idles {idles}); skipped: {m.get('skipped')}")
 check("a resilver" in m.get("meaning", ""), "the meaning for a pool is said: " + m.get("meaning", "-"))
