@@ -248,6 +248,21 @@ int incident_ack(IncidentBook *b, const char *device, const char *identity, int 
 	return 0;
 }
 
+unsigned incident_forget(IncidentBook *b, const char *device, const char *identity)
+{
+	unsigned gone = 0;
+	for (size_t i = 0; i < b->n;) {
+		IncidentDisk *d = &b->disks[i];
+		if (streq(d->device, device) || (identity && *identity && streq(d->identity, identity))) {
+			*d = b->disks[--b->n];
+			gone++;
+		} else {
+			i++;
+		}
+	}
+	return gone;
+}
+
 void incident_restore_sent(IncidentBook *b, const char *device, const char *identity, DetectEventKind kind,
 			   const char *incident, bool follow_up, uint64_t time_usec)
 {

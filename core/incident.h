@@ -72,6 +72,10 @@ int incident_ack(IncidentBook *b, const char *device, const char *identity, int 
 /* Whether the disk's kind (or all kinds) is acknowledged at this class. */
 bool incident_acked(IncidentBook *b, const char *identity, DetectEventKind kind, const char *disk_class);
 
+/* A disk forgotten (smrctl forget): what was sent and acknowledged for it,
+ * under its device name or its identity, goes; its next verdict is news. */
+unsigned incident_forget(IncidentBook *b, const char *device, const char *identity);
+
 /* From the history: a notification that was sent (incident id, kind, when,
  * whether a follow-up), and an acknowledgement. */
 void incident_restore_sent(IncidentBook *b, const char *device, const char *identity, DetectEventKind kind,

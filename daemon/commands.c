@@ -428,6 +428,13 @@ static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoE
 	}
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "reloaded", json_object_new_string(ctx->config_path));
+	json_object *keys = json_object_new_array();
+	for (const char *k = ctx->restart_needed; *k;) {
+		size_t n = strcspn(k, ",");
+		json_object_array_add(keys, json_object_new_string_len(k, (int)n));
+		k += n + (k[n] == ',');
+	}
+	json_object_object_add(*ret, "restart_needed", keys);
 	return 0;
 }
 
@@ -462,6 +469,7 @@ static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoE
 		set_errorf(msg, 0, "the event history could not be changed: %s", history_last_error(monitor_history(ctx->monitor)));
 		return n;
 	}
+	notifier_forget(ctx->notifier, d);
 	log_notice("%s: forgotten on request (%d event(s) deleted)", d->name, n);
 	*ret = json_object_new_object();
 	json_object_object_add(*ret, "device", json_object_new_string(d->name));

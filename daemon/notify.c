@@ -498,6 +498,12 @@ void notifier_tick(Notifier *n, uint64_t now_real_usec)
 	incident_due(n->book, &p, now_real_usec, on_due, n);
 }
 
+void notifier_forget(Notifier *n, const Disk *d)
+{
+	if (n)
+		incident_forget(n->book, d->name, disk_identity(d));
+}
+
 int notifier_ack(Notifier *n, const Disk *d, int kind)
 {
 	const char *id = disk_identity(d);

@@ -51,6 +51,8 @@ void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const Hist
 void notifier_tick(Notifier *n, uint64_t now_real_usec);
 /* smrctl ack: kind < 0 for every kind. */
 int notifier_ack(Notifier *n, const Disk *d, int kind);
+/* The disk was forgotten: its notifications and acks with it. */
+void notifier_forget(Notifier *n, const Disk *d);
 void notifier_stats(const Notifier *n, NotifyStats *ret);
 /* The newest first; returns how many (at most NOTIFY_RECENT). */
 unsigned notifier_recent(const Notifier *n, NotifyRecent ret[NOTIFY_RECENT]);

@@ -191,6 +191,13 @@ v = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("smrd_notifi
 print(f"  suppressed: {v}"); sys.exit(not v or v[0] < 1)' "$T/metrics2"
 check "the history lists the notifications and the ack" sh -c "'$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'notify:storm-start' && '$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'ack:all'"
 check "the status page lists them" sh -c "curl -sf http://127.0.0.1:$PORT/ | grep -q 'id=\"notifications\"'"
+
+step "smrctl forget: the disk's acks and sent notifications go with its history"
+check "smrctl forget $S" ctl forget "$S"
+run_fio smr3 "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=12 --randseed=44 >/dev/null || fail "fio after forget"
+sleep 7
+N3=$(envs | wc -l)
+check "the forgotten disk is news again ($N3 against $N2)" test "$N3" -gt "$N2"
 stop_smrd
 
 step "the notifiers alone, with newlines in every value"

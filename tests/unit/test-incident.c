@@ -123,6 +123,16 @@ static void test_acks_and_restart(void)
 	IncidentEvent e = {.kind = EVENT_BEHAVIOUR, .device = "sdc", .identity = "wwn-0x5000c500a1b2c3d4",
 			   .disk_class = "dm-smr", .time_usec = S(200), .message = "m"};
 	CHECK(!incident_judge(b, &P, &e, &n, &why));
+	/* forgotten (smrctl forget): its verdict and acks go with it, other
+	 * disks keep theirs */
+	incident_restore_sent(b, "sdd", "ZA1234", EVENT_BEHAVIOUR, "behaviour-2", false, S(5));
+	CHECK_INT(incident_forget(b, "sdb", "wwn-0x5000c500a1b2c3d4"), 1);
+	CHECK(judge(b, EVENT_BEHAVIOUR, "dm-smr", S(300), &n, &why));
+	CHECK(judge(b, EVENT_TIMEOUT_RISK, "dm-smr", S(300), &n, &why));
+	e.device = "sdd", e.identity = "ZA1234";
+	CHECK(!incident_judge(b, &P, &e, &n, &why));
+	CHECK_STR(why, "already sent");
+	CHECK_INT(incident_forget(b, "sdx", ""), 0);
 	incident_book_free(b);
 }
 
