@@ -553,6 +553,10 @@ def cmd_judge(a):
                             print(f"    {name} ({k}): {e['logged'] - t0:+.1f} s {e['kind']} {e['op']}: {e['message']}")
                 if gc_max[k] > GC_LOOKALIKE_MAX:
                     bad.append(f"{name}: GC score reached {gc_max[k]:.2f} on a look-alike ({k} smrd)")
+                # no media cache is learnt and no stall forecast without a storm
+                learnt = [e for e in mine[k] if e["kind"] in ("media-cache", "stall-imminent")]
+                if learnt:
+                    bad.append(f"{name}: {learnt[0]['kind']} on a look-alike ({k} smrd): {learnt[0]['message']}")
         # qualify on the twin
         try:
             q = json.load(open(f"{out}/{name}-qualify.json"))
