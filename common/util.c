@@ -295,6 +295,76 @@ const char *device_name(const char *dev)
 	return dev && startswith(dev, "/dev/") ? dev + 5 : dev;
 }
 
+/* A run of digits: by value (leading zeros do not count). */
+static int cmp_digits(const char **pa, const char **pb)
+{
+	const char *a = *pa, *b = *pb;
+	while (*a == '0' && isdigit((unsigned char)a[1]))
+		a++;
+	while (*b == '0' && isdigit((unsigned char)b[1]))
+		b++;
+	size_t na = 0, nb = 0;
+	while (isdigit((unsigned char)a[na]))
+		na++;
+	while (isdigit((unsigned char)b[nb]))
+		nb++;
+	int c = na != nb ? (na < nb ? -1 : 1) : strncmp(a, b, na);
+	*pa = a + na, *pb = b + nb;
+	return c;
+}
+
+/* A run of anything else. Within a family (the same first two bytes:
+ * sd, vd, xv, hd) the shorter run first, sdz < sdaa; else byte order. */
+static int cmp_letters(const char **pa, const char **pb)
+{
+	const char *a = *pa, *b = *pb;
+	size_t na = 0, nb = 0;
+	while (a[na] && !isdigit((unsigned char)a[na]))
+		na++;
+	while (b[nb] && !isdigit((unsigned char)b[nb]))
+		nb++;
+	size_t fa = na < 2 ? na : 2, fb = nb < 2 ? nb : 2;
+	int c = memcmp(a, b, fa < fb ? fa : fb);
+	if (!c && fa != fb)
+		c = fa < fb ? -1 : 1;
+	if (!c && na != nb)
+		c = na < nb ? -1 : 1;
+	if (!c)
+		c = memcmp(a, b, na);
+	*pa = a + na, *pb = b + nb;
+	return c;
+}
+
+int devname_cmp(const char *a, const char *b)
+{
+	const char *a0 = a, *b0 = b;
+	while (*a && *b) {
+		bool da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
+		if (da != db)
+			return da ? -1 : 1;
+		int c = da ? cmp_digits(&a, &b) : cmp_letters(&a, &b);
+		if (c)
+			return c < 0 ? -1 : 1;
+	}
+	if (*a || *b)
+		return *a ? 1 : -1;
+	int c = strcmp(a0, b0);	/* sd01 and sd1: equal only if the same */
+	return (c > 0) - (c < 0);
+}
+
+char *absolute_path(const char *path)
+{
+	if (path[0] == '/')
+		return strdup(path);
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	char *r;
+	while (startswith(path, "./"))
+		path += 2;
+	if (!cwd || asprintf(&r, "%s%s%s", cwd, streq(cwd, "/") ? "" : "/", path) < 0)
+		return NULL;
+	return r;
+}
+
 int set_errorf(char **ret_error, int r, const char *fmt, ...)
 {
 	va_list ap;

@@ -90,3 +90,10 @@ const char *device_name(const char *dev);
 /* Formats an error message into *ret_error (when ret_error is not NULL;
  * NULL on OOM) and returns r, for `return set_errorf(ret_error, -EINVAL, ...)`. */
 int set_errorf(char **ret_error, int r, const char *fmt, ...) _printf_(3, 4);
+/* Device names in lsblk's order: sdz before sdaa (a family's letters count
+ * in base 26), loop2 before loop10, nvme0n2 before nvme0n10. */
+int devname_cmp(const char *a, const char *b);
+
+/* path made absolute against the working directory (not resolved: it need
+ * not exist yet); NULL on error. */
+char *absolute_path(const char *path);

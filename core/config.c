@@ -93,6 +93,14 @@ static bool is_number(const ConfigItem *it)
 	       it->type == CONFIG_COUNT || it->type == CONFIG_BOOL || it->type == CONFIG_PERIOD;
 }
 
+static const ConfigItem *find_item(const char *key);
+
+bool config_key_is_path(const char *key)
+{
+	const ConfigItem *it = find_item(key);
+	return it && it->type == CONFIG_PATH;
+}
+
 static const ConfigItem *find_item(const char *key)
 {
 	for (size_t i = 0; i < ELEMENTSOF(items); i++) {

@@ -60,6 +60,9 @@ int config_set(Config *c, const char *key, const char *value, char **ret_error);
 int config_warn(Config *c, const char *where, const char *what);
 /* True if key names a config setting. */
 bool config_has_key(const char *key);
+/* True if key's value is a path (a flag's relative one is resolved against
+ * the working directory, as node_exporter's --path.* are). */
+bool config_key_is_path(const char *key);
 /* Every setting as a flag (--KEY VALUE), its help and default. */
 void config_print_help(FILE *f);
 /* Prints the effective config in the file's own syntax. */

@@ -41,14 +41,31 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error)
 	if (r < 0)
 		return r;
 	bool is_default = streq(ctx->config_path, SMRD_CONFIG_PATH);
-	r = config_load(&c, ctx->config_path, is_default, ret_error);
+	_cleanup_free_ char *err = NULL;
+	r = config_load(&c, ctx->config_path, is_default, &err);
+	if (r < 0) {
+		/* the source first, as compilers do: "PATH:LINE: ..." or "PATH: ..." */
+		unsigned line;
+		int at = 0;
+		if (err && sscanf(err, "line %u: %n", &line, &at) == 1 && at > 0)
+			set_errorf(ret_error, 0, "%s:%u: %s", ctx->config_path, line, err + at);
+		else
+			set_errorf(ret_error, 0, "%s: %s", ctx->config_path, err ? err : strerror(-r));
+	}
 	for (size_t i = 0; r >= 0 && i < ctx->cli.n; i++) {
-		_cleanup_free_ char *warn = NULL, *flag = NULL;
-		r = config_set(&c, ctx->cli.items[i].key, ctx->cli.items[i].value, ret_error ? ret_error : &warn);
-		if (r >= 0 && ret_error && *ret_error)
-			warn = TAKE_PTR(*ret_error);
-		if (r >= 0 && warn && asprintf(&flag, "--%s", ctx->cli.items[i].key) >= 0)
+		_cleanup_free_ char *warn = NULL, *flag = NULL, *abs = NULL;
+		const char *key = ctx->cli.items[i].key, *value = ctx->cli.items[i].value;
+		if (config_key_is_path(key) && value[0] && value[0] != '/' && (abs = absolute_path(value)))
+			value = abs;
+		r = config_set(&c, key, value, &warn);
+		if (r < 0) {
+			/* "interval: '0' is not ..." came from --interval, not the file */
+			size_t k = strlen(key);
+			const char *why = warn && strncmp(warn, key, k) == 0 && startswith(warn + k, ": ") ? warn + k + 2 : warn;
+			set_errorf(ret_error, 0, "--%s: %s", key, why ? why : strerror(-r));
+		} else if (warn && asprintf(&flag, "--%s", key) >= 0) {
 			r = config_warn(&c, flag, warn);
+		}
 	}
 	if (r < 0) {
 		config_done(&c);
@@ -421,8 +438,12 @@ void context_done(Context *ctx)
 
 /* -------------------------------------------------------------- reload */
 
-static void warn_restart_only(const Config *old, const Config *new)
+/* Says what only a restart applies; the keys, comma-separated, into
+ * ctx->restart_needed (the reload's reply lists them). */
+static void warn_restart_only(Context *ctx, const Config *old, const Config *new)
 {
+	size_t at = 0;
+	ctx->restart_needed[0] = 0;
 	const struct { const char *key, *a, *b; } keys[] = {
 		{"listen", old->listen, new->listen}, {"socket", old->socket_path, new->socket_path},
 		{"socket-group", old->socket_group, new->socket_group},
@@ -431,9 +452,14 @@ static void warn_restart_only(const Config *old, const Config *new)
 		{"trace-backend", old->trace_backend, new->trace_backend},
 	};
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-		if (!streq(keys[i].a, keys[i].b))
+		if (!streq(keys[i].a, keys[i].b)) {
 			log_warning("%s changed from \"%s\" to \"%s\": takes effect after a restart, ignoring for now",
 				    keys[i].key, keys[i].a, keys[i].b);
+			int k = snprintf(ctx->restart_needed + at, sizeof ctx->restart_needed - at, "%s%s", at ? "," : "",
+					 keys[i].key);
+			if (k > 0 && (size_t)k < sizeof ctx->restart_needed - at)
+				at += (size_t)k;
+		}
 }
 
 static void swap_str(char **a, char **b)
@@ -446,8 +472,8 @@ static void swap_str(char **a, char **b)
 /* Says why a reload failed, to the log and to whoever asked. */
 static int reload_failed(Context *ctx, int r, const char *why, char **ret_error)
 {
-	log_error("Failed to reload %s, keeping the old configuration: %s", ctx->config_path, why);
-	set_errorf(ret_error, 0, "%s: %s; the old configuration stays", ctx->config_path, why);
+	log_error("Failed to reload, keeping the old configuration: %s", why);
+	set_errorf(ret_error, 0, "%s; the old configuration stays", why);
 	return r < 0 ? r : -EINVAL;
 }
 
@@ -491,10 +517,11 @@ static int reload_config(Context *ctx, char **ret_error)
 		filter_free(filter);
 		models_done(&models);
 		config_done(&n);
-		return reload_failed(ctx, -EINVAL, err ? err : why ? why : "invalid --include or --exclude pattern",
-				     ret_error);
+		_cleanup_free_ char *said = NULL;
+		set_errorf(&said, 0, "%s: %s", ctx->config_path, err ? err : why ? why : "invalid include or exclude pattern");
+		return reload_failed(ctx, -EINVAL, said ? said : "out of memory", ret_error);
 	}
-	warn_restart_only(&ctx->config, &n);
+	warn_restart_only(ctx, &ctx->config, &n);
 	r = apply_config(ctx, &n);
 	config_done(&n);
 	if (r < 0) {

@@ -58,6 +58,7 @@ typedef struct Context {
 	Sampler *sampler;
 	Tracer *tracer;
 	Monitor *monitor;
+	char restart_needed[160];	/* keys the last reload changed that only a restart applies */
 	Notifier *notifier;		/* notify-command, once per incident */
 	sd_event_source *tick;		/* the sampling timer */
 	uint64_t last_rescan_usec;

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 		goto out;
 	r = context_load_config(&ctx, &ctx.config, &err);
 	if (r < 0) {
-		log_error_errno(r, "Bad configuration (%s): %s", ctx.config_path, err ? err : strerror(-r));
+		log_error_errno(r, "Bad configuration: %s", err ? err : strerror(-r));
 		goto out;
 	}
 	if (action == ACTION_CHECK) {

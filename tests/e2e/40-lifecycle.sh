@@ -21,7 +21,7 @@ echo "interval = soon" >"$T/bad.conf"
 "$SMRD" --config "$T/bad.conf" --check-config >"$T/bad.out" 2>&1
 rc=$?
 check "a bad config is refused with exit 1 (got $rc)" [ $rc -eq 1 ]
-check "the error names the line" grep -q 'line 1' "$T/bad.out"
+check "the error names the file and line" grep -q "$T/bad.conf:1: interval" "$T/bad.out"
 "$SMRD" --config "$T/nonexistent.conf" --check-config >/dev/null 2>&1
 check "an explicit missing config is an error" [ $? -ne 0 ]
 "$SMRD" --no-such-flag >/dev/null 2>&1
@@ -31,6 +31,19 @@ printf 'dm-smr\tWDC(\tsomewhere\n' >"$T/bad-models.tsv"
 rc=$?
 check "a bad model list is refused with exit 1 (got $rc)" [ $rc -eq 1 ]
 check "naming the line and the pattern" grep -q "line 1: bad pattern 'WDC('" "$T/models.err"
+# A bad value names where it came from: the flag, or the file and its line.
+"$SMRD" --config /dev/null --interval 0 --check-config >/dev/null 2>"$T/flag.err"
+check "a bad flag is named as the flag: $(cat "$T/flag.err")" grep -q "Bad configuration: --interval: '0' is not" "$T/flag.err"
+printf '# smrd.conf\ninterval = 0\n' >"$T/bad.conf"
+"$SMRD" --config "$T/bad.conf" --check-config >/dev/null 2>"$T/file.err"
+check "a bad line is named as file:line: $(cat "$T/file.err")" grep -q "Bad configuration: $T/bad.conf:2: interval: '0' is not" "$T/file.err"
+# A relative --sysfs-root is the working directory's, as node_exporter's --path.sysfs.
+F=$SRCDIR/tests/fixtures/sysfs/dmsmr-vpd-b1
+(cd "$F" && "$SMRD" --config /dev/null --sysfs-root sys --procfs-root ./proc --udev-root "$T/no-udev" --state-dir "$T/rel-state" \
+	--oneshot) >"$T/rel.prom" 2>"$T/rel.err"
+check "a relative --sysfs-root is resolved and read" grep -q '^smrd_disk_info{device="sdb".*class="dm-smr"' "$T/rel.prom"
+(cd "$F" && "$SMRD" --config /dev/null --sysfs-root sys --check-config) 2>/dev/null | grep -q "^sysfs-root = \"$F/sys\"$"
+check "and shown absolute by --check-config" [ $? -eq 0 ]
 
 # smrctl without a daemon.
 "$SMRCTL" --socket "$T/none.sock" status >/dev/null 2>"$T/ctl.err"
@@ -63,6 +76,15 @@ printf 'interval = 0.25\ninclude = ^nvme\n' >"$T/run.conf"
 kill -HUP "$SMRD_PID"; sleep 0.6
 n=$("$SMRCTL" --socket "$SOCK" --json disks | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["disks"]))')
 check "a reloaded --include applies to watched disks (1 left, got $n)" [ "$n" = 1 ]
+# An option only a restart applies: reload says so, and exits 4 (smrctl(8)).
+printf 'interval = 0.25\ninclude = ^nvme\ntrace-backend = none\n' >"$T/run.conf"
+"$SMRCTL" --socket "$SOCK" reload >"$T/reload.out" 2>&1
+rc=$?
+check "reload of an option that needs a restart exits 4 (got $rc): $(tr '\n' ' ' <"$T/reload.out")" \
+	bash -c "[ $rc -eq 4 ] && grep -q 'applied only by a restart.*trace-backend' '$T/reload.out'"
+printf 'interval = 0.25\ninclude = ^nvme\n' >"$T/run.conf"
+"$SMRCTL" --socket "$SOCK" reload >/dev/null 2>&1
+check "and 0 once the file is back (got $?)" [ $? -eq 0 ]
 "$SMRCTL" --socket "$SOCK" status | sed 's/^/    /'
 "$SMRCTL" --socket "$SOCK" show sdz >/dev/null 2>&1
 check "smrctl show of an unknown disk exits 1" [ $? -eq 1 ]
