@@ -452,7 +452,23 @@ static void output_detection(FILE *f, json_object *d)
 	}
 }
 
-void output_reload(FILE *f, json_object *r) { fprintf(f, "reloaded %s\n", jstr(r, "reloaded")); }
+void output_reload(FILE *f, json_object *r)
+{
+	fprintf(f, "reloaded %s\n", jstr(r, "reloaded"));
+	json_object *keys;
+	if (!json_object_object_get_ex(r, "restart_needed", &keys) || !json_object_array_length(keys))
+		return;
+	fprintf(f, "changed, but applied only by a restart (systemctl restart smrd):");
+	for (size_t i = 0; i < json_object_array_length(keys); i++)
+		fprintf(f, "%s %s", i ? "," : "", json_object_get_string(json_object_array_get_idx(keys, i)));
+	fprintf(f, "\n");
+}
+
+bool output_reload_incomplete(json_object *r)
+{
+	json_object *keys;
+	return json_object_object_get_ex(r, "restart_needed", &keys) && json_object_array_length(keys) > 0;
+}
 
 void output_forget(FILE *f, json_object *r)
 {

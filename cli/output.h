@@ -17,6 +17,8 @@ void output_show(FILE *f, json_object *r);
 void output_top(FILE *f, json_object *r);
 void output_events(FILE *f, json_object *r);
 void output_reload(FILE *f, json_object *r);
+/* A reload whose reply lists options only a restart applies. */
+bool output_reload_incomplete(json_object *r);
 void output_forget(FILE *f, json_object *r);
 void output_ack(FILE *f, json_object *r);
 void output_probe(FILE *f, json_object *r);

@@ -20,6 +20,7 @@
 #define EXIT_REFUSED 1
 #define EXIT_USAGE 2
 #define EXIT_NO_DAEMON 3
+#define EXIT_RESTART_NEEDED 4	/* reloaded, but a changed option needs a restart */
 
 /* Options that belong to one command or another (Command.options). */
 enum {
@@ -258,7 +259,9 @@ static int call(const char *socket_path, const char *cmd, json_object *args, jso
 			fprintf(stderr, "smrctl: %s: %s\n", cmd, safe);
 			return EXIT_REFUSED;
 		}
-		return r < 0 ? EXIT_NO_DAEMON : 0;
+		/* permission denied: a daemon is there and refused us (1, as
+		 * the man page says), not "no daemon" (3) */
+		return r == -EACCES || r == -EPERM ? EXIT_REFUSED : r < 0 ? EXIT_NO_DAEMON : 0;
 	}
 }
 
@@ -537,6 +540,7 @@ int main(int argc, char **argv)
 		output_make_safe(result);
 		cmd->render(stdout, result);
 	}
+	r = streq(cmd->name, "reload") && output_reload_incomplete(result) ? EXIT_RESTART_NEEDED : 0;
 	json_object_put(result);
-	return 0;
+	return r;
 }

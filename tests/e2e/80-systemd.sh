@@ -133,7 +133,10 @@ for cmd in reload "probe sda" "forget sda"; do
 	say "  root: smrctl $cmd -> exit $rc: $out"
 	check "root may $cmd" [ "$rc" -eq 0 ]
 done
-check "someone outside the group cannot connect" bash -c "! timeout 30 runuser -u nobody -- '$SMRCTL' --socket '$T/pub/ctl.sock' status 2>/dev/null"
+timeout 30 runuser -u nobody -- "$SMRCTL" --socket "$T/pub/ctl.sock" status >/dev/null 2>"$T/nobody.err"
+rc=$?
+check "someone outside the group cannot connect: exit 1, permission denied, as smrctl(8) says (got $rc)" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'permission denied' '$T/nobody.err'"
 stop_pid "$SMRD_PID" 20 "smrd to exit after SIGTERM" "$T/p.log"
 SMRD_PID=""
 
