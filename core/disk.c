@@ -42,7 +42,7 @@ static size_t find(const DiskRegistry *r, const char *name, bool *found)
 	size_t lo = 0, hi = r->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(r->disks[mid]->name, name);
+		int c = devname_cmp(r->disks[mid]->name, name);
 		if (c == 0) {
 			*found = true;
 			return mid;

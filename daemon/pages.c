@@ -109,7 +109,7 @@ typedef struct StallCount {
 
 static int row_by_name(const void *key, const void *elem)
 {
-	return strcmp(key, ((const Row *)elem)->d->name);
+	return devname_cmp(key, ((const Row *)elem)->d->name);
 }
 
 static int count_stall(const HistoryEvent *e, void *userdata)
@@ -175,7 +175,7 @@ static int row_cmp(const void *pa, const void *pb, void *userdata)
 		c = strcmp(key_str(a, columns[sort_col].key), key_str(b, columns[sort_col].key));
 	if (by->desc)
 		c = -c;
-	return c ? c : strcmp(a->d->name, b->d->name);
+	return c ? c : devname_cmp(a->d->name, b->d->name);
 }
 
 static void fill_row(const Disk *d, Row *r)
