@@ -282,6 +282,11 @@ static int start_tick(Context *ctx)
 			      on_tick, ctx);
 	if (r < 0)
 		return r;
+	/* The baseline now, not at the first tick: writes in the first
+	 * interval are the start of a fill the media cache took, and a fill
+	 * counted from one interval late learns a cache that much too small
+	 * (76-forecast, seed 943702225: 25.1 MiB against 29.0). */
+	sampler_sample(ctx->sampler, now, NULL, NULL);
 	/* Sampling comes first: a flood of scrapes or clients must not delay it. */
 	return sd_event_source_set_priority(ctx->tick, SD_EVENT_PRIORITY_IMPORTANT);
 }

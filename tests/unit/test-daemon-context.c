@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "context.h"
 #include "log.h"
+#include "sampler.h"
 #include "test.h"
 #include "unit-tree.h"
 
@@ -104,6 +105,9 @@ int main(int argc, char **argv)
 	CHECK_INT(sda->verdict.class, DISK_CLASS_DM_SMR);
 	CHECK_INT(nvme->verdict.class, DISK_CLASS_SSD);
 	CHECK(!sda->view.detecting);		/* no sample yet */
+	/* but the baseline is taken: the first interval's writes count */
+	CHECK(sda->ds.primed);
+	CHECK_INT(sampler_stats(ctx.sampler)->samples, 1);
 
 	/* the tick: diskstats, the detector, every disk's view */
 	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
@@ -127,7 +131,7 @@ int main(int argc, char **argv)
 	CHECK_INT(commands_dispatch(&ctx, "status", NULL, &root, &res, &perr, &msg), 0);
 	json_object *x;
 	CHECK(json_object_object_get_ex(res, "disks_watched", &x) && json_object_get_int(x) == 3);
-	CHECK(json_object_object_get_ex(res, "samples", &x) && json_object_get_int(x) == 3);
+	CHECK(json_object_object_get_ex(res, "samples", &x) && json_object_get_int(x) == 4);	/* the baseline and three ticks */
 	json_object_put(res);
 
 	/* reload: the new file, the flags again over it */
