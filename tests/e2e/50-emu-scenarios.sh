@@ -91,13 +91,14 @@ done = next((int(r[0]) for r in rows if r[1] == "done"), None)
 storm = [int(r[0]) for r in rows if "STORM" in r]
 ev = re.findall(r"^(\S+ \S+) \S+\s+(storm-start|storm-end)\s", out, re.M)
 print(f"rows {nums[:1]}..{nums[-1:]}, fio done at row {done}, storm rows {storm[:1]}..{storm[-1:]}, events {[k for _, k in ev]}")
-ok = (nums == list(range(1, len(nums) + 1)) and done is not None and 20 <= done <= 22 and storm and
+# a second the machine was too busy to ask in is missing, not every later row late
+ok = (nums == sorted(set(nums)) and nums[:1] == [1] and len(nums) >= 12 and done is not None and 20 <= done <= 23 and storm and
       [k for _, k in ev] == ["storm-start", "storm-end"] and ev[0][0] <= ev[1][0] and
       re.search(r"^class dm-smr ", out, re.M) is not None)
 sys.exit(not ok)
 PY
 rc=$?
 say "  $(cat "$T/demo.check")"
-check "its rows keep up with the clock (fio ends at row 20-22), the storm shows, events in order, the verdict dm-smr" [ "$rc" = 0 ]
+check "its rows keep up with the clock (fio ends at second 20-23, 12 rows or more), the storm shows, events in order, the verdict dm-smr" [ "$rc" = 0 ]
 
 finish
