@@ -3,7 +3,8 @@
 # The media cache learnt from a storm and the forecast of the next one, on
 # emulated DM-SMR disks with randomised parameters (cache, band size,
 # cleaning rate, idle delay, slow shape; the seed is printed, FORECAST_SEED
-# replays it, FORECAST_DRAWS=N runs N of them, FORECAST_DRAW=N only the Nth):
+# replays it, FORECAST_DRAWS=N runs N of them, FORECAST_DRAW=N only the Nth;
+# several draws need SMRD_TEST_DEADLINE=N*220 and meson test -t 0):
 #   1. random writes until a storm: the learnt cache within 20% of what the
 #      emulator took before its cliff;
 #   2. idle until the emulator says its cache is clean (and half as long

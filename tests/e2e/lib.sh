@@ -16,7 +16,9 @@ SMRD_PID=""
 OUR_LOOPS=()
 FAILS=0
 DOING="setting up"
-TEST_DEADLINE=${TEST_DEADLINE:-280}
+# SMRD_TEST_DEADLINE overrides meson's figure for a longer replay (several
+# draws: FORECAST_DRAWS=3 SMRD_TEST_DEADLINE=900 meson test -t 0 ...)
+TEST_DEADLINE=${SMRD_TEST_DEADLINE:-${TEST_DEADLINE:-280}}
 CLEANUP_HOOKS=()
 
 # at_exit CMD: runs CMD (a string, evaluated) first during cleanup, newest first.
