@@ -259,7 +259,7 @@ static const ModelEntry *model_evidence(Ctx *c, const ModelList *ml, Evidence **
 		const ModelEntry *m = modellist_match(ml, cand[i].model);
 		if (m) {
 			char implies[EVIDENCE_STR];
-			snprintf(implies, sizeof implies, "model list line %u (%s): %.60s", m->line,
+			snprintf(implies, sizeof implies, "%s line %u (%s): %.60s", m->origin, m->line,
 				 model_class_to_string(m->class), m->source);
 			*ret_ev = add(c, cand[i].source, implies, "%s", cand[i].model);
 			return m;

@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivedb.h"
 #include "regex-bound.h"
 #include "util.h"
 
 #define MODELLIST_MAX_ENTRIES 4096
 #define MODELLIST_MAX_BYTES (1024 * 1024)
+#define DRIVEDB_MAX_BYTES (8 * 1024 * 1024)
 
 typedef struct Entry {
 	ModelEntry pub;
@@ -53,7 +55,44 @@ ModelList *modellist_free(ModelList *ml)
 	return NULL;
 }
 
-static void modellist_freep(ModelList **ml) { modellist_free(*ml); }
+
+static int entry_init(Entry *e, ModelClass c, const char *pattern, const char *source, const char *origin,
+		      unsigned lineno, char **ret_error)
+{
+	_cleanup_free_ char *anchored = NULL, *shown = str_sanitize(pattern);
+	if (asprintf(&anchored, "^(%s)$", pattern) < 0 || !shown)
+		return -ENOMEM;
+	const char *why;
+	int r = regex_compile_bounded(&e->re, anchored, REG_EXTENDED | REG_NOSUB, &why);
+	if (r < 0) {
+		if (asprintf(ret_error, "line %u: bad pattern '%.80s': %s", lineno, shown, why) < 0)
+			*ret_error = NULL;
+		return -EINVAL;
+	}
+	e->pub = (ModelEntry){.class = c, .pattern = strdup(pattern), .source = strdup(source), .origin = origin,
+			      .line = lineno};
+	if (!e->pub.pattern || !e->pub.source) {
+		regfree(&e->re);
+		free((char *)e->pub.pattern);
+		free((char *)e->pub.source);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int grow(ModelList *ml, unsigned lineno, char **ret_error)
+{
+	if (ml->n >= MODELLIST_MAX_ENTRIES) {
+		if (asprintf(ret_error, "line %u: more than %d entries", lineno, MODELLIST_MAX_ENTRIES) < 0)
+			*ret_error = NULL;
+		return -E2BIG;
+	}
+	Entry *n = realloc(ml->entries, (ml->n + 1) * sizeof *n);
+	if (!n)
+		return -ENOMEM;
+	ml->entries = n;
+	return 0;
+}
 
 static int parse_entry(char *line, unsigned lineno, Entry *e, char **ret_error)
 {
@@ -80,25 +119,7 @@ static int parse_entry(char *line, unsigned lineno, Entry *e, char **ret_error)
 			*ret_error = NULL;
 		return -EINVAL;
 	}
-	_cleanup_free_ char *anchored = NULL, *shown = str_sanitize(f[1]);
-	if (asprintf(&anchored, "^(%s)$", f[1]) < 0 || !shown)
-		return -ENOMEM;
-	const char *why;
-	int r = regex_compile_bounded(&e->re, anchored, REG_EXTENDED | REG_NOSUB, &why);
-	if (r < 0) {
-		if (asprintf(ret_error, "line %u: bad pattern '%.80s': %s", lineno, shown, why) < 0)
-			*ret_error = NULL;
-		return -EINVAL;
-	}
-	e->pub = (ModelEntry){.class = c, .pattern = strdup(f[1]), .source = strdup(f[2]),
-			      .line = lineno};
-	if (!e->pub.pattern || !e->pub.source) {
-		regfree(&e->re);
-		free((char *)e->pub.pattern);
-		free((char *)e->pub.source);
-		return -ENOMEM;
-	}
-	return 0;
+	return entry_init(e, (ModelClass)c, f[1], strstrip(f[2]), "model list", lineno, ret_error);
 }
 
 int modellist_parse(const char *text, ModelList **ret, char **ret_error)
@@ -117,17 +138,10 @@ int modellist_parse(const char *text, ModelList **ret, char **ret_error)
 		lineno++;
 		if (line[strspn(line, " \t\r")] == 0 || line[strspn(line, " \t")] == '#')
 			continue;
-		if (ml->n >= MODELLIST_MAX_ENTRIES) {
-			if (asprintf(ret_error, "line %u: more than %d entries", lineno,
-				     MODELLIST_MAX_ENTRIES) < 0)
-				*ret_error = NULL;
-			return -E2BIG;
-		}
-		Entry *n = realloc(ml->entries, (ml->n + 1) * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		ml->entries = n;
-		int r = parse_entry(line, lineno, &ml->entries[ml->n], ret_error);
+		int r = grow(ml, lineno, ret_error);
+		if (r < 0)
+			return r;
+		r = parse_entry(line, lineno, &ml->entries[ml->n], ret_error);
 		if (r < 0)
 			return r;
 		ml->n++;
@@ -144,6 +158,107 @@ int modellist_load(const char *path, ModelList **ret, char **ret_error)
 	if (r < 0)
 		return r;
 	return modellist_parse(text, ret, ret_error);
+}
+
+typedef struct DbRun {
+	ModelList *ml;
+	unsigned skipped;
+	char **ret_error;
+} DbRun;
+
+static int on_drivedb(const DriveDbEntry *d, void *userdata)
+{
+	DbRun *run = userdata;
+	DriveDbMark mark = drivedb_mark(d->family);
+	if (mark == DRIVEDB_UNMARKED)
+		return 0;
+	/* one firmware's behaviour is not the model's */
+	if (d->firmware[0]) {
+		run->skipped++;
+		return 0;
+	}
+	int r = grow(run->ml, d->line, run->ret_error);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *source = NULL, *family = str_sanitize(d->family);
+	if (!family || asprintf(&source, "smartmontools family \"%s\"", family) < 0)
+		return -ENOMEM;
+	r = entry_init(&run->ml->entries[run->ml->n], mark == DRIVEDB_SMR ? MODEL_CLASS_DM_SMR : MODEL_CLASS_CMR,
+		       d->model, source, "drivedb.h", d->line, run->ret_error);
+	if (r < 0)
+		return r;
+	run->ml->n++;
+	return 0;
+}
+
+int modellist_parse_drivedb(const char *text, ModelList **ret, unsigned *ret_skipped, char **ret_error)
+{
+	_cleanup_(modellist_freep) ModelList *ml = calloc(1, sizeof *ml);
+	if (!ml)
+		return -ENOMEM;
+	*ret_error = NULL;
+	DbRun run = {.ml = ml, .ret_error = ret_error};
+	int r = drivedb_parse(text, on_drivedb, &run, ret_error);
+	if (r < 0)
+		return r;
+	if (ret_skipped)
+		*ret_skipped = run.skipped;
+	*ret = TAKE_PTR(ml);
+	return 0;
+}
+
+int modellist_load_drivedb(const char *path, ModelList **ret, unsigned *ret_skipped, char **ret_error)
+{
+	_cleanup_free_ char *text = NULL;
+	*ret_error = NULL;
+	int r = read_file_at(AT_FDCWD, path, DRIVEDB_MAX_BYTES, &text, NULL);
+	if (r < 0)
+		return r;
+	return modellist_parse_drivedb(text, ret, ret_skipped, ret_error);
+}
+
+static const char *const drivedb_paths[] = {"/var/lib/smartmontools/drivedb/drivedb.h",
+					    "/usr/share/smartmontools/drivedb.h"};
+
+int modellist_load_drivedb_setting(const char *setting, ModelList **ret, char **ret_path, unsigned *ret_skipped,
+				   char **ret_error)
+{
+	bool any = streq(setting, "auto");
+	*ret = NULL;
+	*ret_path = NULL;
+	*ret_error = NULL;
+	if (streq(setting, "none"))
+		return 0;
+	int r = -ENOENT;
+	for (size_t i = 0; i < (any ? ELEMENTSOF(drivedb_paths) : 1) && r == -ENOENT; i++) {
+		const char *path = any ? drivedb_paths[i] : setting;
+		r = modellist_load_drivedb(path, ret, ret_skipped, ret_error);
+		if (r != -ENOENT && !(*ret_path = strdup(path)))
+			r = -ENOMEM;
+	}
+	return r;
+}
+
+int modellist_concat(ModelList *dst, ModelList *src)
+{
+	if (!src)
+		return 0;
+	if (dst->n + src->n > MODELLIST_MAX_ENTRIES) {
+		modellist_free(src);
+		return -E2BIG;
+	}
+	Entry *n = realloc(dst->entries, (dst->n + src->n) * sizeof *n);
+	if (!n && dst->n + src->n > 0) {
+		modellist_free(src);
+		return -ENOMEM;
+	}
+	dst->entries = n;
+	/* a regex_t may be moved: glibc's holds no pointer into itself */
+	memcpy(dst->entries + dst->n, src->entries, src->n * sizeof *n);
+	dst->n += src->n;
+	free(src->entries);
+	free(src);
+	return 0;
 }
 
 unsigned modellist_size(const ModelList *ml) { return ml ? ml->n : 0; }

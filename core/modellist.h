@@ -20,6 +20,7 @@ typedef struct ModelEntry {
 	ModelClass class;
 	const char *pattern;
 	const char *source;
+	const char *origin;	/* "model list" or "drivedb.h": what line counts in */
 	unsigned line;
 } ModelEntry;
 
@@ -28,6 +29,21 @@ int modellist_parse(const char *text, ModelList **ret, char **ret_error);
 /* Reads and parses a file (at most 1 MiB). */
 int modellist_load(const char *path, ModelList **ret, char **ret_error);
 ModelList *modellist_free(ModelList *ml);
+static inline void modellist_freep(ModelList **ml) { modellist_free(*ml); }
+/* From smartmontools' drivedb.h: the families it marks "(SMR)" (dm-smr) and
+ * "(CMR)" (cmr), those valid for any firmware, in the database's order.
+ * *ret_skipped counts marked entries left out (firmware-specific ones). */
+int modellist_parse_drivedb(const char *text, ModelList **ret, unsigned *ret_skipped, char **ret_error);
+int modellist_load_drivedb(const char *path, ModelList **ret, unsigned *ret_skipped, char **ret_error);
+/* drivedb = SETTING: "none" (0, *ret NULL), a path, or "auto": where
+ * smartctl looks, update-smart-drivedb's copy first, then the package's
+ * (-ENOENT when there is neither). *ret_path: the file read, also when it
+ * did not parse. */
+int modellist_load_drivedb_setting(const char *setting, ModelList **ret, char **ret_path, unsigned *ret_skipped,
+				   char **ret_error);
+/* Appends src's entries to dst (src may be NULL) and frees src: a model
+ * takes the first entry that matches, so the list first given wins. */
+int modellist_concat(ModelList *dst, ModelList *src);
 unsigned modellist_size(const ModelList *ml);
 /* The first entry whose pattern matches the whole model string, or NULL. */
 const ModelEntry *modellist_match(const ModelList *ml, const char *model);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The model list from any text: parsed or refused with a reason, never a
+/* The model list (and drivedb.h) from any text: parsed or refused with a reason, never a
  * pattern that costs gigabytes (libFuzzer's -rss_limit_mb and -timeout
  * catch one), and a parsed list matches without trouble. */
+#include <errno.h>
+
 #include "fuzz.h"
 #include "modellist.h"
 
@@ -16,6 +18,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)modellist_match(ml, "WDC WD40EFAX-68JH4N0");
 		(void)modellist_match(ml, text);
 	}
+	modellist_free(ml);
+	free(err);
+	/* the same text as smartmontools' drivedb.h */
+	ml = NULL;
+	err = NULL;
+	r = modellist_parse_drivedb(text, &ml, NULL, &err);
+	if (r == -EINVAL || r == -E2BIG)
+		FUZZ_ASSERT(err && *err);
+	if (r >= 0)
+		(void)modellist_match(ml, text);
 	modellist_free(ml);
 	free(err);
 	free(text);
