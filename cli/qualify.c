@@ -383,6 +383,13 @@ static int describe(Run *r, int sysfs_fd, int udev_fd)
 		err = NULL;
 		modellist_parse(smrd_builtin_models, &ml, &err);
 	}
+	/* smartmontools' families first, as smrd's default */
+	ModelList *db = NULL;
+	_cleanup_free_ char *db_path = NULL, *db_err = NULL;
+	if (modellist_load_drivedb_setting("auto", &db, &db_path, NULL, &db_err) == 0 && db) {
+		modellist_concat(db, ml);	/* on failure db alone, ml freed */
+		ml = db;
+	}
 	classify_disk(&r->sys.facts, ml, &r->v);
 	modellist_free(ml);
 	char b[32];

@@ -67,6 +67,8 @@ static const ConfigItem items[] = {
 	ITEM("procfs-root", CONFIG_PATH, procfs_root, "/proc", "where procfs is"),
 	ITEM("udev-root", CONFIG_PATH, udev_root, "/run/udev", "where the udev database is"),
 	ITEM("model-list", CONFIG_STRING, model_list, SMRD_MODEL_LIST_PATH, "DM-SMR model list, or builtin"),
+	ITEM("drivedb", CONFIG_STRING, drivedb, "auto",
+	     "smartmontools' drivedb.h, for its (SMR) and (CMR) families: auto, a path, or none"),
 	ITEM("log-level", CONFIG_LOG_LEVEL, log_level, "info", "error, warning, notice, info or debug"),
 	ITEM("trace-backend", CONFIG_BACKEND, trace_backend, "auto",
 	     "per-I/O latency from: auto (bpf, else perf, else none), bpf, perf or none (diskstats averages)"),
@@ -98,7 +100,8 @@ static const ConfigItem *find_item(const char *key);
 bool config_key_is_path(const char *key)
 {
 	const ConfigItem *it = find_item(key);
-	return it && it->type == CONFIG_PATH;
+	/* model-list and drivedb are paths but for their words (builtin, auto, none) */
+	return it && (it->type == CONFIG_PATH || streq(key, "model-list") || streq(key, "drivedb"));
 }
 
 static const ConfigItem *find_item(const char *key)
@@ -126,7 +129,7 @@ void config_print_help(FILE *f)
 		snprintf(flag, sizeof flag, "--%s %s", it->key,
 			 streq(it->key, "listen") ? "ADDR:PORT" : streq(it->key, "socket-group") ? "GROUP" :
 			 it->type == CONFIG_PATH || it->type == CONFIG_COMMAND || streq(it->key, "web.config.file") ||
-			 streq(it->key, "model-list") ? "PATH" : streq(it->key, "notify-mailto") ? "ADDRESS" :
+			 streq(it->key, "model-list") || streq(it->key, "drivedb") ? "PATH" : streq(it->key, "notify-mailto") ? "ADDRESS" :
 			 streq(it->key, "notify-webhook-url") ? "URL" : it->type == CONFIG_REGEX ? "REGEX" : is_number(it) ?
 			 (it->type == CONFIG_BOOL ? "yes|no" : it->type == CONFIG_DAYS ? "DAYS" : it->type == CONFIG_COUNT ?
 			  "N" : "SECONDS") : it->type == CONFIG_LOG_LEVEL || it->type == CONFIG_BACKEND ||

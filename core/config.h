@@ -23,6 +23,7 @@ typedef struct Config {
 	double watch_stacked;	/* 0/1: stacked devices watched without an include naming them */
 	char *sysfs_root, *procfs_root, *udev_root;
 	char *model_list;	/* path, or "builtin" */
+	char *drivedb;		/* path, "auto" or "none" */
 	char *log_level;
 	char *trace_backend;	/* auto, bpf, perf or none */
 	double slow_io;		/* seconds: I/Os this slow are recorded one by one */

@@ -55,7 +55,8 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error)
 	for (size_t i = 0; r >= 0 && i < ctx->cli.n; i++) {
 		_cleanup_free_ char *warn = NULL, *flag = NULL, *abs = NULL;
 		const char *key = ctx->cli.items[i].key, *value = ctx->cli.items[i].value;
-		if (config_key_is_path(key) && value[0] && value[0] != '/' && (abs = absolute_path(value)))
+		if (config_key_is_path(key) && value[0] && value[0] != '/' && !streq(value, "builtin") &&
+		    !streq(value, "auto") && !streq(value, "none") && (abs = absolute_path(value)))
 			value = abs;
 		r = config_set(&c, key, value, &warn);
 		if (r < 0) {
@@ -84,7 +85,71 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error)
 
 /* ------------------------------------------------------------ settings */
 
+static int load_model_list(const Config *c, Models *ret, char **ret_error);
+static void models_done(Models *m);
+
+/* smartmontools' SMR and CMR families, or none (*ret NULL). A database
+ * found by "auto" that does not parse is warned about and left out; one
+ * named in the configuration must load. */
+static int load_drivedb(const Config *c, ModelList **ret, char **ret_path, char **ret_error)
+{
+	_cleanup_free_ char *err = NULL;
+	unsigned skipped = 0;
+	*ret = NULL;
+	int r = modellist_load_drivedb_setting(c->drivedb, ret, ret_path, &skipped, &err);
+	if (r == 0 && *ret)
+		log_debug("drivedb %s: %u SMR or CMR families (%u firmware-specific left out)", *ret_path,
+			  modellist_size(*ret), skipped);
+	if (r >= 0 || (r == -ENOENT && streq(c->drivedb, "auto")))
+		return 0;
+	if (streq(c->drivedb, "auto")) {
+		log_warning("Ignoring smartmontools' drive database %s: %s", *ret_path, err ? err : read_error_string(r));
+		free(*ret_path);
+		*ret_path = NULL;
+		return 0;
+	}
+	set_errorf(ret_error, r, "drivedb %s: %s", c->drivedb, err ? err : read_error_string(r));
+	return log_error_errno(r, "Failed to load drivedb %s: %s", c->drivedb, err ? err : read_error_string(r));
+}
+
+/* The model list smrd ships and drivedb.h: drivedb is kept current by
+ * update-smart-drivedb, so it goes first; a list the administrator chose
+ * goes before both. */
 static int load_models(const Config *c, Models *ret, char **ret_error)
+{
+	_cleanup_(modellist_freep) ModelList *db = NULL;
+	_cleanup_free_ char *db_path = NULL;
+	int r = load_drivedb(c, &db, &db_path, ret_error);
+	if (r < 0)
+		return r;
+	Models list = {0};
+	r = load_model_list(c, &list, ret_error);
+	if (r < 0)
+		return r;
+	bool chosen = !streq(c->model_list, "builtin") && !streq(c->model_list, SMRD_MODEL_LIST_PATH);
+	if (db && !chosen) {
+		r = modellist_concat(db, TAKE_PTR(list.list));
+		list.list = TAKE_PTR(db);
+	} else if (db)
+		r = modellist_concat(list.list, TAKE_PTR(db));
+	if (r < 0) {
+		models_done(&list);
+		return log_error_errno(r, "Failed to merge the model lists: %m");
+	}
+	if (db_path) {
+		_cleanup_free_ char *origin = NULL;
+		if (asprintf(&origin, "%s + %s", chosen ? list.origin : db_path, chosen ? db_path : list.origin) < 0) {
+			models_done(&list);
+			return -ENOMEM;
+		}
+		free(list.origin);
+		list.origin = TAKE_PTR(origin);
+	}
+	*ret = list;
+	return 0;
+}
+
+static int load_model_list(const Config *c, Models *ret, char **ret_error)
 {
 	_cleanup_free_ char *err = NULL;
 	ModelList *ml = NULL;
@@ -500,6 +565,7 @@ static int apply_config(Context *ctx, Config *n)
 	swap_str(&applied.include, &n->include);
 	swap_str(&applied.exclude, &n->exclude);
 	swap_str(&applied.model_list, &n->model_list);
+	swap_str(&applied.drivedb, &n->drivedb);
 	swap_str(&applied.log_level, &n->log_level);
 	swap_str(&applied.web_config, &n->web_config);
 	config_done(&ctx->config);

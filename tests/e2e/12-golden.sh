@@ -21,7 +21,11 @@ mkdir -p "$T/state"
 
 # The fixture's diskstats is copied so that the daemon reads a file nobody changes.
 cp -a "$FIX" "$T/tree"
-start_smrd --sysfs-root "$T/tree/sys" --procfs-root "$T/tree/proc" --udev-root "$T/tree/udev" --interval 0.2
+# smartmontools' database as Debian 12 ships it, not whichever copy this
+# machine has (update-smart-drivedb changes its lines)
+cp "$SRCDIR/tests/fixtures/drivedb.h" "$T/drivedb.h"
+start_smrd --sysfs-root "$T/tree/sys" --procfs-root "$T/tree/proc" --udev-root "$T/tree/udev" --interval 0.2 \
+	--drivedb "$T/drivedb.h"
 WAIT_LOG=$T/smrd.log wait_until 20 "two samples" bash -c "'$SMRCTL' --socket '$SOCK' --json status | grep -q '\"samples\": [2-9]'"
 
 # golden NAME ARGS...: runs smrctl ARGS (text) and --json ARGS, compares
