@@ -30,11 +30,58 @@ for f in glob.glob(f"{src}/contrib/grafana/*.json"):
         exprs += [(f, t["expr"]) for t in p.get("targets", [])]
     exprs += [(f, a["expr"]) for a in d["annotations"]["list"] if "expr" in a]
 bad = 0
+multi, one_disk = {}, {}  # dashboard -> its instance takes several; its device only one
+for f in glob.glob(f"{src}/contrib/grafana/*.json"):
+    d = json.load(open(f))
+    several = lambda name: any(v["name"] == name and (v.get("multi") or v.get("includeAll")) for v in d["templating"]["list"])
+    multi[f] = several("instance")
+    one_disk[f] = any(v["name"] == "device" for v in d["templating"]["list"]) and not several("device")
 for f, e in exprs:
     for by in re.findall(r"\bby \(([^)]*)\)", e):
         labels = {x.strip() for x in by.split(",")}
-        if "instance" not in labels and labels != {"le"}:
+        # by (le) sums the chosen disks' buckets: on a one-disk dashboard
+        # that is one host's disk, not sdc of every host
+        if "instance" not in labels and (labels != {"le"} or (multi.get(f) and one_disk.get(f))):
             print(f"FAIL: {f}: 'by ({by})' drops instance: {e.strip()[:120]}"); bad += 1
+# Tables ready to read: no raw columns (Time, __name__, job, "Value #A"),
+# the storm flag mapped to words, 0-1 scores with 0-1 thresholds, and a row
+# that links to the disk (smrd-disk and smrd's own /disk/NAME).
+for f in glob.glob(f"{src}/contrib/grafana/*.json"):
+    d = json.load(open(f))
+    for p in d["panels"]:
+        if p.get("type") != "table":
+            continue
+        where = f"{f.split('/')[-1]}: table '{p['title']}'"
+        org = [t for t in p.get("transformations", []) if t["id"] == "organize"]
+        if not org:
+            print(f"FAIL: {where}: no organize transformation"); bad += 1; continue
+        o = org[0]["options"]
+        hidden, renamed = {k for k, v in o.get("excludeByName", {}).items() if v}, o.get("renameByName", {})
+        refs = [t["refId"] for t in p["targets"]]
+        values = ["Value"] if len(refs) == 1 else [f"Value #{r}" for r in refs]
+        for col in ["Time", "__name__", "job"] + values:
+            if col not in hidden and col not in renamed:
+                print(f"FAIL: {where}: column '{col}' shown as it is"); bad += 1
+        ov = {x["matcher"]["options"]: {q["id"]: q["value"] for q in x["properties"]}
+              for x in p.get("fieldConfig", {}).get("overrides", [])}
+        for t, col in zip(p["targets"], values):
+            name = renamed.get(col, col)
+            if col in hidden:
+                continue
+            props = ov.get(name, {})
+            if "destage_storm_active" in t["expr"] and not any(
+                    m.get("options", {}).get("1", {}).get("text") for m in props.get("mappings", [])):
+                print(f"FAIL: {where}: storm column '{name}' shows 0/1"); bad += 1
+            if re.search(r"gc_score|smr_confidence", t["expr"]):
+                steps = props.get("thresholds", {}).get("steps", [])
+                if props.get("max") != 1 or not steps or not all(s["value"] is None or 0 < s["value"] <= 1 for s in steps):
+                    print(f"FAIL: {where}: '{name}' is 0-1 and needs 0-1 thresholds"); bad += 1
+        if multi[f] and "device" not in hidden:
+            links = ov.get("device", {}).get("links", [])
+            if not (any("/d/smrd-disk" in l["url"] for l in links) and any("/disk/" in l["url"] for l in links)):
+                print(f"FAIL: {where}: a row does not link to smrd-disk and smrd's /disk/ page"); bad += 1
+    if d["uid"] == "smrd-disk" and multi[f]:
+        print(f"FAIL: {f}: one disk is on one host: instance must be single-valued"); bad += 1
 print(f"{len(exprs)} expressions checked: every aggregation keeps instance" if not bad else f"{bad} aggregation(s) drop instance")
 sys.exit(1 if bad else 0)
 PY
