@@ -157,7 +157,8 @@ const char status_css[] =
 	"svg text{fill:var(--mute);font-size:10px}svg .frame{fill:none;stroke:var(--line)}svg .grid{stroke:var(--line);"
 	"stroke-dasharray:2 3}.heatmap rect:not(.frame){fill:var(--heat)}.mark.storm{fill:var(--bad)}"
 	".mark.idle-cleaning{fill:var(--warn)}.mark.stall{fill:var(--fg)}td.why{white-space:normal;min-width:14em;max-width:28em}"
-	".wide{overflow-x:auto}";
+	".wide{overflow-x:auto}main.doc{max-width:50em}.doc pre{overflow-x:auto;background:var(--row);padding:.5em}"
+	".doc td{white-space:normal}.doc a.anchor{color:var(--mute);text-decoration:none;font-weight:400}";
 
 static int hexval(char c)
 {

@@ -91,6 +91,29 @@ static int html_reply(unsigned status, Buf *b, HttpReply *ret)
 	return ret->body ? 0 : -ENOMEM;
 }
 
+/* ---------------------------------------------------------------- docs */
+
+extern const char smrd_doc_alerts[];
+
+/* The documents an alert links to, rendered at build time from docs/. */
+int pages_doc(const Context *ctx, const char *name, HttpReply *ret)
+{
+	Buf b = {0};
+	if (!streq(name, "alerts")) {
+		page_head(&b, "smrd: no such document", false);
+		buf_puts(&b, "<p>No such document. smrd serves <a href=\"/docs/alerts\">/docs/alerts</a>, "
+			     "what each alert means and what to do.</p>\n");
+		page_foot(&b, ctx);
+		return html_reply(404, &b, ret);
+	}
+	page_head(&b, "smrd: alerts, what each means and what to do", false);
+	buf_puts(&b, "<main class=\"doc\">\n");
+	buf_puts(&b, smrd_doc_alerts);
+	buf_printf(&b, "</main>\n<footer><p>smrd %s · docs/alerts.md as this smrd was built with · "
+		      "<a href=\"/\">disks</a></p></footer></body></html>\n", SMRD_VERSION);
+	return html_reply(200, &b, ret);
+}
+
 /* --------------------------------------------------------------- the list */
 
 typedef struct Row {

@@ -241,8 +241,10 @@ int web_handle(void *userdata, const HttpRequest *req, HttpReply *ret)
 		return pages_disk(w->ctx, req->path + 6, ret);
 	if (strncmp(req->path, "/api/v1/", 8) == 0)
 		return api(w, req, req->path + 8, ret);
+	if (strncmp(req->path, "/docs/", 6) == 0)
+		return pages_doc(w->ctx, req->path + 6, ret);
 	Buf b = {0};
-	buf_puts(&b, "not found: try / (status), /metrics, /api/v1/status\n");
+	buf_puts(&b, "not found: try / (status), /metrics, /api/v1/status, /docs/alerts\n");
 	*ret = (HttpReply){.status = 404, .type = "text/plain; charset=utf-8", .body = body_from(&b)};
 	return ret->body ? 0 : -ENOMEM;
 }

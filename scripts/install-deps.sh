@@ -10,7 +10,7 @@ libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev
 libsqlite3-dev libblkid-dev libfuse3-dev libyaml-dev libcrypt-dev libgnutls28-dev libdeflate-dev fuse3 clang llvm libbpf-dev bpftool
 udev util-linux curl fio prometheus bpftrace prometheus-node-exporter
 systemd python3 valgrind bc debhelper fakeroot dpkg-dev wrk fdisk e2fsprogs openssl apache2-utils
-lvm2 btrfs-progs chromium lintian zsh fish debootstrap msmtp python3-aiosmtpd smartmontools"
+lvm2 btrfs-progs chromium lintian zsh fish debootstrap msmtp python3-aiosmtpd smartmontools cmark"
 
 missing=""
 for p in $PKGS; do

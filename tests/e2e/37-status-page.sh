@@ -134,6 +134,32 @@ list_bytes=$(wc -c <"$T/list.html")
 disk_bytes=$(curl -sf "$URL/disk/sda" | wc -c)
 say "  size: the list of 3 disks $list_bytes bytes (budget 16384), a disk page $disk_bytes bytes (budget 65536)"
 check "the pages keep to their size budget" bash -c "[ $list_bytes -le 16384 ] && [ $disk_bytes -le 65536 ]"
+
+step "every alert's runbook_url opens on smrd itself"
+# the rules link to http://INSTANCE/docs/alerts#NAME: with this smrd as the
+# instance, each must answer and land on its alert's section, in a browser
+python3 - "$SRCDIR/contrib/prometheus/smrd-alerts.yml" "127.0.0.1:$PORT" >"$T/runbooks" <<'PY'
+import re, sys
+rules = open(sys.argv[1]).read()
+for alert, url in re.findall(r"- alert: (\S+)(?:.|\n)*?runbook_url: \"([^\"]+)\"", rules):
+    print(alert, url.replace("{{ $labels.instance }}", sys.argv[2]))
+PY
+n=0 bad=0
+while read -r alert url; do
+	n=$((n + 1))
+	page=$T/runbook-$n.html
+	code=$(curl -s -o "$page" -w '%{http_code}' "${url%%#*}")
+	browse "$T/runbook-$n.dom" "$url"
+	if [ "$code" != 200 ] || ! grep -q "id=\"${url##*#}\"" "$T/runbook-$n.dom" ||
+		! grep -q "id=\"${url##*#}\">$alert " "$page"; then
+		say "    $alert: $url answered $code, or without its section"
+		bad=$((bad + 1))
+	fi
+done <"$T/runbooks"
+say "  $n runbook links, $bad broken"
+check "each of the alerts' runbook links opens its section (8 alerts)" bash -c "[ $n -eq 8 ] && [ $bad -eq 0 ]"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/docs/nosuch")
+check "an unknown document: 404" [ "$code" = 404 ]
 stop_smrd
 
 step "an emulated DM-SMR disk in a destage storm"

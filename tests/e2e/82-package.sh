@@ -67,7 +67,7 @@ import re, sys
 alerts = open("/usr/share/smrd/prometheus/smrd-alerts.yml").read()
 doc = open("/usr/share/doc/smrd/alerts.md").read()
 anchors = {re.sub(r"[^a-z0-9 -]", "", h.strip().lower()).replace(" ", "-") for h in re.findall(r"^#+ (.*)$", doc, re.M)}
-urls = re.findall(r'runbook_url: "file:///usr/share/doc/smrd/alerts.md#([^"]+)"', alerts)
+urls = re.findall(r'runbook_url: "http://\{\{ \$labels.instance \}\}/docs/alerts#([^"]+)"', alerts)
 sys.exit(not urls or any(u not in anchors for u in urls))
 PY
 	systemd-analyze verify --man=no /lib/systemd/system/smrd.service /lib/systemd/system/smrd.socket \
