@@ -135,8 +135,11 @@ int disk_sys_set(DiskSys *ds, const SysfsDisk *s)
 	size_t len[5], total = 0;
 	for (int i = 0; i < 5; i++)
 		total += len[i] = strnlen(str[i], cap[i] - 1) + 1;
-	uint8_t packed[ZRLE_BOUND(sizeof s->facts)];
-	size_t plen = zrle_pack(&s->facts, sizeof s->facts, packed);
+	uint8_t packed[PACK_BOUND(sizeof s->facts)];
+	size_t plen;
+	int r = pack_bytes(&s->facts, sizeof s->facts, packed, &plen);
+	if (r < 0)
+		return r;
 	uint8_t *blob = malloc(total + plen);
 	if (!blob)
 		return -ENOMEM;
@@ -163,7 +166,7 @@ int disk_sys_set(DiskSys *ds, const SysfsDisk *s)
 void disk_sys_facts(const DiskSys *ds, DiskFacts *ret)
 {
 	/* only ever our own packing of this very struct */
-	if (!ds->blob || zrle_unpack(ds->blob + ds->facts_at, ds->facts_len, ret, sizeof *ret) < 0)
+	if (!ds->blob || unpack_bytes(ds->blob + ds->facts_at, ds->facts_len, ret, sizeof *ret) < 0)
 		disk_facts_init(ret, "");
 }
 
