@@ -407,8 +407,14 @@ static void output_detection(FILE *f, json_object *d)
 		jnum(score, "stalls"), format_duration(hl, jnum(score, "half_life")),
 		json_object_get_boolean(jget(d, "behaviour")) ? ", classified dm-smr by behaviour" : "");
 	json_object *since = jget(storm, "since");
-	if (json_object_get_boolean(jget(storm, "active")))
-		fprintf(f, "  destage storm UNDER WAY since %s\n", fmt_time(since ? json_object_get_double(since) : NAN, t, sizeof t));
+	json_object *sl = jget(storm, "slow_latency");
+	if (json_object_get_boolean(jget(storm, "active"))) {
+		fprintf(f, "  destage storm UNDER WAY since %s", fmt_time(since ? json_object_get_double(since) : NAN, t, sizeof t));
+		if (sl)
+			fprintf(f, ": %.1f writes/s at %s in its slow seconds", jnum(storm, "slow_iops"),
+				output_latency(sl, a, sizeof a));
+		fprintf(f, "\n");
+	}
 	fprintf(f, "  storms: %.0f since start, %.0f on record", jnum(storm, "total"), jnum(storm, "on_record"));
 	if (jnum(storm, "fast_iops") > 0) {
 		json_object *fl = json_number(jnum(storm, "fast_latency"), 6);

@@ -387,6 +387,7 @@ static void storm_begin(DiskDetect *d, DetectStormKind kind, double start, doubl
 	d->storm.bytes = 0;
 	d->storm.iops = span > 0 ? writes / span : 0;
 	d->storm.latency = writes > 0 ? wtime / writes : 0;
+	d->storm.slow_seconds = d->storm.slow_writes = d->storm.slow_wtime = 0;
 	d->ev.storm = now;
 	/* the longest wait: what made it a storm (detect_restore checks it) */
 	DetectEvent e = {.kind = EVENT_STORM_START, .op = TRACE_WRITE, .time = start, .latency = peak,
@@ -432,6 +433,15 @@ static bool interval_slow(const DiskDetect *d, const DetectParams *p, const Dete
 	return f->busy && d->storm.active && f->waiting;
 }
 
+bool detect_storm_slow(const DiskDetect *d, double *ret_iops, double *ret_latency)
+{
+	if (!(d->storm.slow_seconds > 0) || !(d->storm.slow_writes > 0))
+		return false;	/* keeps what the storm began with */
+	*ret_iops = d->storm.slow_writes / d->storm.slow_seconds;
+	*ret_latency = d->storm.slow_wtime / d->storm.slow_writes;
+	return true;
+}
+
 /* The storm under way: its figures, and its end after storm-end seconds
  * without a slow interval. */
 static void storm_follow(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool slow, double peak,
@@ -444,17 +454,22 @@ static void storm_follow(DiskDetect *d, const DetectParams *p, const DetectSampl
 		d->storm.last = s->now;
 		d->storm.peak = fmax(d->storm.peak, peak);
 		d->ev.storm = s->now;
+		d->storm.slow_seconds += s->dt > 0 ? s->dt : 1;
+		d->storm.slow_writes += s->writes;
+		d->storm.slow_wtime += s->write_time;
+		detect_storm_slow(d, &d->storm.iops, &d->storm.latency);
 	}
 	if (slow || s->now - d->storm.last < p->storm_end)
 		return;
-	char a[FORMAT_MAX], b[FORMAT_MAX];
+	char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX];
 	double len = d->storm.last - d->storm.start;
 	DetectEvent e = {.kind = EVENT_STORM_END, .op = TRACE_WRITE, .time = d->storm.last, .duration = len,
 			 .latency = d->storm.peak, .count = d->storm.writes, .bytes = d->storm.bytes,
 			 .value = len > 0 ? (double)d->storm.writes / len : 0};
 	snprintf(e.message, sizeof e.message,
-		 "destage storm ended after %s: %" PRIu64 " writes completed (%.1f/s), slowest %s",
-		 format_duration(a, len), d->storm.writes, e.value, format_duration(b, d->storm.peak));
+		 "destage storm ended after %s: %" PRIu64 " writes completed (%.1f/s); %.1f/s at %s in its slow "
+		 "seconds, slowest %s", format_duration(a, len), d->storm.writes, e.value, d->storm.iops,
+		 format_duration(c, d->storm.latency), format_duration(b, d->storm.peak));
 	d->storm.active = false;
 	d->run = (DetectRun){0};
 	detect_emit(emit, userdata, &e);

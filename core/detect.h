@@ -177,6 +177,9 @@ typedef struct DetectStorm {
 	bool active;
 	DetectStormKind kind;
 	double start, last, peak, iops, latency;
+	/* its slow seconds, for the figures a person expects of a storm (2.5
+	 * writes/s at 400 ms), not the average with the fast acks around them */
+	double slow_seconds, slow_writes, slow_wtime;
 	uint64_t writes, bytes;
 	uint64_t count;			/* since start */
 	uint64_t known;			/* including the history's */
@@ -276,6 +279,9 @@ void detect_probe(DiskDetect *d, const DetectParams *p, double latency, double n
 /* The slowest I/O over the slow threshold that completed in the last ten
  * minutes (seconds; 0 if none). */
 double detect_slowest_recent(const DiskDetect *d, double now);
+/* The storm's slow seconds: writes per second and their mean latency; false
+ * (and the figures untouched) before it had one with writes. */
+bool detect_storm_slow(const DiskDetect *d, double *ret_iops, double *ret_latency);
 /* The GC score at now (detect_interval keeps the last in d->score). */
 void detect_score(const DiskDetect *d, const DetectParams *p, double now, DetectScore *ret);
 /* Replays a stored event (time on the detector's clock, its latency) so

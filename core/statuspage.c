@@ -121,6 +121,44 @@ void heatmap_svg(Buf *b, const char *op, const HeatColumn *cols, unsigned n, dou
 	buf_put(b, "</svg>", 6);
 }
 
+#define RATE_H 90
+#define RATE_DECADES 6		/* 0.1/s to 100k/s */
+
+void rate_svg(Buf *b, const char *op, const HeatColumn *cols, unsigned n, double slot_seconds)
+{
+	double span = n * slot_seconds, colw = n ? (double)PLOT_W / n : PLOT_W;
+	buf_puts(b, "<svg class=\"rate\" data-op=\"");
+	html_escape(b, op);
+	buf_printf(b, "\" viewBox=\"0 -%u %u %u\" width=\"%u\" height=\"%u\" role=\"img\">", TOP, PLOT_X + PLOT_W + 8,
+		   RATE_H + 24 + TOP, PLOT_X + PLOT_W + 8, RATE_H + 24 + TOP);
+	buf_puts(b, "<title>");
+	html_escape(b, op);
+	buf_printf(b, "s per second over the last %.0f seconds</title>", span);
+	buf_printf(b, "<rect class=\"frame\" x=\"%u\" y=\"0\" width=\"%u\" height=\"%u\"/>", PLOT_X, PLOT_W, RATE_H);
+	static const char *const label[RATE_DECADES + 1] = {"0.1/s", "1/s", "10/s", "100/s", "1k/s", "10k/s", "100k/s"};
+	for (unsigned d = 0; d <= RATE_DECADES; d += 2) {
+		unsigned y = RATE_H - d * RATE_H / RATE_DECADES;
+		buf_printf(b, "<line class=\"grid\" x1=\"%u\" x2=\"%u\" y1=\"%u\" y2=\"%u\"/>", PLOT_X, PLOT_X + PLOT_W, y, y);
+		buf_printf(b, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\">%s</text>", PLOT_X - 4, y + 4, label[d]);
+	}
+	/* one bar a column, on a log scale: 2000/s falling to 2/s is the
+	 * clearest picture of a storm there is */
+	for (unsigned c = 0; c < n; c++) {
+		if (!(cols[c].seconds > 0))
+			continue;
+		double rate = (double)cols[c].h.count / cols[c].seconds, age = (n - 1 - c) * slot_seconds;
+		double f = rate > 0 ? fmin(fmax((log10(rate) + 1) / RATE_DECADES, 0.01), 1) : 0;
+		buf_printf(b, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" data-age=\"%.0f\" "
+			      "data-rate=\"", PLOT_X + c * colw, RATE_H * (1 - f), fmax(colw - 1, 1), RATE_H * f, age);
+		num(b, rate, 1);
+		buf_puts(b, "\"><title>");
+		num(b, rate, 1);
+		buf_printf(b, "/s, %.0f s ago</title></rect>", age);
+	}
+	time_axis(b, span, RATE_H + 16);
+	buf_put(b, "</svg>", 6);
+}
+
 void timeline_svg(Buf *b, const TimelineMark *marks, unsigned n, double span)
 {
 	const unsigned h = 22;
@@ -156,9 +194,16 @@ const char status_css[] =
 	".bad{color:var(--bad);font-weight:600}.warn{color:var(--warn)}.ok{color:var(--ok)}"
 	"svg text{fill:var(--mute);font-size:10px}svg .frame{fill:none;stroke:var(--line)}svg .grid{stroke:var(--line);"
 	"stroke-dasharray:2 3}.heatmap rect:not(.frame){fill:var(--heat)}.mark.storm{fill:var(--bad)}"
-	".mark.idle-cleaning{fill:var(--warn)}.mark.stall{fill:var(--fg)}td.why{white-space:normal;min-width:14em;max-width:28em}"
+	".mark.idle-cleaning{fill:var(--warn)}.rate .bar{fill:var(--heat)}.mark.stall{fill:var(--fg)}td.why{white-space:normal;min-width:14em;max-width:28em}"
 	".wide{overflow-x:auto}main.doc{max-width:50em}.doc pre{overflow-x:auto;background:var(--row);padding:.5em}"
-	".doc td{white-space:normal}.doc a.anchor{color:var(--mute);text-decoration:none;font-weight:400}";
+	".doc td{white-space:normal}.doc a.anchor{color:var(--mute);text-decoration:none;font-weight:400}"
+	"svg{max-width:100%;height:auto}"
+	/* A phone: the plots scale, cells wrap, and the list keeps device,
+	 * class, SMR, GC score, storm, stalls and write latency (columns[] in
+	 * daemon/pages.c: model, serial, pool, evidence, cache, read and
+	 * throughput go); 37-status-page measures it at 400 px. */
+	"@media (max-width:640px){body{margin:.5em}th,td{white-space:normal;padding:3px 4px}"
+	"#disks th:nth-child(2),#disks td:nth-child(2),#disks th:nth-child(3),#disks td:nth-child(3),#disks th:nth-child(4),#disks td:nth-child(4),#disks th:nth-child(7),#disks td:nth-child(7),#disks th:nth-child(10),#disks td:nth-child(10),#disks th:nth-child(12),#disks td:nth-child(12),#disks th:nth-child(14),#disks td:nth-child(14){display:none}}";
 
 static int hexval(char c)
 {

@@ -40,6 +40,10 @@ typedef struct HeatColumn {
  * the column data-age (seconds before now), for tests and tooltips. */
 void heatmap_svg(Buf *b, const char *op, const HeatColumn *cols, unsigned n, double slot_seconds);
 
+/* I/Os per second against time, a bar a column on a log scale (0.1/s to
+ * 100k/s), each bar with data-age and data-rate. */
+void rate_svg(Buf *b, const char *op, const HeatColumn *cols, unsigned n, double slot_seconds);
+
 /* A span on the timeline: [start, end] in seconds before now (start >= end). */
 typedef struct TimelineMark {
 	double start, end;

@@ -306,6 +306,9 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	json_object_object_add(storm, "on_record", json_object_new_int64((int64_t)v->storms_known));
 	json_object_object_add(storm, "fast_iops", jdouble(v->fast_iops));
 	json_object_object_add(storm, "fast_latency", jdouble(v->fast_latency));
+	/* the storm under way, or the last since smrd started: its slow seconds */
+	json_object_object_add(storm, "slow_iops", v->storms ? jdouble(v->storm_iops) : NULL);
+	json_object_object_add(storm, "slow_latency", v->storms ? jdouble(v->storm_latency) : NULL);
 	json_object_object_add(o, "storm", storm);
 	json_object_object_add(idle, "active", json_object_new_boolean(v->idle));
 	json_object_object_add(idle, "probe_enabled", json_object_new_boolean(ctx->config.probe));

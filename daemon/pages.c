@@ -154,8 +154,8 @@ static const struct {
 	{"device", "Device", false}, {"model", "Model", false}, {"serial", "Serial", false}, {"pool", "Pool", false},
 	{"class", "Class", false}, {"smr", "SMR", true}, {"why", "Decisive evidence", false}, {"score", "GC score", true},
 	{"storm", "Storm", false}, {"cache", "Media cache", true}, {"stalls", "Stalls 1h", true},
-	{"read", "Read p50 / p99", true},
-	{"write", "Write p50 / p99", true}, {"tput", "Throughput", true},
+	{"read", "Read p50 / p99, 1 min", true},
+	{"write", "Write p50 / p99, 1 min", true}, {"tput", "Throughput", true},
 };
 
 typedef struct SortBy {
@@ -270,8 +270,15 @@ static void status_row(Buf *b, const Row *r)
 	esc(b, r->v.basis);
 	buf_puts(b, "</td><td class=\"n\">");
 	put_num(b, v->score.score, 2);
-	buf_printf(b, "</td><td class=\"storm %s\">%s</td>", v->storm ? "bad" : v->idle ? "warn" : "mute",
+	buf_printf(b, "</td><td class=\"storm %s\">%s", v->storm ? "bad" : v->idle ? "warn" : "mute",
 		   v->storm ? "storm" : v->idle ? "idle-cleaning" : "–");
+	if (v->storm) {
+		/* what its writes do now, not the minute's percentiles beside it */
+		buf_printf(b, "<br><span class=\"mute\">%.1f w/s at ", v->storm_iops);
+		put_latency(b, v->storm_latency);
+		buf_puts(b, "</span>");
+	}
+	buf_puts(b, "</td>");
 	cache_cell(b, v, r->imminent);
 	buf_printf(b, "<td class=\"n%s\">%" PRIu64 "</td>", r->stalls ? " warn" : "", r->stalls);
 	for (int op = TRACE_READ; op <= TRACE_WRITE; op++) {
@@ -386,9 +393,8 @@ typedef struct Timeline {
 	unsigned n;
 	double now, span;
 	double open_storm, open_idle;	/* a start seen, its end not yet: seconds ago */
-	HistoryEvent recent[20];
-	unsigned n_recent, first_recent;
-	uint64_t total;
+	HistoryEvent recent[20];	/* the disk's newest events, however old, oldest first */
+	unsigned n_recent;
 } Timeline;
 
 static void mark(Timeline *t, const char *kind, double start, double end, const char *label)
@@ -403,13 +409,6 @@ static void mark(Timeline *t, const char *kind, double start, double end, const 
 static int on_event(const HistoryEvent *e, void *userdata)
 {
 	Timeline *t = userdata;
-	/* the last ones for the table, in a ring */
-	t->recent[(t->first_recent + t->n_recent) % ELEMENTSOF(t->recent)] = *e;
-	if (t->n_recent < ELEMENTSOF(t->recent))
-		t->n_recent++;
-	else
-		t->first_recent = (t->first_recent + 1) % ELEMENTSOF(t->recent);
-	t->total++;
 	double ago = t->now - (double)e->time_usec / 1e6;
 	char label[96], d[FORMAT_MAX];
 	if (streq(e->kind, "storm-start"))
@@ -438,8 +437,12 @@ static void disk_state(Buf *b, const Disk *d, double now)
 	buf_printf(b, "<p id=\"state\" data-storm=\"%d\" class=\"%s\">%s", v->storm,
 		   v->storm ? "bad" : v->idle ? "warn" : "ok",
 		   v->storm ? "Destage storm under way" : v->idle ? "Cleaning while idle" : "No storm");
-	if (v->storm)
-		buf_printf(b, " for %s", format_duration(t, fmax(now - v->storm_since, 0)));
+	if (v->storm) {
+		buf_printf(b, " for %s: %.1f writes/s at ", format_duration(t, fmax(now - v->storm_since, 0)),
+			   v->storm_iops);
+		put_latency(b, v->storm_latency);
+		buf_puts(b, " in its slow seconds");
+	}
 	buf_puts(b, " · GC score ");
 	put_num(b, v->score.score, 2);
 	buf_printf(b, " · stalls (read/write) %" PRIu64 "/%" PRIu64 " since smrd started · %" PRIu64
@@ -527,7 +530,14 @@ static int disk_latency_section(Buf *b, const Context *ctx, const Disk *d, Timel
 		heatmap_svg(b, trace_op_to_string(op), cols, ncols, WINDOW_SLOT_SECONDS);
 		if (!ol)
 			buf_printf(b, "<p class=\"mute\">No traced %ss.</p>", trace_op_to_string(op));
+		else if (op == TRACE_WRITE) {
+			buf_puts(b, "<h3>writes per second</h3>");
+			rate_svg(b, "write", cols, ncols, WINDOW_SLOT_SECONDS);
+		}
 	}
+	buf_printf(b, "<p class=\"mute\">A column is %d s. A cell's shade is its share of the column's I/Os: the "
+		      "darkest is the latency most of them took, a pale one a few (a storm: writes moving up, and "
+		      "fewer of them).</p>", WINDOW_SLOT_SECONDS);
 	buf_puts(b, "<h3>Storms, idle cleaning and stalls</h3>");
 	timeline_svg(b, t->m, t->n, t->span);
 	if (!history_ok)
@@ -563,20 +573,37 @@ static void percentile_table(Buf *b, const DiskView *v)
 		buf_puts(b, "<p class=\"mute\">No traced I/O yet.</p>");
 }
 
-static void events_table(Buf *b, const Timeline *t)
+static int on_recent(const HistoryEvent *e, void *userdata)
 {
-	buf_puts(b, "<h2>Recent events</h2><table id=\"events\"><thead><tr><th>time</th><th>event</th><th>op</th>"
+	Timeline *t = userdata;
+	if (t->n_recent < ELEMENTSOF(t->recent))
+		t->recent[t->n_recent++] = *e;
+	return 0;
+}
+
+/* The disk's last events from the history, however old: the storms and
+ * stalls "on record" above are these, with their dates. */
+static void events_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
+{
+	HistoryFilter f = {.device = d->name, .limit = ELEMENTSOF(t->recent)};
+	bool ok = history_query(monitor_history(ctx->monitor), &f, on_recent, t) >= 0;
+	buf_printf(b, "<h2>Last events</h2><p class=\"mute\">The newest %zu on record, newest first; all of them: "
+		      "<code>smrctl events --device ", ELEMENTSOF(t->recent));
+	esc(b, d->name);
+	buf_puts(b, "</code>.</p><table id=\"events\"><thead><tr><th>time</th><th>event</th><th>op</th>"
 		    "<th>message</th></tr></thead><tbody>");
 	for (unsigned i = t->n_recent; i-- > 0;) {
-		const HistoryEvent *e = &t->recent[(t->first_recent + i) % ELEMENTSOF(t->recent)];
+		const HistoryEvent *e = &t->recent[i];
 		buf_puts(b, "<tr><td>");
 		put_time(b, e->time_usec);
 		buf_puts(b, "</td>");
 		cells(b, (const char *const[]){e->kind, e->op, e->message}, 3);
 	}
 	buf_puts(b, "</tbody></table>");
-	if (!t->n_recent)
-		buf_printf(b, "<p class=\"mute\">No event in the last %.0f seconds.</p>", t->span);
+	if (!ok)
+		buf_puts(b, "<p class=\"warn\">The event history could not be read.</p>");
+	else if (!t->n_recent)
+		buf_puts(b, "<p class=\"mute\">No event on record.</p>");
 }
 
 static void kv(Buf *b, const char *k, const char *v)
@@ -656,7 +683,7 @@ int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 		return r;
 	}
 	percentile_table(&b, &d->view);
-	events_table(&b, t);
+	events_table(&b, ctx, d, t);
 	identity_table(&b, d);
 	page_foot(&b, ctx);
 	return html_reply(200, &b, ret);

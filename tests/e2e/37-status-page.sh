@@ -40,6 +40,26 @@ shot() {
 	[ -s "$1" ] && say "  screenshot: $1"
 }
 
+# narrow NAME URL: the page as served, measured at a phone's 400 px in
+# Chromium (a copy with a script added, since the page itself runs none):
+# prints its width, scroll width, and the right edges of the first storm
+# cell and of the first heatmap (-1: none).
+narrow() {
+	curl -sf "$2" >"$T/$1.narrow.html" || return 1
+	cat >>"$T/$1.narrow.html" <<'JS'
+<script>
+addEventListener("load", () => {
+  const de = document.documentElement, right = e => e ? Math.round(e.getBoundingClientRect().right) : -1;
+  document.title = ["width", de.clientWidth, "scroll", de.scrollWidth, "storm", right(document.querySelector("td.storm")),
+                    "heatmap", right(document.querySelector("svg.heatmap"))].join(" ");
+});
+</script>
+JS
+	timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chromium" \
+		--hide-scrollbars --window-size=400,900 --virtual-time-budget=2000 --dump-dom "file://$T/$1.narrow.html" \
+		2>>"$T/chromium.log" | python3 "$SRCDIR/tests/e2e/dom.py" title /dev/stdin
+}
+
 step "a disk whose model and serial are markup"
 # a model is at most 40 characters on ATA: this one fits, and would run if it were markup
 HOSTILE='<img src=x onerror=document.title=1><script>x</script>'
@@ -180,10 +200,33 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	shot "$SHOTS/status-storm.png" "$URL/"
 	shot "$SHOTS/disk-storm.png" "$URL/disk/$S"
 	shot "$SHOTS/disk-storm-dark.png" "$URL/disk/$S" dark
+	# a phone: nothing wider than the screen, the storm and "now" in view
+	for page in list disk; do
+		[ $page = list ] && u=$URL/ || u=$URL/disk/$S
+		m=$(narrow "$page" "$u")
+		say "  at 400 px, $page page: $m"
+		read -r _ w _ sw _ storm _ heat <<<"$m"
+		if [ $page = list ]; then
+			check "at 400 px the list fits (scroll width = width) and shows the storm column" \
+				bash -c "[ -n '$w' ] && [ '$sw' -le '$w' ] && [ '$storm' -gt 0 ] && [ '$storm' -le '$w' ]"
+		else
+			check "at 400 px the disk page fits and its heatmap ends on screen (now, where the storm is)" \
+				bash -c "[ -n '$w' ] && [ '$sw' -le '$w' ] && [ '$heat' -gt 0 ] && [ '$heat' -le '$w' ]"
+		fi
+	done
+	shot_narrow() { timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$T/chromium" --hide-scrollbars --window-size=400,1100 --screenshot="$1" "$2" >>"$T/chromium.log" 2>&1
+		[ -s "$1" ] && say "  screenshot: $1"; }
+	shot_narrow "$SHOTS/status-storm-400.png" "$URL/"
+	shot_narrow "$SHOTS/disk-storm-400.png" "$URL/disk/$S"
 	row=$(dom rows "$T/storm-list.dom" | head -1)
 	say "  first row: $row"
 	check "the list shows $S storming, first" bash -c "[ \"\$(echo '$row' | cut -f1-3)\" = '$S	1	storm' ]"
 	check "the summary counts it" grep -q '1 in a destage storm' "$T/storm-list.dom"
+	list_why=$(dom why "$T/storm-list.dom" | awk -F'\t' -v d="$S" '$1 == d { print $2 }')
+	page_why=$(dom why "$T/storm-disk.dom" | awk -F'\t' '$1 == "page" { print $2 }')
+	say "  why, in the list: $list_why; on its page: $page_why"
+	check "the list and the disk page give one reason for the class" bash -c "[ -n '$list_why' ] && [ '$list_why' = '$page_why' ]"
 	state=$(dom state "$T/storm-disk.dom")
 	say "  disk page: $state"
 	check "its page says a storm is under way" bash -c "[[ '$state' == 1*'Destage storm under way'* ]]"
@@ -192,9 +235,19 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	sed 's/^/    /' "$T/heat"
 	check "the heatmap has the cliff: the oldest column fast (median < 10 ms), a later one with writes >= 100 ms" \
 		awk -F'\t' 'NR == 1 { fast = $3 < 0.01 } NR > 1 && $4 >= 0.1 { slow = 1 } END { exit !(fast && slow) }' "$T/heat"
+	dom rate "$T/storm-disk.dom" >"$T/rate"
+	say "  writes/s per column (age s, rate): $(tr '\t\n' ': ' <"$T/rate")"
+	check "the writes/s plot has the cliff: a column 10x or more below the fastest one before it" python3 - "$T/rate" <<'PY'
+import sys
+rates = [float(l.split()[1]) for l in open(sys.argv[1]) if l.strip()]
+sys.exit(not any(r * 10 <= max(rates[:i]) for i, r in enumerate(rates) if i and r > 0))
+PY
 	dom marks "$T/storm-disk.dom" >"$T/marks"
 	check "the timeline marks the storm" grep -q '^mark storm' "$T/marks"
 	check "the percentile table is there" grep -q 'id="percentiles"' "$T/storm-disk.dom"
+	dom events "$T/storm-disk.dom" >"$T/events"
+	sed 's/^/    event: /' "$T/events" | head -5
+	check "the disk page lists its storm from the history, dated" grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}	storm-start$' "$T/events"
 fi
 wait_bg 120 "the fio run"
 stop_smrd

@@ -6,6 +6,9 @@
   dom.py title FILE                the document's title
   dom.py count FILE TAG            how many TAG elements the DOM has
   dom.py state FILE                data-storm of #state, and its text
+  dom.py rate FILE                 the writes/s plot: age and rate per bar, oldest first
+  dom.py events FILE               the disk page's event table: time and kind per row
+  dom.py why FILE                  each row's "why" cell (list), or the class line's reason (disk page)
   dom.py heat FILE OP              per heatmap column (oldest first): age, I/Os, median and max
                                    cell latency (data-lo, seconds)
   dom.py marks FILE                the timeline's marks: class and title
@@ -97,6 +100,36 @@ def main():
                     median = lo
                     break
             print(f"{age:.0f}\t{n}\t{median:g}\t{max(lo for lo, _ in cells):g}")
+    elif cmd == "why":
+        # the list: device and its "why" cell per row; a disk page: its class line's reason
+        row = None
+        for e in d.elems:
+            if e[0] == "tr" and "data-device" in e[1]:
+                row = e[1]["data-device"]
+            elif row and e[0] == "td" and "why" in e[1].get("class", "").split():
+                print(row, text(e), sep="\t")
+                row = None
+            elif e[0] == "p" and e[1].get("id") == "class":
+                print("page", text(e).split(": ", 1)[-1], sep="\t")
+    elif cmd == "rate":
+        # the writes/s plot: age and rate per bar, oldest first
+        for e in d.elems:
+            if e[0] == "rect" and "bar" in e[1].get("class", "").split() and "data-rate" in e[1]:
+                print(e[1]["data-age"], e[1]["data-rate"], sep="\t")
+    elif cmd == "events":
+        # the disk page's event table: time and kind per row
+        inside, row = False, []
+        for e in d.elems:
+            if e[0] == "table":
+                inside = e[1].get("id") == "events"
+            elif inside and e[0] == "tr":
+                if len(row) >= 2:
+                    print(*row[:2], sep="\t")
+                row = []
+            elif inside and e[0] == "td":
+                row.append(text(e))
+        if len(row) >= 2:
+            print(*row[:2], sep="\t")
     elif cmd == "marks":
         for i, e in enumerate(d.elems):
             if e[0] == "rect" and "mark" in e[1].get("class", "").split():

@@ -94,6 +94,8 @@ static void test_primer_storm(void)
 	CHECK_NEAR(r.ev[2].duration, 60, 1e-9);
 	CHECK_INT(r.ev[2].count, 180);
 	CHECK_NEAR(r.ev[2].latency, 0.333, 1e-6);	/* kept as float in the ring */
+	CHECK_STR(r.ev[2].message, "destage storm ended after 60 s: 180 writes completed (3.0/s); 3.0/s at 333 ms in "
+				   "its slow seconds, slowest 333 ms");
 	CHECK_INT(d.storm.count, 1);
 	CHECK(d.ev.behaviour);
 	/* the media cache: 70 s of 2500 16 KiB writes a second before the cliff

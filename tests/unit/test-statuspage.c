@@ -52,6 +52,16 @@ int main(void)
 	CHECK(strstr(b.data, ">now</text>") != NULL && strstr(b.data, ">-30s</text>") != NULL);
 	buf_free(&b);
 
+	/* the same columns as writes per second: 100/s, then 3.1/s, then none */
+	rate_svg(&b, "write", cols, 3, 10);
+	CHECK_INT(count(b.data, "class=\"bar\""), 3);
+	CHECK(strstr(b.data, "data-age=\"20\" data-rate=\"100\"") != NULL);
+	CHECK(strstr(b.data, "data-age=\"10\" data-rate=\"3.1\"") != NULL);
+	CHECK(strstr(b.data, "data-age=\"0\" data-rate=\"0\"") != NULL);
+	CHECK(strstr(b.data, "height=\"0.0\" data-age=\"0\"") != NULL);	/* no writes: no bar */
+	CHECK(strstr(b.data, "<title>writes per second over the last 30 seconds</title>") != NULL);
+	buf_free(&b);
+
 	TimelineMark m[] = {{.start = 25, .end = 5, .kind = "storm", .label = "destage <storm>"},
 			    {.start = 12, .end = 12, .kind = "stall", .label = "stall"},
 			    {.start = 900, .end = 800, .kind = "storm", .label = "long ago"}};
