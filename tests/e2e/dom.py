@@ -7,7 +7,7 @@
   dom.py count FILE TAG            how many TAG elements the DOM has
   dom.py state FILE                data-storm of #state, and its text
   dom.py rate FILE                 the writes/s plot: age and rate per bar, oldest first
-  dom.py events FILE               the disk page's event table: time and kind per row
+  dom.py events FILE [TABLE]       the disk page's event table (or #TABLE): time and kind per row
   dom.py why FILE                  each row's "why" cell (list), or the class line's reason (disk page)
   dom.py heat FILE OP              per heatmap column (oldest first): age, I/Os, median and max
                                    cell latency (data-lo, seconds)
@@ -117,11 +117,11 @@ def main():
             if e[0] == "rect" and "bar" in e[1].get("class", "").split() and "data-rate" in e[1]:
                 print(e[1]["data-age"], e[1]["data-rate"], sep="\t")
     elif cmd == "events":
-        # the disk page's event table: time and kind per row
-        inside, row = False, []
+        # the disk page's event table (or the one of id TABLE): time and kind per row
+        table, inside, row = sys.argv[3] if len(sys.argv) > 3 else "events", False, []
         for e in d.elems:
             if e[0] == "table":
-                inside = e[1].get("id") == "events"
+                inside = e[1].get("id") == table
             elif inside and e[0] == "tr":
                 if len(row) >= 2:
                     print(*row[:2], sep="\t")

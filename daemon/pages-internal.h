@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the status pages share: the page's frame and its cell writers. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "context.h"
+#include "http.h"
+#include "util.h"
+
+#define REFRESH_SECONDS 5
+
+void page_esc(Buf *b, const char *s);
+void page_num(Buf *b, double v, int decimals);
+void page_latency(Buf *b, double s);
+/* local time, as journalctl and smrctl print it */
+void page_time(Buf *b, uint64_t realtime_usec);
+/* The rest of a table row: each text escaped in its cell, the last (a
+ * sentence) in a "why" cell that wraps. */
+void page_cells(Buf *b, const char *const *text, size_t n);
+void page_head(Buf *b, const char *title, bool refresh);
+void page_foot(Buf *b, const Context *ctx);
+int html_reply(unsigned status, Buf *b, HttpReply *ret);
