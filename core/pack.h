@@ -13,7 +13,7 @@
 /* The most bytes pack_bytes writes for n: DEFLATE's stored blocks, at worst. */
 #define PACK_BOUND(n) ((n) + 5 * ((n) / 16384 + 1) + 16)
 
-/* Packs src[0..n) into dst (PACK_BOUND(n) bytes); the length, or -ENOMEM. */
+/* Packs src[0..n) into dst (PACK_BOUND(n) bytes): 0 and *ret_len, or -ENOMEM. */
 int pack_bytes(const void *src, size_t n, uint8_t *dst, size_t *ret_len);
 /* Restores exactly n bytes into dst; -EBADMSG if src is not a packing of n bytes. */
 int unpack_bytes(const uint8_t *src, size_t len, void *dst, size_t n);
