@@ -9,12 +9,11 @@
 
 #include <fcntl.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stddef.h>
 
 #include "format.h"
-#include "regex-bound.h"
+#include "pattern.h"
 #include "util.h"
 
 #ifndef SMRD_MODEL_LIST_PATH
@@ -147,30 +146,6 @@ bool config_has_key(const char *key)
 	       (startswith(key, DISK_PREFIX) && disk_rule_key_known(key + strlen(DISK_PREFIX)));
 }
 
-char *config_regex_to_posix(const char *re)
-{
-	Buf b = {0};
-	for (const char *p = re; *p; p++) {
-		if (p[0] == '\\' && p[1] == 'd') {
-			buf_put(&b, "[0-9]", 5);
-			p++;
-		} else if (p[0] == '\\' && p[1]) {
-			buf_put(&b, p, 2);
-			p++;
-		} else {
-			buf_put(&b, p, 1);
-		}
-	}
-	if (!b.data && !b.oom)
-		return strdup("");
-	if (b.oom) {
-		buf_free(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
-
 static int validate(const ConfigItem *it, const char *value, double *ret_num, char **ret_error)
 {
 	switch (it->type) {
@@ -180,14 +155,17 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		return value[0] == '/' ? 0 : set_errorf(ret_error, -EINVAL, "%s: '%s' is not an absolute path", it->key, value);
 
 	case CONFIG_REGEX: {
-		_cleanup_free_ char *posix = config_regex_to_posix(value), *shown = str_sanitize(value);
-		regex_t re;
-		const char *why;
-		if (!posix || !shown)
+		_cleanup_free_ char *shown = str_sanitize(value);
+		Pattern *re = NULL;
+		char why[PATTERN_WHY_MAX];
+		if (!shown)
 			return -ENOMEM;
-		if (regex_compile_bounded(&re, posix, REG_EXTENDED | REG_NOSUB, &why) < 0)
+		int r = pattern_new(value, 0, &re, why);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
 			return set_errorf(ret_error, -EINVAL, "%s: '%.80s' is refused: %s", it->key, shown, why);
-		regfree(&re);
+		pattern_free(re);
 		return 0;
 	}
 	case CONFIG_SECONDS:

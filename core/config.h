@@ -68,5 +68,3 @@ bool config_key_is_path(const char *key);
 void config_print_help(FILE *f);
 /* Prints the effective config in the file's own syntax. */
 void config_print(const Config *c, FILE *f);
-/* Rewrites \d in a node_exporter-style regex to POSIX [0-9]. */
-char *config_regex_to_posix(const char *re);

@@ -2,57 +2,47 @@
 #include "filter.h"
 
 #include <errno.h>
-#include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "config.h"
-#include "regex-bound.h"
+#include "pattern.h"
 #include "util.h"
 
 struct DeviceFilter {
-	regex_t include, exclude;
-	bool have_include, have_exclude, stacked;
+	Pattern *include, *exclude;
+	bool stacked;
 };
 
 DeviceFilter *filter_free(DeviceFilter *f)
 {
 	if (!f)
 		return NULL;
-	if (f->have_include)
-		regfree(&f->include);
-	if (f->have_exclude)
-		regfree(&f->exclude);
+	pattern_free(f->include);
+	pattern_free(f->exclude);
 	free(f);
 	return NULL;
 }
 
-static int compile(const char *pattern, regex_t *re, bool *have, const char **why)
+static int compile(const char *re, Pattern **ret, char why[static PATTERN_WHY_MAX])
 {
-	if (!pattern || !*pattern)
+	if (!re || !*re)
 		return 0;
-	_cleanup_free_ char *posix = config_regex_to_posix(pattern);
-	if (!posix)
-		return -ENOMEM;
-	int r = regex_compile_bounded(re, posix, REG_EXTENDED | REG_NOSUB, why);
-	if (r < 0)
-		return -EINVAL;
-	*have = true;
-	return 0;
+	int r = pattern_new(re, 0, ret, why);
+	return r == -ENOMEM ? r : r < 0 ? -EINVAL : 0;
 }
 
-int filter_new(const char *include, const char *exclude, bool watch_stacked, DeviceFilter **ret, const char **ret_why)
+int filter_new(const char *include, const char *exclude, bool watch_stacked, DeviceFilter **ret,
+	       char ret_why[static PATTERN_WHY_MAX])
 {
 	DeviceFilter *f = calloc(1, sizeof *f);
-	const char *why = "out of memory";
+	snprintf(ret_why, PATTERN_WHY_MAX, "out of memory");
 	if (!f)
 		return -ENOMEM;
 	f->stacked = watch_stacked;
-	int r = compile(include, &f->include, &f->have_include, &why);
+	int r = compile(include, &f->include, ret_why);
 	if (r == 0)
-		r = compile(exclude, &f->exclude, &f->have_exclude, &why);
+		r = compile(exclude, &f->exclude, ret_why);
 	if (r < 0) {
-		if (ret_why)
-			*ret_why = why;
 		filter_free(f);
 		return r;
 	}
@@ -60,15 +50,17 @@ int filter_new(const char *include, const char *exclude, bool watch_stacked, Dev
 	return 0;
 }
 
-bool filter_wants_stacked(const DeviceFilter *f) { return !f || f->stacked || f->have_include; }
+bool filter_wants_stacked(const DeviceFilter *f) { return !f || f->stacked || f->include; }
 
 bool filter_wants(const DeviceFilter *f, const char *name)
 {
 	if (!f)
 		return true;
-	if (f->have_include && regexec(&f->include, name, 0, NULL, 0) != 0)
+	/* a match a limit stopped is not a yes: include wants a match, exclude
+	 * a miss, so such a device stays unwatched either way */
+	if (f->include && pattern_match(f->include, name) != 1)
 		return false;
-	if (f->have_exclude && regexec(&f->exclude, name, 0, NULL, 0) == 0)
+	if (f->exclude && pattern_match(f->exclude, name) != 0)
 		return false;
 	return true;
 }

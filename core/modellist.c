@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Model list entries are POSIX extended regexes, compiled once at load and
- * anchored at both ends so that "WDC WD60EZAZ" cannot match inside a longer
- * unrelated string.
+ * Model list entries are regular expressions as drivedb.h writes them
+ * (PCRE2 reads its POSIX extended syntax and \d alike), compiled once at
+ * load and matched against the whole model string, so that "WDC WD60EZAZ"
+ * cannot match inside a longer unrelated string.
  */
 #include "modellist.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivedb.h"
-#include "regex-bound.h"
+#include "pattern.h"
 #include "util.h"
 
 #define MODELLIST_MAX_ENTRIES 4096
@@ -23,7 +23,7 @@
 
 typedef struct Entry {
 	ModelEntry pub;
-	regex_t re;
+	Pattern *re;
 } Entry;
 
 struct ModelList {
@@ -46,7 +46,7 @@ ModelList *modellist_free(ModelList *ml)
 	if (!ml)
 		return NULL;
 	for (unsigned i = 0; i < ml->n; i++) {
-		regfree(&ml->entries[i].re);
+		pattern_free(ml->entries[i].re);
 		free((char *)ml->entries[i].pub.pattern);
 		free((char *)ml->entries[i].pub.source);
 	}
@@ -59,11 +59,13 @@ ModelList *modellist_free(ModelList *ml)
 static int entry_init(Entry *e, ModelClass c, const char *pattern, const char *source, const char *origin,
 		      unsigned lineno, char **ret_error)
 {
-	_cleanup_free_ char *anchored = NULL, *shown = str_sanitize(pattern);
-	if (asprintf(&anchored, "^(%s)$", pattern) < 0 || !shown)
+	_cleanup_free_ char *shown = str_sanitize(pattern);
+	if (!shown)
 		return -ENOMEM;
-	const char *why;
-	int r = regex_compile_bounded(&e->re, anchored, REG_EXTENDED | REG_NOSUB, &why);
+	char why[PATTERN_WHY_MAX];
+	int r = pattern_new(pattern, PATTERN_WHOLE, &e->re, why);
+	if (r == -ENOMEM)
+		return r;
 	if (r < 0) {
 		if (asprintf(ret_error, "line %u: bad pattern '%.80s': %s", lineno, shown, why) < 0)
 			*ret_error = NULL;
@@ -72,7 +74,7 @@ static int entry_init(Entry *e, ModelClass c, const char *pattern, const char *s
 	e->pub = (ModelEntry){.class = c, .pattern = strdup(pattern), .source = strdup(source), .origin = origin,
 			      .line = lineno};
 	if (!e->pub.pattern || !e->pub.source) {
-		regfree(&e->re);
+		e->re = pattern_free(e->re);
 		free((char *)e->pub.pattern);
 		free((char *)e->pub.source);
 		return -ENOMEM;
@@ -253,7 +255,6 @@ int modellist_concat(ModelList *dst, ModelList *src)
 		return -ENOMEM;
 	}
 	dst->entries = n;
-	/* a regex_t may be moved: glibc's holds no pointer into itself */
 	memcpy(dst->entries + dst->n, src->entries, src->n * sizeof *n);
 	dst->n += src->n;
 	free(src->entries);
@@ -268,7 +269,8 @@ const ModelEntry *modellist_match(const ModelList *ml, const char *model)
 	if (!ml || !model || !*model)
 		return NULL;
 	for (unsigned i = 0; i < ml->n; i++)
-		if (regexec(&ml->entries[i].re, model, 0, NULL, 0) == 0)
+		/* one entry a limit stopped is not a match; later ones may be */
+		if (pattern_match(ml->entries[i].re, model) == 1)
 			return &ml->entries[i].pub;
 	return NULL;
 }

@@ -458,12 +458,12 @@ int context_init(Context *ctx)
 	ctx->start_realtime_usec = now_usec(CLOCK_REALTIME);
 	ctx->start_mono_usec = now_usec(CLOCK_MONOTONIC);
 	apply_log_level(ctx->config.log_level);
-	const char *why = NULL;
+	char why[PATTERN_WHY_MAX] = "";
 	int r = open_roots(&ctx->config, &ctx->src);
 	if (r < 0)
 		return r;
-	if (filter_new(ctx->config.include, ctx->config.exclude, ctx->config.watch_stacked, &ctx->filter, &why) < 0)
-		return log_error_errno(-EINVAL, "Invalid --include/--exclude pattern: %s", why ? why : "?");
+	if (filter_new(ctx->config.include, ctx->config.exclude, ctx->config.watch_stacked, &ctx->filter, why) < 0)
+		return log_error_errno(-EINVAL, "Invalid --include/--exclude pattern: %s", why);
 	if ((r = load_models(&ctx->config, &ctx->models, NULL)) < 0)
 		return r;
 	r = sd_event_default(&ctx->event);
@@ -576,20 +576,20 @@ static int apply_config(Context *ctx, Config *n)
 static int reload_config(Context *ctx, char **ret_error)
 {
 	_cleanup_free_ char *err = NULL;
-	const char *why = NULL;
+	char why[PATTERN_WHY_MAX] = "";
 	Config n;
 	int r = context_load_config(ctx, &n, &err);
 	if (r < 0)
 		return reload_failed(ctx, r, err ? err : strerror(-r), ret_error);
 	DeviceFilter *filter = NULL;
 	Models models = {0};
-	if (filter_new(n.include, n.exclude, n.watch_stacked, &filter, &why) < 0 || load_models(&n, &models, &err) < 0 ||
+	if (filter_new(n.include, n.exclude, n.watch_stacked, &filter, why) < 0 || load_models(&n, &models, &err) < 0 ||
 	    (ctx->http && http_reload(ctx->http, n.web_config, &err) < 0)) {
 		filter_free(filter);
 		models_done(&models);
 		config_done(&n);
 		_cleanup_free_ char *said = NULL;
-		set_errorf(&said, 0, "%s: %s", ctx->config_path, err ? err : why ? why : "invalid include or exclude pattern");
+		set_errorf(&said, 0, "%s: %s", ctx->config_path, err ? err : why[0] ? why : "invalid include or exclude pattern");
 		return reload_failed(ctx, -EINVAL, said ? said : "out of memory", ret_error);
 	}
 	warn_restart_only(ctx, &ctx->config, &n);

@@ -7,7 +7,7 @@ set -eu
 
 PKGS="build-essential meson ninja-build pkg-config
 libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev
-libsqlite3-dev libblkid-dev libfuse3-dev libyaml-dev libcrypt-dev libgnutls28-dev libdeflate-dev fuse3 clang llvm libbpf-dev bpftool
+libsqlite3-dev libblkid-dev libfuse3-dev libyaml-dev libcrypt-dev libgnutls28-dev libdeflate-dev libpcre2-dev fuse3 clang llvm libbpf-dev bpftool
 udev util-linux curl fio prometheus bpftrace prometheus-node-exporter
 systemd python3 valgrind bc debhelper fakeroot dpkg-dev wrk fdisk e2fsprogs openssl apache2-utils
 lvm2 btrfs-progs chromium lintian zsh fish debootstrap msmtp python3-aiosmtpd smartmontools cmark"

@@ -83,9 +83,9 @@ static void test_members(const char *fixtures, const ModelList *models, const De
 	CHECK(!registry_get(disks, "md127") && !registry_get(disks, "dm-0") && !registry_get(disks, "zd0"));
 	/* watch-stacked brings them back, and so does an include naming one */
 	DeviceFilter *stacked = NULL, *named = NULL;
-	const char *why = NULL;
-	CHECK_INT(filter_new("", "", true, &stacked, &why), 0);
-	CHECK_INT(filter_new("^(dm-0|sd.)$", "", false, &named, &why), 0);
+	char why[PATTERN_WHY_MAX];
+	CHECK_INT(filter_new("", "", true, &stacked, why), 0);
+	CHECK_INT(filter_new("^(dm-0|sd.)$", "", false, &named, why), 0);
 	discovery_set_rules(disc, stacked, models);
 	CHECK_INT(discovery_scan(disc), 0);
 	CHECK_INT(registry_size(disks), 12);
@@ -153,9 +153,9 @@ int main(int argc, char **argv)
 	Discovery *disc = NULL;
 	CHECK_INT(discovery_new(e, &src, disks, &cb, false, &disc), 0);
 	DeviceFilter *all = NULL, *no_sdb = NULL;
-	const char *why = NULL;
-	CHECK_INT(filter_new("", "", false, &all, &why), 0);
-	CHECK_INT(filter_new("", "^sdb$", false, &no_sdb, &why), 0);
+	char why[PATTERN_WHY_MAX];
+	CHECK_INT(filter_new("", "", false, &all, why), 0);
+	CHECK_INT(filter_new("", "^sdb$", false, &no_sdb, why), 0);
 	ModelList *models = NULL;
 	char *err = NULL;
 	CHECK_INT(modellist_parse(smrd_builtin_models, &models, &err), 0);
