@@ -222,23 +222,59 @@ int modellist_load_drivedb(const char *path, ModelList **ret, unsigned *ret_skip
 static const char *const drivedb_paths[] = {"/var/lib/smartmontools/drivedb/drivedb.h",
 					    "/usr/share/smartmontools/drivedb.h"};
 
+int modellist_load_drivedb_first(const char *const *paths, size_t n, ModelList **ret, char **ret_path,
+				 unsigned *ret_skipped, char **ret_error)
+{
+	_cleanup_free_ char *broken = NULL, *broken_path = NULL;
+	int r = -ENOENT, broken_r = 0;
+	*ret = NULL;
+	*ret_path = NULL;
+	*ret_error = NULL;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *err = NULL;
+		r = modellist_load_drivedb(paths[i], ret, ret_skipped, &err);
+		if (r == -ENOENT)
+			continue;
+		if (r == 0) {
+			*ret_path = strdup(paths[i]);
+			break;
+		}
+		/* a broken update-smart-drivedb copy leaves the package's to read */
+		if (!broken) {
+			broken_r = r;
+			broken_path = strdup(paths[i]);
+			broken = err ? TAKE_PTR(err) : strdup(read_error_string(r));
+		}
+	}
+	if (r == 0 && !*ret_path) {
+		*ret = modellist_free(*ret);
+		return -ENOMEM;
+	}
+	if (!broken)
+		return r;
+	if (r == 0) {
+		if (asprintf(ret_error, "%s: %s; read %s instead", broken_path, broken, *ret_path) < 0)
+			*ret_error = NULL;
+		return 0;
+	}
+	*ret_path = TAKE_PTR(broken_path);
+	*ret_error = TAKE_PTR(broken);
+	return broken_r;
+}
+
 int modellist_load_drivedb_setting(const char *setting, ModelList **ret, char **ret_path, unsigned *ret_skipped,
 				   char **ret_error)
 {
-	bool any = streq(setting, "auto");
 	*ret = NULL;
 	*ret_path = NULL;
 	*ret_error = NULL;
 	if (streq(setting, "none"))
 		return 0;
-	int r = -ENOENT;
-	for (size_t i = 0; i < (any ? ELEMENTSOF(drivedb_paths) : 1) && r == -ENOENT; i++) {
-		const char *path = any ? drivedb_paths[i] : setting;
-		r = modellist_load_drivedb(path, ret, ret_skipped, ret_error);
-		if (r != -ENOENT && !(*ret_path = strdup(path)))
-			r = -ENOMEM;
-	}
-	return r;
+	if (streq(setting, "auto"))
+		return modellist_load_drivedb_first(drivedb_paths, ELEMENTSOF(drivedb_paths), ret, ret_path, ret_skipped,
+						    ret_error);
+	const char *one[] = {setting};
+	return modellist_load_drivedb_first(one, 1, ret, ret_path, ret_skipped, ret_error);
 }
 
 int modellist_concat(ModelList *dst, ModelList *src)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct ModelList ModelList;
 
@@ -35,10 +36,15 @@ static inline void modellist_freep(ModelList **ml) { modellist_free(*ml); }
  * *ret_skipped counts marked entries left out (firmware-specific ones). */
 int modellist_parse_drivedb(const char *text, ModelList **ret, unsigned *ret_skipped, char **ret_error);
 int modellist_load_drivedb(const char *path, ModelList **ret, unsigned *ret_skipped, char **ret_error);
+/* The first of paths that reads and parses: 0 with *ret_error NULL, or,
+ * when an earlier one was there but broken, 0 with *ret_error saying so
+ * (a warning). -ENOENT when none is there; else the first broken one's
+ * error, with *ret_path naming it. */
+int modellist_load_drivedb_first(const char *const *paths, size_t n, ModelList **ret, char **ret_path,
+				 unsigned *ret_skipped, char **ret_error);
 /* drivedb = SETTING: "none" (0, *ret NULL), a path, or "auto": where
- * smartctl looks, update-smart-drivedb's copy first, then the package's
- * (-ENOENT when there is neither). *ret_path: the file read, also when it
- * did not parse. */
+ * smartctl looks, update-smart-drivedb's copy first, then the package's.
+ * As modellist_load_drivedb_first(). */
 int modellist_load_drivedb_setting(const char *setting, ModelList **ret, char **ret_path, unsigned *ret_skipped,
 				   char **ret_error);
 /* Appends src's entries to dst (src may be NULL) and frees src: a model

@@ -97,6 +97,8 @@ static int load_drivedb(const Config *c, ModelList **ret, char **ret_path, char 
 	unsigned skipped = 0;
 	*ret = NULL;
 	int r = modellist_load_drivedb_setting(c->drivedb, ret, ret_path, &skipped, &err);
+	if (r == 0 && err)
+		log_warning("Ignoring smartmontools' drive database %s", err);
 	if (r == 0 && *ret)
 		log_debug("drivedb %s: %u SMR or CMR families (%u firmware-specific left out)", *ret_path,
 			  modellist_size(*ret), skipped);

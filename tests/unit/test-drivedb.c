@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify.h"
 #include "drivedb.h"
@@ -250,10 +251,66 @@ static void test_installed(void)
 	free(text);
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* "auto": a broken update-smart-drivedb copy is passed over for the
+ * package's, with a warning naming it; a missing one silently. */
+static void test_fallback(void)
+{
+	char dir[] = "/tmp/test-drivedb-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char broken[64], good[64], missing[64];
+	snprintf(broken, sizeof broken, "%s/broken.h", dir);
+	snprintf(good, sizeof good, "%s/good.h", dir);
+	snprintf(missing, sizeof missing, "%s/missing.h", dir);
+	write_text(broken, "  { \"A (SMR)\", \"unterminated\n");
+	write_text(good, "  { \"WD Red (SMR)\", \"WDC WD40EFAX-.*\", \"\", \"\", \"\" },\n");
+	ModelList *ml = NULL;
+	char *path = NULL, *err = NULL;
+
+	const char *const both[] = {broken, good};
+	CHECK_INT(modellist_load_drivedb_first(both, 2, &ml, &path, NULL, &err), 0);
+	CHECK(ml && modellist_match(ml, "WDC WD40EFAX-68JH4N0"));
+	CHECK(path && streq(path, good));
+	CHECK(err && strstr(err, broken) == err && strstr(err, "line 1") && strstr(err, "read ") && strstr(err, good));
+	modellist_free(ml);
+	free(path);
+	free(err);
+
+	const char *const skip[] = {missing, good};
+	CHECK_INT(modellist_load_drivedb_first(skip, 2, &ml, &path, NULL, &err), 0);
+	CHECK(ml && path && streq(path, good) && !err);
+	modellist_free(ml);
+	free(path);
+
+	/* nothing readable: the broken one's error, naming it */
+	const char *const bad[] = {broken, missing};
+	CHECK_INT(modellist_load_drivedb_first(bad, 2, &ml, &path, NULL, &err), -EINVAL);
+	CHECK(!ml && path && streq(path, broken) && err && strstr(err, "line 1"));
+	free(path);
+	free(err);
+
+	const char *const none[] = {missing};
+	CHECK_INT(modellist_load_drivedb_first(none, 1, &ml, &path, NULL, &err), -ENOENT);
+	CHECK(!ml && !path && !err);
+	unlink(broken);
+	unlink(good);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_parse();
 	test_broken();
+	test_fallback();
 	test_installed();
 	return test_done("drivedb");
 }
