@@ -37,9 +37,13 @@ __u64 watch_tab[WATCH_TAB];
  * kernel's), undone by a completion without the stamp.
  */
 __u64 kernel_stamps[TRACE_MAX_DISKS];
-/* For this long after the switch, requests stamped by smrd before it may
- * still complete: their in-flight slots are freed. */
-#define STAMP_SWITCH_NS (60 * 1000000000ULL)
+/* Requests the kernel stamped before the switch, or this soon after it
+ * (an issue on another CPU may not have seen it yet), may hold an
+ * in-flight slot smrd took at issue: freed at their completion. Later
+ * ones cannot, and skip the search: judged by the request's own start,
+ * so a request in flight for a minute across the switch is still found,
+ * and the steady state begins a second after the switch, not a minute. */
+#define STAMP_SWITCH_NS (1000000000ULL)
 
 static __always_inline __u32 rqf_stats(void)
 {
@@ -200,10 +204,8 @@ int BPF_PROG(rq_issue, struct request *rq)
 	int slot = rq_slot(rq, &dev);
 	if (slot < 0 || op_of(rq) < 0)
 		return 0;
-	if (kernel_stamps[slot & (TRACE_MAX_DISKS - 1)]) {
-		stat_inc(TRACE_STAT_ISSUED);
+	if (kernel_stamps[slot & (TRACE_MAX_DISKS - 1)])
 		return 0;
-	}
 	__u64 key = rq_key(rq, dev), now = bpf_ktime_get_ns();
 	__u32 home = inflight_home(key);
 	for (int k = 0; k < INFLIGHT_PROBES; k++) {
@@ -227,7 +229,6 @@ int BPF_PROG(rq_issue, struct request *rq)
 			stat_inc(TRACE_STAT_EXPIRED);
 		}
 		f->issue_ns = now;
-		stat_inc(TRACE_STAT_ISSUED);
 		return 0;
 	}
 	stat_inc(TRACE_STAT_INFLIGHT_FULL);
@@ -252,7 +253,7 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 		__u64 t = rq->io_start_time_ns;
 		if (!*since)
 			*since = now;
-		if (now - *since < STAMP_SWITCH_NS) {
+		if (t < *since + STAMP_SWITCH_NS) {
 			__u64 key = rq_key(rq, dev);
 			struct inflight *f = rq_find(key);
 			if (f)
@@ -276,7 +277,7 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 	__u32 idx = (__u32)slot * TRACE_OPS + (__u32)op;
 	struct trace_hist *h = bpf_map_lookup_elem(&hists, &idx);
 	if (h) {
-		unsigned int b = hist_bucket(lat / 1000);
+		unsigned int b = hist_bucket(ns_to_us(lat));
 		/* The compiler knows b is in range and would drop the check the
 		 * verifier needs to see: hide b from it. */
 		asm volatile("" : "+r"(b));
@@ -286,10 +287,10 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 		asm volatile("" : "+r"(i));
 		if (i <= HIST_LE)
 			__sync_fetch_and_add(&h->le[i], 1);
-		__sync_fetch_and_add(&h->count, 1);
+		/* no count: each completion adds one to exactly one le[], whose
+		 * sum user space reads as the count (an atomic add less) */
 		__sync_fetch_and_add(&h->sum_ns, lat);
 	}
-	stat_inc(TRACE_STAT_COMPLETED);
 
 	if (lat < slow_ns)
 		return 0;

@@ -82,7 +82,7 @@ static inline __u32 watch_home(__u32 dev)
 struct trace_hist {
 	__u64 bucket[HIST_BUCKETS];
 	__u64 le[HIST_LE + 1];		/* per bound, not cumulative; the last is +Inf */
-	__u64 count;
+	__u64 count;			/* the kernel side leaves it 0: the sum of le[] */
 	__u64 sum_ns;
 };
 
@@ -96,6 +96,14 @@ static inline unsigned int trace_log2(__u64 v)
 	s = (v > 0x3ULL) << 1; v >>= s; r |= s;
 	r |= (unsigned int)(v >> 1);
 	return r;
+}
+
+/* ns / 1000 by a multiply and a shift, exact below 2^32 ns (4.29 s): BPF
+ * has no multiply-high, so the compiler emits a 64-bit div for "/ 1000",
+ * which the JIT keeps, per I/O. */
+static inline __u64 ns_to_us(__u64 ns)
+{
+	return ns < (1ULL << 32) ? (ns * 274877907ULL) >> 38 : ns / 1000;
 }
 
 static inline unsigned int hist_bucket(__u64 us)
@@ -122,8 +130,8 @@ struct trace_slow {
 
 /* Counters the tracer keeps about itself (per CPU in the kernel). */
 enum trace_stat {
-	TRACE_STAT_ISSUED,		/* issues on watched disks */
-	TRACE_STAT_COMPLETED,		/* completions paired with their issue */
+	TRACE_STAT_UNUSED0,		/* were issues and completions: a completion is */
+	TRACE_STAT_UNUSED1,		/* counted by its histogram, an issue by nobody */
 	TRACE_STAT_INFLIGHT_FULL,	/* issue not tracked: its in-flight slots were all taken */
 	TRACE_STAT_UNMATCHED,		/* completion with no issue (began before us, or lost) */
 	TRACE_STAT_SLOW_DROPPED,	/* slow-I/O record lost: ring buffer full */

@@ -115,6 +115,23 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 	return 0;
 }
 
+/* The kernel side keeps no count: every completion is in exactly one le[]. */
+static uint64_t le_total(const struct trace_hist *k)
+{
+	uint64_t n = 0;
+	for (int i = 0; i <= HIST_LE; i++)
+		n += __atomic_load_n(&k->le[i], __ATOMIC_RELAXED);
+	return n;
+}
+
+/* A slot's histogram as the kernel holds it, with its count. */
+static Hist read_hist(const struct trace_hist *k)
+{
+	Hist h = *k;
+	h.count = le_total(&h);
+	return h;
+}
+
 /* Finds DEV's entry in the kernel's table, or (want_free) where it would go. */
 static int watch_find(const __u64 *tab, uint32_t dev, bool want_free)
 {
@@ -156,7 +173,7 @@ static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
 			/* A reused slot may still collect completions of the disk that
 			 * had it: start from what it holds now, never from zero. */
 			for (int op = 0; op < TRACE_OPS; op++)
-				b->last[s * TRACE_OPS + op] = b->hists[s * TRACE_OPS + op];
+				b->last[s * TRACE_OPS + op] = read_hist(&b->hists[s * TRACE_OPS + op]);
 			/* Whether the kernel stamps requests was learned for the disk that
 			 * had the slot: this one learns it afresh, or its first I/Os
 			 * would go untimed. */
@@ -184,7 +201,7 @@ static int bpf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *u
 		if (!b->slot_used[s])
 			continue;
 		for (int op = 0; op < TRACE_OPS; op++) {
-			Hist now = b->hists[s * TRACE_OPS + op], delta;
+			Hist now = read_hist(&b->hists[s * TRACE_OPS + op]), delta;
 			Hist *last = &b->last[s * TRACE_OPS + op];
 			if (now.count == last->count)
 				continue;
@@ -215,8 +232,10 @@ static void bpf_counters(TraceBackend *b, TraceCounters *ret)
 		if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.stats), &k, percpu) == 0)
 			for (int c = 0; c < b->ncpus; c++)
 				v[k] += percpu[c];
-	ret->issued = v[TRACE_STAT_ISSUED];
-	ret->completed = v[TRACE_STAT_COMPLETED];
+	/* every completion timed is in one histogram, whose counts only grow
+	 * (a reused slot keeps what it held) */
+	for (size_t i = 0; i < (size_t)BPF_MAX_DISKS * TRACE_OPS; i++)
+		ret->completed += le_total(&b->hists[i]);
 	ret->inflight_full = v[TRACE_STAT_INFLIGHT_FULL];
 	ret->unmatched = v[TRACE_STAT_UNMATCHED];
 	ret->slow_sent = v[TRACE_STAT_SLOW_SENT];

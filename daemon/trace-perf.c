@@ -373,7 +373,6 @@ static int perf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *
 		if (e->complete) {
 			pairing_complete(&b->pair, e->dev, e->op, e->sector, e->ts, on_pair, b);
 		} else {
-			b->c.issued++;
 			pairing_issue(&b->pair, e->dev, e->op, e->sector, e->bytes, e->ts, on_pair, b);
 		}
 	}

@@ -17,7 +17,7 @@ typedef void (*TraceHistFn)(uint32_t dev, int op, const Hist *delta, void *userd
 typedef void (*TraceSlowFn)(const struct trace_slow *s, void *userdata);
 
 typedef struct TraceCounters {
-	uint64_t issued, completed;
+	uint64_t completed;
 	uint64_t inflight_full;		/* issues not tracked: table full */
 	uint64_t unmatched;		/* completions without an issue */
 	uint64_t expired;		/* issues whose completion never came */

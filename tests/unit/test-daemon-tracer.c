@@ -92,7 +92,7 @@ static unsigned fake_fds(TraceBackend *b, int *fds, unsigned max)
 
 static void fake_counters(TraceBackend *b, TraceCounters *ret)
 {
-	*ret = (TraceCounters){.issued = 7, .completed = 6, .slow_sent = b->polls};
+	*ret = (TraceCounters){.completed = 6, .slow_sent = b->polls};
 }
 
 static void fake_set_slow(TraceBackend *b, uint64_t slow_ns)
@@ -256,7 +256,7 @@ int main(void)
 	CHECK_INT(fake_state.slow_ns, 2000000000);
 	TraceCounters c;
 	tracer_counters(t, &c);
-	CHECK_INT(c.issued, 7);
+	CHECK_INT(c.completed, 6);
 
 	/* a tracer without a callback still keeps the list */
 	t = tracer_free(t);
