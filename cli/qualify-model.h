@@ -47,6 +47,8 @@ typedef struct Refill {
 	double rest;			/* seconds of idle before it */
 	double bytes;			/* written before the first wait */
 	bool waited;			/* false: the budget ran out first (the cache was clean) */
+	bool muddled;			/* ran past the cache with writes waiting now and then, no
+					 * one of them a threshold: what it took is no free space */
 } Refill;
 
 /* From the write phase (records, its length, the cliff in it, the block

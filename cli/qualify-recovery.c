@@ -69,7 +69,12 @@ static int refill(Recovery *r, Engine *e, double rest, double limit, unsigned *r
 		return -EIO;
 	/* a phase cut short by the time limit with a wait pending: that wait */
 	bool waited = st.waited || st.scan.candidate;
-	r->refill[i] = (Refill){.rest = rest, .waited = waited,
+	unsigned slow = 0;
+	for (size_t j = 0; j < r->fp[i].n; j++)
+		slow += r->fp[i].rec[j].lat >= st.scan.floor;
+	/* stopped by the cap after waits none of which held: no threshold */
+	bool muddled = !st.waited && slow > 0 && (double)r->fp[i].bytes >= st.cap;
+	r->refill[i] = (Refill){.rest = rest, .waited = waited, .muddled = muddled,
 				.bytes = qualify_refill_bytes(r->fp[i].rec, r->fp[i].n, r->o->bs,
 							      waited ? st.scan.cand_sent : INFINITY)};
 	if (i)
@@ -101,6 +106,10 @@ static double to_threshold(Recovery *r, Engine *e, double limit, double max)
 			return rest;
 	}
 }
+
+#define MUDDLED                                                                                                 \
+	"idle recovery: a refill ran past the media cache with writes waiting now and then but none for long, so " \
+	"where it is full could not be told (a drive that cleans as it takes writes)"
 
 /* Idle recovery: from the wait threshold, a shorter rest and writes until
  * one waits (which ends at the threshold again), a longer rest and the
@@ -137,6 +146,8 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 		if (shorter > half || refill(r, e, shorter, limit, &s) < 0)
 			return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted"
 							     : "idle recovery: no rest that fitted in --recovery-rest gave anything back");
+		if (r->refill[s].muddled)
+			return qualify_model_skip(q, MUDDLED);
 		if (!took_nothing(r, s))
 			break;
 		fprintf(r->out, "  it is still cleaning: resting longer\n");
@@ -149,6 +160,8 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 	double longer = qualify_longer_rest(q, &r->refill[s], fmin(r->o->recovery_rest, left - spent - 1.5 * fill_s));
 	if (refill(r, e, longer, limit, &l) < 0)
 		return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted" : "idle recovery: a refill failed");
+	if (r->refill[l].muddled)
+		return qualify_model_skip(q, MUDDLED);
 	qualify_model_recovery(q, &r->refill[s], &r->refill[l], r->o->iodepth, r->o->bs);
 	json_object *a = json_object_new_array();
 	for (unsigned i = 0; i < r->n_fp; i++) {

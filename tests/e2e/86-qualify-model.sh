@@ -58,7 +58,7 @@ for i in $(seq 1 "$DRAWS"); do
 	rc=$?
 	sed -n '/^disk model:/,/^smrd/p' "$T/m$i.out" | sed 's/^/  /'
 	[ "$rc" -eq 0 ] || { say "  qualify exited $rc:"; tail -20 "$T/m$i.out" | sed 's/^/    /'; }
-	python3 - "$T/m$i.json" "$EMU_WORK/emu-m$i/emu.log" "$rc" "$T/errors" "$qd" "$back" <<'PY' || FAILS=$((FAILS + 1))
+	python3 - "$T/m$i.json" "$EMU_WORK/emu-m$i/emu.log" "$rc" "$T/errors" "$qd" "$back" "$opts" <<'PY' || FAILS=$((FAILS + 1))
 import json, re, sys
 r, log, rc = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), int(sys.argv[3])
 m = r.get("disk_model", {})
@@ -94,12 +94,20 @@ if len(rests) == 2 and len(idles) >= 2:
     print(f"  rests {rests[0]:.1f} s and {rests[1]:.1f} s; the emulator was idle {d1:.2f} s (cleaned {c1} bytes) "
           f"and {d2:.2f} s (cleaned {c2})")
     if m.get("idle_recovery_lower_bound"):
-        check(val("idle_recovery_bytes_per_second") <= (c2 - c1) / (d2 - d1) * 1.3, "idle recovery: a lower bound, and below the truth")
+        # a rest that cleaned it all ran out of dirty data: the slope
+        # between the two is short of the rate, and so may the shorter's
+        # own be (it waited out the idle delay); the truth is at least both
+        truth = max((c2 - c1) / (d2 - d1), c1 / d1)
+        check(val("idle_recovery_bytes_per_second") <= truth * 1.3,
+              f"idle recovery: a lower bound, and below the truth ({val('idle_recovery_bytes_per_second'):.0f} against {truth:.0f})")
     else:
-        # At queue depth 1 within 30%. Deeper, each refill also takes what
-        # the drive's forced cleaning frees while it runs, and where the
-        # waits start differs by more than a band: draw 3 of seed 248384215
-        # (QD 4, 2 MiB bands) measured +63%. Known gap of issue 29, within 75%.
+        # At queue depth 1 within 30%. Deeper, the writes a refill makes
+        # while it confirms its wait let the drive's forced cleaning free
+        # an amount that varies with which bands it reaches, and the next
+        # rest starts from there: draw 3 of seed 248384215 (QD 4, 2 MiB
+        # bands) measured +63% on the 1 GiB disk this test used to emulate,
+        # +6.8% on this one; seed 602214076's two QD 4 draws +26% and +29%.
+        # Known gap of issue 29, within 75%.
         near("idle recovery", val("idle_recovery_bytes_per_second"), (c2 - c1) / (d2 - d1),
              0.30 if int(sys.argv[5]) <= 1 else 0.75)
 elif float(sys.argv[6]) > 50 / 4:
@@ -110,6 +118,13 @@ elif float(sys.argv[6]) > 50 / 4:
     # 19 MiB cache on 1 GiB cleaned at 3.6 MiB/s, 29 s to low water.
     check(any("still made writes wait after every rest" in x or "no rest that fitted" in x for x in m.get("skipped", [])),
           f"idle recovery skipped, the disk fast again only after {sys.argv[6]} s of idle: {m.get('skipped')}")
+elif "--slow mixed" in sys.argv[7] and any("cleans as it takes writes" in x for x in m.get("skipped", [])):
+    # Known gap of issue 29: a mixed drive whose band rewrites free room
+    # for many fast writes makes every wait of a refill look like a
+    # hiccup, so a refill runs into the slow phase. qualify says so
+    # rather than give a number (it once claimed "at least 49M/s" where
+    # the emulator cleaned 1.4M/s).
+    print(f"  known gap: idle recovery not measured: {m.get('skipped')}")
 else:
     check(False, f"idle recovery measured after two rests ({rests}, emulator idles {idles}); skipped: {m.get('skipped')}")
 check("a resilver" in m.get("meaning", ""), "the meaning for a pool is said: " + m.get("meaning", "-"))
