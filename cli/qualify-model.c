@@ -143,6 +143,22 @@ void wait_scan_init(WaitScan *w, double floor, double window, unsigned max_fast)
 	*w = (WaitScan){.floor = floor, .window = window, .max_fast = max_fast};
 }
 
+/* The share of a candidate's window that other waits must cover for it to
+ * be the threshold at once, whatever the fast writes between them: a drive
+ * with hysteresis waits a few band rewrites, then takes a burst fast,
+ * which the count alone would call a hiccup. A hiccup is one wait;
+ * another in the same window covers little of it. */
+#define WAIT_COVER 0.25
+
+static void wait_scan_cover(WaitScan *w, const IoRec *x)
+{
+	double from = fmax(fmax((double)x->t, w->cand_done), w->cover_end);
+	double to = fmin(x->t + x->lat, w->cand_done + w->window);
+	if (to > from)
+		w->cover += to - from;
+	w->cover_end = fmax(w->cover_end, to);
+}
+
 bool wait_scan_feed(WaitScan *w, const IoRec *r, size_t n, double elapsed)
 {
 	for (; w->seen < n; w->seen++) {
@@ -150,12 +166,23 @@ bool wait_scan_feed(WaitScan *w, const IoRec *r, size_t n, double elapsed)
 		if (!w->candidate) {
 			if (x->lat >= w->floor)
 				*w = (WaitScan){.floor = w->floor, .window = w->window, .max_fast = w->max_fast,
-						.seen = w->seen, .candidate = true, .cand_sent = x->t, .cand_done = x->t + x->lat};
+						.seen = w->seen, .cand = w->seen, .candidate = true, .cand_sent = x->t,
+						.cand_done = x->t + x->lat, .cover_end = x->t + x->lat};
 			continue;
 		}
-		if (x->lat < w->floor && x->t + x->lat > w->cand_done && x->t + x->lat <= w->cand_done + w->window &&
-		    ++w->fast_after > w->max_fast)
-			w->candidate = false;	/* fast again: a hiccup */
+		double done = x->t + x->lat;
+		if (done <= w->cand_done || done > w->cand_done + w->window)
+			continue;
+		if (x->lat >= w->floor) {
+			wait_scan_cover(w, x);
+			if (w->cover >= WAIT_COVER * w->window)
+				return true;	/* waits, whatever comes between them */
+		} else if (++w->fast_after > w->max_fast) {
+			/* fast again before the waits went on: a hiccup; look
+			 * again from the write after it */
+			w->candidate = false;
+			w->seen = w->cand;
+		}
 	}
 	return w->candidate && elapsed >= w->cand_done + w->window;
 }

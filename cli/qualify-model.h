@@ -68,10 +68,11 @@ double qualify_model_wait_floor(const QualifyModel *q, const CliffResult *c);
 typedef struct WaitScan {
 	double floor, window;
 	unsigned max_fast;
-	size_t seen;
+	size_t seen, cand;
 	bool candidate;
 	double cand_sent, cand_done;
 	unsigned fast_after;
+	double cover, cover_end;	/* of the window, by other waits */
 } WaitScan;
 
 void wait_scan_init(WaitScan *w, double floor, double window, unsigned max_fast);

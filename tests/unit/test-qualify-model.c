@@ -153,8 +153,9 @@ static void test_refill(void)
 	CHECK(w.candidate);
 	CHECK(!wait_scan_feed(&w, r, 3000, 1.6));
 	CHECK(!w.candidate);
-	CHECK(!wait_scan_feed(&w, r, first_wait + 40, sent + 1));	/* a wait, not yet confirmed */
+	CHECK(!wait_scan_feed(&w, r, first_wait + 20, sent + 0.6));	/* a wait, not yet confirmed */
 	CHECK(w.candidate);
+	CHECK(wait_scan_feed(&w, r, first_wait + 40, sent + 1));	/* the next wait confirms it */
 	CHECK(wait_scan_feed(&w, r, n, t));
 	CHECK_NEAR(w.cand_sent, sent, 1e-12);
 	CHECK_NEAR(qualify_refill_bytes(r, n, BS, w.cand_sent), 3501.0 * BS, 1e-9);
@@ -165,6 +166,60 @@ static void test_refill(void)
 	q.m.rewrite_seconds = 0.5;
 	CHECK_NEAR(qualify_model_wait_window(&q), 2, 1e-12);
 	CHECK_INT(qualify_model_max_fast(&q, 2, BS), 1000);
+}
+
+/* QD writes from `t`, each `lat` long, completed in order */
+static size_t burst(IoRec *r, size_t n, double *t, unsigned count, double lat, unsigned qd)
+{
+	for (unsigned i = 0; i < count; i++) {
+		r[n++] = (IoRec){.t = *t, .lat = (float)lat};
+		if ((i + 1) % qd == 0 || i + 1 == count)
+			*t += lat;
+	}
+	return n;
+}
+
+static void test_refill_hysteresis(void)
+{
+	/* a drive that cleans down to low water: six waits of 0.3 s, then a
+	 * burst of 2000 fast writes, more than the count that makes a hiccup */
+	static IoRec r[8000];
+	size_t n = 0;
+	double t = 0;
+	n = burst(r, n, &t, 1000, 0.0004, 1);
+	double sent = t;
+	n = burst(r, n, &t, 6, 0.3, 1);
+	n = burst(r, n, &t, 2000, 0.0004, 1);
+	WaitScan w;
+	wait_scan_init(&w, 0.2, 2, 1000);
+	CHECK(!wait_scan_feed(&w, r, 1001, sent + 0.3));
+	/* two more waits cover a quarter of the window: confirmed, early */
+	CHECK(wait_scan_feed(&w, r, 1003, sent + 0.9));
+	CHECK_NEAR(w.cand_sent, sent, 1e-12);
+
+	/* two hiccups a second apart, fast writes around them: neither is
+	 * the threshold, and what follows is scanned again */
+	n = 0, t = 0;
+	n = burst(r, n, &t, 1000, 0.0004, 1);
+	n = burst(r, n, &t, 1, 0.3, 1);
+	n = burst(r, n, &t, 2000, 0.0004, 1);
+	n = burst(r, n, &t, 1, 0.3, 1);
+	n = burst(r, n, &t, 3000, 0.0004, 1);
+	wait_scan_init(&w, 0.2, 2, 1000);
+	CHECK(!wait_scan_feed(&w, r, n, t + 1));
+	CHECK(!w.candidate);
+
+	/* at queue depth 4 a hiccup holds up the three behind it: still a
+	 * hiccup, and a real wait after it is found */
+	n = 0, t = 0;
+	n = burst(r, n, &t, 1000, 0.0004, 4);
+	n = burst(r, n, &t, 4, 0.3, 4);
+	n = burst(r, n, &t, 6000, 0.0004, 4);
+	sent = t;
+	n = burst(r, n, &t, 40, 0.3, 4);
+	wait_scan_init(&w, 0.2, 2, 1000);
+	CHECK(wait_scan_feed(&w, r, n, t));
+	CHECK_NEAR(w.cand_sent, sent, 1e-12);
 }
 
 static void test_recovery(void)
@@ -206,6 +261,7 @@ int main(void)
 	test_hysteresis();
 	test_no_cliff();
 	test_refill();
+	test_refill_hysteresis();
 	test_recovery();
 	return test_done("qualify-model");
 }
