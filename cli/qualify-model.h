@@ -71,7 +71,8 @@ typedef struct WaitScan {
 	size_t seen, cand;
 	bool candidate;
 	double cand_sent, cand_done;
-	unsigned fast_after;
+	unsigned fast_after;		/* since the candidate */
+	unsigned fast_run;		/* since the last wait */
 	double cover, cover_end;	/* of the window, by other waits */
 } WaitScan;
 

@@ -220,6 +220,35 @@ static void test_refill_hysteresis(void)
 	wait_scan_init(&w, 0.2, 2, 1000);
 	CHECK(wait_scan_feed(&w, r, n, t));
 	CHECK_NEAR(w.cand_sent, sent, 1e-12);
+
+	/* after a rest, at queue depth 4: two lone waits 24 writes apart
+	 * (the drive ending a band rewrite it began while idle), 538 fast
+	 * writes, then the threshold within the first one's window. The
+	 * threshold's waits cover the window, but not the lone ones' */
+	n = 0, t = 0;
+	n = burst(r, n, &t, 220, 0.0004, 4);
+	n = burst(r, n, &t, 4, 0.25, 4);
+	n = burst(r, n, &t, 24, 0.0004, 4);
+	n = burst(r, n, &t, 4, 0.24, 4);
+	n = burst(r, n, &t, 538, 0.0004, 4);
+	sent = t;
+	n = burst(r, n, &t, 40, 0.3, 4);
+	wait_scan_init(&w, 0.2, 2, 1000);
+	CHECK(wait_scan_feed(&w, r, n, t));
+	CHECK_NEAR(w.cand_sent, sent, 1e-12);
+	CHECK_NEAR(qualify_refill_bytes(r, n, BS, w.cand_sent), (220.0 + 4 + 24 + 4 + 538) * BS, 1e-9);
+	/* a wait every 20 writes (the mixed shape) is no run of fast writes:
+	 * the first wait stays the threshold */
+	n = 0, t = 0;
+	n = burst(r, n, &t, 1000, 0.0004, 4);
+	sent = t;
+	for (unsigned k = 0; k < 10; k++) {
+		n = burst(r, n, &t, 1, 0.3, 4);
+		n = burst(r, n, &t, 20, 0.0004, 4);
+	}
+	wait_scan_init(&w, 0.2, 2, 1000);
+	CHECK(wait_scan_feed(&w, r, n, t));
+	CHECK_NEAR(w.cand_sent, sent, 1e-12);
 }
 
 static void test_recovery(void)
