@@ -37,6 +37,15 @@ __u64 watch_tab[WATCH_TAB];
  * kernel's), undone by a completion without the stamp.
  */
 __u64 kernel_stamps[TRACE_MAX_DISKS];
+/* Set at a completion without the kernel's stamp, cleared at the next one
+ * with it: user space attaches block_rq_issue's program only while some
+ * watched disk needs it (core/issuegate.h); on stamped disks it would only
+ * return. Written on the switch alone, never per I/O. */
+__u8 unstamped[TRACE_MAX_DISKS];
+/* False (set before load): the kernel's stamps are never read, so every
+ * disk is timed from block_rq_issue, the path a queue without I/O
+ * statistics takes (tests; no kernel here has such a queue). */
+const volatile bool use_kernel_stamps = true;
 /* Requests the kernel stamped before the switch, or this soon after it
  * (an issue on another CPU may not have seen it yet), may hold an
  * in-flight slot smrd took at issue: freed at their completion. Later
@@ -248,11 +257,14 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 		return 0;
 	__u64 now = bpf_ktime_get_ns(), lat;
 	__u64 *since = &kernel_stamps[slot & (TRACE_MAX_DISKS - 1)];
+	__u8 *unst = &unstamped[slot & (TRACE_MAX_DISKS - 1)];
 	__u32 stats = rqf_stats();
-	if (stats && (rq->rq_flags & stats) && bpf_core_field_exists(rq->io_start_time_ns)) {
+	if (use_kernel_stamps && stats && (rq->rq_flags & stats) && bpf_core_field_exists(rq->io_start_time_ns)) {
 		__u64 t = rq->io_start_time_ns;
-		if (!*since)
+		if (!*since) {
 			*since = now;
+			*unst = 0;
+		}
 		if (t < *since + STAMP_SWITCH_NS) {
 			__u64 key = rq_key(rq, dev);
 			struct inflight *f = rq_find(key);
@@ -266,6 +278,8 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 		struct inflight *f = rq_find(key);
 		if (*since)
 			*since = 0;	/* the queue stopped stamping: stamp at issue again */
+		if (!*unst)
+			*unst = 1;	/* and user space attaches the issue program */
 		if (!f) {
 			stat_inc(TRACE_STAT_UNMATCHED);
 			return 0;

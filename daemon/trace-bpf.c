@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "issuegate.h"
 #include "log.h"
 #include "trace.h"
 #include "trace.skel.h"
@@ -26,6 +27,9 @@ struct TraceBackend {
 	size_t hists_len;
 	uint32_t slot_dev[BPF_MAX_DISKS];
 	bool slot_used[BPF_MAX_DISKS];
+	IssueGateSlot gate[BPF_MAX_DISKS];	/* slot_used, and what the kernel side learned */
+	bool attach_failed;			/* said once */
+	bool said_detached;			/* at info once, then at debug */
 	Hist *last;			/* what each slot's histograms held at the last poll */
 	TraceSlowFn slow_fn;
 	void *slow_ud;
@@ -84,6 +88,9 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 	bpf_map__set_max_entries(b->skel->maps.hists, BPF_MAX_DISKS * TRACE_OPS);
 	bpf_map__set_map_flags(b->skel->maps.hists, bpf_map__map_flags(b->skel->maps.hists) | BPF_F_MMAPABLE);
 	b->skel->data->slow_ns = slow_ns;
+	/* tests of the path a queue that keeps no I/O statistics takes */
+	const char *e = getenv("SMRD_TRACE_KERNEL_STAMPS");
+	b->skel->rodata->use_kernel_stamps = !(e && strcmp(e, "0") == 0);
 	int r = trace__load(b->skel);
 	if (r < 0) {
 		r = -errno;
@@ -150,6 +157,45 @@ static int watch_find(const __u64 *tab, uint32_t dev, bool want_free)
 	return want_free ? free_at : -1;
 }
 
+/* block_rq_issue's program runs only while a watched disk needs it
+ * (core/issuegate.h): on a disk the kernel stamps it would only return,
+ * and detached it costs every I/O on the host nothing. */
+static void issue_gate(TraceBackend *b, uint64_t now)
+{
+	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++) {
+		IssueGateSlot *g = &b->gate[s];
+		g->used = b->slot_used[s];
+		if (!g->used)
+			continue;
+		g->stamped = __atomic_load_n(&b->skel->bss->kernel_stamps[s], __ATOMIC_RELAXED) != 0;
+		g->unstamped = __atomic_load_n(&b->skel->bss->unstamped[s], __ATOMIC_RELAXED) != 0;
+	}
+	int need = issue_gate_needed(b->gate, BPF_MAX_DISKS, now);
+	struct bpf_link **l = &b->skel->links.rq_issue;
+	if (need >= 0 && !*l) {
+		*l = bpf_program__attach(b->skel->progs.rq_issue);
+		if (!*l) {
+			/* the completions of that disk go on being counted as unmatched */
+			if (!b->attach_failed)
+				log_warning("cannot attach to tp_btf/block_rq_issue (%s): disk %u:%u goes untimed",
+					    strerror(errno), b->slot_dev[need] >> 20, b->slot_dev[need] & 0xfffff);
+			b->attach_failed = true;
+			return;
+		}
+		b->attach_failed = false;
+		if (b->gate[need].unstamped)
+			log_info("timing requests from block_rq_issue again: the kernel does not stamp those of disk %u:%u",
+				 b->slot_dev[need] >> 20, b->slot_dev[need] & 0xfffff);
+	} else if (need < 0 && *l) {
+		bpf_link__destroy(*l);
+		*l = NULL;
+		log_full(b->said_detached ? LOG_DEBUG : LOG_INFO,
+			 "block_rq_issue not traced: the kernel stamps the requests of every watched disk, "
+			 "block_rq_complete reads the stamp");
+		b->said_detached = true;
+	}
+}
+
 static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
 {
 	__u64 *tab = b->skel->bss->watch_tab;
@@ -178,10 +224,15 @@ static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
 			 * had the slot: this one learns it afresh, or its first I/Os
 			 * would go untimed. */
 			__atomic_store_n(&b->skel->bss->kernel_stamps[s], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&b->skel->bss->unstamped[s], 0, __ATOMIC_RELAXED);
 			/* One aligned store: the kernel side sees the whole entry or none. */
 			__atomic_store_n(&tab[i], (uint64_t)dev << 32 | (s + 1), __ATOMIC_RELEASE);
 			b->slot_used[s] = true;
 			b->slot_dev[s] = dev;
+			/* until its first completion says whether the kernel
+			 * stamps its requests, time them at issue too */
+			b->gate[s].watched_usec = now_usec(CLOCK_MONOTONIC);
+			issue_gate(b, b->gate[s].watched_usec);
 			return 0;
 		}
 	return -E2BIG;
@@ -197,6 +248,7 @@ static int bpf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *u
 	b->slow_fn = NULL;
 	if (!hist)
 		return r < 0 ? r : 0;
+	issue_gate(b, now_usec(CLOCK_MONOTONIC));
 	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++) {
 		if (!b->slot_used[s])
 			continue;
