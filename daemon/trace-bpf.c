@@ -26,8 +26,7 @@ struct TraceBackend {
 	struct trace_hist *hists;	/* mmapped, BPF_MAX_DISKS * TRACE_OPS */
 	size_t hists_len;
 	uint32_t slot_dev[BPF_MAX_DISKS];
-	bool slot_used[BPF_MAX_DISKS];
-	IssueGateSlot gate[BPF_MAX_DISKS];	/* slot_used, and what the kernel side learned */
+	IssueGateSlot gate[BPF_MAX_DISKS];	/* which slots are used, and what the kernel side learned */
 	bool attach_failed;			/* said once */
 	bool said_detached;			/* at info once, then at debug */
 	Hist *last;			/* what each slot's histograms held at the last poll */
@@ -164,7 +163,6 @@ static void issue_gate(TraceBackend *b, uint64_t now)
 {
 	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++) {
 		IssueGateSlot *g = &b->gate[s];
-		g->used = b->slot_used[s];
 		if (!g->used)
 			continue;
 		g->stamped = __atomic_load_n(&b->skel->bss->kernel_stamps[s], __ATOMIC_RELAXED) != 0;
@@ -200,19 +198,19 @@ static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
 {
 	__u64 *tab = b->skel->bss->watch_tab;
 	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++)
-		if (b->slot_used[s] && b->slot_dev[s] == dev) {
+		if (b->gate[s].used && b->slot_dev[s] == dev) {
 			if (on)
 				return 0;
 			int i = watch_find(tab, dev, false);
 			if (i >= 0)
 				__atomic_store_n(&tab[i], WATCH_TOMB, __ATOMIC_RELEASE);
-			b->slot_used[s] = false;
+			b->gate[s].used = false;
 			return 0;
 		}
 	if (!on)
 		return 0;
 	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++)
-		if (!b->slot_used[s]) {
+		if (!b->gate[s].used) {
 			int i = watch_find(tab, dev, true);
 			if (i < 0)
 				return -E2BIG;
@@ -227,7 +225,7 @@ static int bpf_watch(TraceBackend *b, uint32_t dev, bool on)
 			__atomic_store_n(&b->skel->bss->unstamped[s], 0, __ATOMIC_RELAXED);
 			/* One aligned store: the kernel side sees the whole entry or none. */
 			__atomic_store_n(&tab[i], (uint64_t)dev << 32 | (s + 1), __ATOMIC_RELEASE);
-			b->slot_used[s] = true;
+			b->gate[s].used = true;
 			b->slot_dev[s] = dev;
 			/* until its first completion says whether the kernel
 			 * stamps its requests, time them at issue too */
@@ -250,7 +248,7 @@ static int bpf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *u
 		return r < 0 ? r : 0;
 	issue_gate(b, now_usec(CLOCK_MONOTONIC));
 	for (uint32_t s = 0; s < BPF_MAX_DISKS; s++) {
-		if (!b->slot_used[s])
+		if (!b->gate[s].used)
 			continue;
 		for (int op = 0; op < TRACE_OPS; op++) {
 			Hist now = read_hist(&b->hists[s * TRACE_OPS + op]), delta;

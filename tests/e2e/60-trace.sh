@@ -116,7 +116,9 @@ PY
 	# itself the program stays.
 	case $B in
 	bpf) check "block_rq_issue is no longer traced: the kernel stamps the disk's requests" \
-		grep -q 'block_rq_issue not traced: the kernel stamps' "$T/smrd.log" ;;
+		grep -q 'block_rq_issue not traced: the kernel stamps' "$T/smrd.log"
+		check "and was not attached again while fio ran" \
+			bash -c "! grep -q 'timing requests from block_rq_issue again' '$T/smrd.log'" ;;
 	bpf-unstamped) check "block_rq_issue stays traced: smrd stamps the disk's requests itself" \
 		bash -c "! grep -q 'block_rq_issue not traced' '$T/smrd.log'" ;;
 	esac
