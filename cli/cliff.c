@@ -35,9 +35,12 @@ void cliff_rules_init(CliffRules *rules, unsigned qd, double confirm)
 	 * 3-15), a wait of 100 ms, 5 ms per I/O in flight. Half a second of
 	 * fast phase before writes wait (a small media cache fills in a second
 	 * or two); two before a plateau, where nothing waits (a CMR disk's DRAM
-	 * burst is over in a fraction of a second). */
+	 * burst is over in a fraction of a second). A wait is on a disk that
+	 * stopped for half the wait floor: the shortest rewrite in the
+	 * published slow phases is ~0.3 s (RAIDIX: 3 IOPS); a virtual disk
+	 * capped at 4-12 MiB/s completes a 64 KiB write every 5-16 ms. */
 	*rules = (CliffRules){.confirm = confirm, .ratio = 3, .min_fast = 0.5, .min_plateau = 2, .stall = 0.1,
-			      .queue_wait = 0.005,
+			      .queue_wait = 0.005, .silent_share = 0.5,
 			      .qd = qd ? qd : 1};
 }
 
@@ -87,6 +90,34 @@ static bool fell_at(const Rate *rt, const CliffRules *rules, double min_fast, do
 	return before > 0 && after * rules->ratio <= before && rest * rules->ratio <= before;
 }
 
+/* Whether r[i], slow enough to count, waited on a disk that stopped: no
+ * completion for `silent` seconds while it was in flight. A device that
+ * takes writes at a capped rate (a virtual disk once the host's cache is
+ * full, an SSD past its SLC cache) makes each write wait for the queue in
+ * front of it, 16 x 10 ms at queue depth 16, but completes one every
+ * service time throughout; a band rewrite stops the completions for its
+ * whole length, and every write in flight waits for it. Records are in
+ * completion order, so the completions in its flight are the ones just
+ * before it; past `steps` of them the disk plainly did not stop for long,
+ * but the write still waited that long: it counts (as it did before
+ * completions were looked at), so that no DM-SMR drive reordering a deep
+ * queue goes unseen. */
+static bool waited_on_stop(const IoRec *r, size_t i, double silent, size_t steps)
+{
+	double start = r[i].t, prev = r[i].t + r[i].lat;
+	for (size_t j = i; j-- > 0;) {
+		double c = r[j].t + r[j].lat;
+		if (c <= start)
+			break;
+		if (prev - c >= silent)
+			return true;
+		prev = c;
+		if (--steps == 0)
+			return true;
+	}
+	return prev - start >= silent;
+}
+
 void cliff_find(const IoRec *r, size_t n, double duration, const CliffRules *rules, CliffResult *ret)
 {
 	*ret = (CliffResult){0};
@@ -96,6 +127,8 @@ void cliff_find(const IoRec *r, size_t n, double duration, const CliffRules *rul
 	size_t early = n / 20 < 50 ? (n < 50 ? n : 50) : n / 20;
 	double base = cliff_median_lat(r, 0, early);
 	ret->stall_floor = fmax(fmax(rules->stall, rules->qd * rules->queue_wait), 10 * base);
+	double silent = ret->pause_floor = rules->silent_share * ret->stall_floor;
+	size_t steps = 8 * (size_t)rules->qd + 64;
 	Rate rt;
 	if (rate_build(r, n, duration, &rt) < 0)
 		return;
@@ -105,7 +138,7 @@ void cliff_find(const IoRec *r, size_t n, double duration, const CliffRules *rul
 	 * again; the window after a wait is five times its length, so that a
 	 * long hiccup does not pass for a fall). */
 	for (size_t i = 0; i < n && !ret->found; i++)
-		if (r[i].lat >= ret->stall_floor &&
+		if (r[i].lat >= ret->stall_floor && waited_on_stop(r, i, silent, steps) &&
 		    fell_at(&rt, rules, rules->min_fast, r[i].t, fmax(rules->confirm, 5 * (double)r[i].lat), duration)) {
 			ret->found = ret->fell = true;
 			ret->cliff_t = r[i].t;
@@ -143,7 +176,7 @@ void cliff_find(const IoRec *r, size_t n, double duration, const CliffRules *rul
 			fast[nf++] = r[i];
 		} else {
 			slow[ns++] = r[i];
-			ret->stalls += r[i].lat >= ret->stall_floor;
+			ret->stalls += r[i].lat >= ret->stall_floor && waited_on_stop(r, i, silent, steps);
 			ret->slowest = fmax(ret->slowest, r[i].lat);
 		}
 	}

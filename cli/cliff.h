@@ -9,9 +9,11 @@
  * rewrite (2500 IOPS, then 3: RAIDIX), and one that still acknowledges most
  * writes in under a millisecond while a few wait a second or two (aicodix's
  * ST8000AS0002), fall alike. What tells a media cache from an SSD's SLC
- * cache is whether writes *wait* after the fall: a band rewrite makes some
- * wait far longer than the queue in front of them explains; an SSD past its
- * SLC cache is slower for every write and never makes one wait.
+ * cache is whether writes *wait* after the fall: a band rewrite stops the
+ * disk, so some wait far longer than the queue in front of them explains;
+ * an SSD past its SLC cache, or a virtual disk whose host writes back at a
+ * capped rate, is slower for every write but keeps completing them, and
+ * makes none wait however deep the queue.
  * docs/detection.md gives each rule with the figures behind it.
  */
 #pragma once
@@ -32,6 +34,7 @@ typedef struct CliffRules {
 	double min_plateau;	/* ... before one without (a DRAM burst is not a fast phase) */
 	double stall;		/* seconds a write must wait to count as waiting... */
 	double queue_wait;	/* ... and more than this per I/O in flight */
+	double silent_share;	/* ... on a disk that completed nothing for this share of that */
 	unsigned qd;		/* queue depth of the run */
 } CliffRules;
 
@@ -45,8 +48,9 @@ typedef struct CliffResult {
 	double fast_iops, fast_lat;	/* before it: rate and median latency */
 	double slow_iops, slow_lat;	/* after it */
 	uint64_t fast_ios, slow_ios;
-	uint64_t stalls;		/* I/Os after the fall that waited (>= stall_floor) */
+	uint64_t stalls;		/* I/Os after the fall that waited (>= stall_floor, on a stopped disk) */
 	double stall_floor;		/* seconds */
+	double pause_floor;		/* seconds without a completion that make a wait */
 	double slowest;			/* the slowest I/O after the fall */
 } CliffResult;
 

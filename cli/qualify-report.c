@@ -69,6 +69,7 @@ json_object *report_write_phase(const Phase *p, const CliffResult *c)
 	json_object_object_add(x, "slow_latency", c->fell ? jd(c->slow_lat) : NULL);
 	json_object_object_add(x, "waits", json_object_new_int64((int64_t)c->stalls));
 	json_object_object_add(x, "wait_floor", jd(c->stall_floor));
+	json_object_object_add(x, "pause_floor", jd(c->pause_floor));
 	json_object_object_add(x, "slowest_after", c->fell ? jd(c->slowest) : NULL);
 	json_object_object_add(w, "cliff", x);
 	json_object_object_add(w, "latency", report_hist(&p->hist));

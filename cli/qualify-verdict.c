@@ -74,15 +74,18 @@ void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret)
 			limit(&v, "sequential writes were slow after the cliff too (a drive busy cleaning, or a small band cache)");
 	} else if (f->wrote && c->fell && f->seq_ran && !verdict_sequential_fast(f)) {
 		snprintf(v.text, sizeof v.text,
-			 "SSD write cache exhausted: %s at %.0f IOPS, then %.0f IOPS with no write waiting over %s, and "
-			 "sequential writes as slow (%s/s): an SSD's SLC cache ran out, not a shingled disk's media cache",
+			 "SSD write cache exhausted: %s at %.0f IOPS, then %.0f IOPS with the disk completing writes "
+			 "throughout (no pause of %s with a write waiting over %s), and sequential writes as slow (%s/s): "
+			 "an SSD's SLC cache ran out or a virtual disk's host cache filled, not a shingled disk's media cache",
 			 fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)), c->fast_iops, c->slow_iops,
-			 output_seconds(c->stall_floor, b2, sizeof b2), fmt_bytes(b5, sizeof b5, f->seq_rate));
+			 output_seconds(c->pause_floor, b3, sizeof b3), output_seconds(c->stall_floor, b2, sizeof b2),
+			 fmt_bytes(b5, sizeof b5, f->seq_rate));
 	} else if (f->wrote && c->fell) {
 		snprintf(v.text, sizeof v.text,
-			 "write rate fell after %s (%.0f to %.0f IOPS) but no write waited over %s: not the shape of a "
-			 "media cache filling%s", fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)), c->fast_iops,
-			 c->slow_iops, output_seconds(c->stall_floor, b2, sizeof b2),
+			 "write rate fell after %s (%.0f to %.0f IOPS) but the disk kept completing writes (no pause of %s "
+			 "with a write waiting over %s): not the shape of a media cache filling%s",
+			 fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)), c->fast_iops, c->slow_iops,
+			 output_seconds(c->pause_floor, b3, sizeof b3), output_seconds(c->stall_floor, b2, sizeof b2),
 			 f->seq_ran ? "; sequential writes stayed fast" : "");
 		limit(&v, "an SSD's write cache running out looks like this; a sequential phase (--seq-seconds) tells it apart");
 	} else if (f->wrote && verdict_reads_solid_state(f->reads)) {

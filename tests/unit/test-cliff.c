@@ -3,7 +3,9 @@
  * shapes: the primer's serialised DM-SMR slow phase (2500 IOPS for 70 s,
  * then 3 IOPS), aicodix's mixed one (most writes still fast, a few wait a
  * second), hiccups in the fast phase, the same at queue depth 16, an SSD
- * whose SLC cache runs out (the rate falls, nothing waits), CMR disks
+ * whose SLC cache runs out (the rate falls, nothing waits), a virtual disk
+ * whose host caps the rate (every write queued past the wait floor, the
+ * disk never stopping), CMR disks
  * (no fall; a DRAM burst is not a fast phase), and runs too short to tell. */
 #include <stdlib.h>
 
@@ -49,6 +51,12 @@ static double hiccups(double t, size_t i) { return t < 20 && i % 12000 == 11999 
 static double small_cache(double t, size_t i) { (void)t; return i < 1800 ? jitter(0.0006) : jitter(0.4); }
 /* Crucial P1 (scaled): 33 us a write until 16 s, then 0.9 ms; never a wait. */
 static double slc(double t, size_t i) { (void)i; return t < 16 ? jitter(0.000033) : jitter(0.0009); }
+/* A virtual disk: the host's cache takes 6000 writes of 64 KiB at 0.5 ms,
+ * then its write-back caps the rate at 6 MiB/s (10.4 ms a write): at queue
+ * depth 16 each write waits ~170 ms in the queue while one completes every
+ * 10 ms (55-corpus, seed 962177674: 92 IOPS with every write "waiting"
+ * up to 172 ms was called DM-SMR). */
+static double capped(double t, size_t i) { (void)t; return i < 6000 ? jitter(0.0005) : jitter(0.0104); }
 /* CMR, write cache on: 490 IOPS at 2 ms, rarely 60 ms. */
 static double cmr(double t, size_t i) { (void)t, (void)i; return urand() < 0.002 ? 0.06 : jitter(0.002); }
 /* CMR, write-through, after a 256-write DRAM burst at 0.3 ms: 8 ms, spikes of 90 ms. */
@@ -103,6 +111,25 @@ int main(void)
 	n = simulate(r, cap, 16, 50, mixed);
 	cliff_find(r, n, 50, &qd16, &c);
 	check_cliff("mixed at QD16", &c, 20, 2700);
+
+	/* every write waits 16 band rewrites in the queue: each one the disk stopped for */
+	n = simulate(r, cap, 16, 130, serial);
+	cliff_find(r, n, 130, &qd16, &c);
+	check_cliff("serial at QD16", &c, 70, 2500);
+	CHECK(c.stalls * 10 > c.slow_ios * 9);
+
+	/* the rate capped, writes queued past the wait floor, the disk never
+	 * stopped: a fall with nothing waiting, as for an SSD */
+	n = simulate(r, cap, 16, 30, capped);
+	cliff_find(r, n, 30, &qd16, &c);
+	printf("capped at QD16: fell %d at %.2f s, waits %d (%llu over %.0f ms on %.0f ms pauses), slowest %.0f ms, "
+	       "%.0f IOPS then %.0f\n", c.fell, c.cliff_t, c.found, (unsigned long long)c.stalls, c.stall_floor * 1000,
+	       c.pause_floor * 1000, c.slowest * 1000, c.fast_iops, c.slow_iops);
+	CHECK(c.fell);
+	CHECK(!c.found);
+	CHECK_INT(c.stalls, 0);
+	CHECK(c.slowest > c.stall_floor);	/* the case the floor alone got wrong */
+	CHECK(fabs(c.cliff_t - 3.0) < 0.3);
 
 	/* the rate falls, nothing waits: a plateau, not a media cache */
 	n = simulate(r, cap, 4, 40, slc);
