@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -545,6 +546,84 @@ static uint64_t emu_submit(EmuModel *m, uint64_t now, EmuOp op, uint64_t off, ui
 	return done;
 }
 
+/* ------------------------------------------------------------ options */
+
+static EmuKind kind_of(const char *v)
+{
+	return strcmp(v, "cmr") == 0 ? EMU_CMR : strcmp(v, "ssd") == 0 ? EMU_SSD : strcmp(v, "dm-smr") == 0 ? EMU_DMSMR
+		: strcmp(v, "slc-ssd") == 0 ? EMU_SLC : strcmp(v, "vdisk") == 0 ? EMU_VDISK : _EMU_KIND_MAX;
+}
+
+/* One model option (--cache-mib 32 ...) over p; 1 if a is none of them
+ * (the glue's own), -1 if its value is bad. The FUSE glue and the
+ * virtual-time harness (tests/unit/test-virtual.c) read the same options,
+ * so a corpus case is one list of them wherever it runs. */
+static int emu_model_opt(EmuParams *p, const char *a, const char *v)
+{
+	char *end = NULL;
+	double x = strtod(v, &end);
+	bool number = end && end != v && *end == 0 && x >= 0;
+	if (strcmp(a, "--model") == 0) return 0;
+	else if (strcmp(a, "--slow") == 0) {
+		p->slow = strcmp(v, "serial") == 0 ? EMU_SLOW_SERIAL : strcmp(v, "mixed") == 0 ? EMU_SLOW_MIXED : _EMU_SLOW_MAX;
+		return p->slow == _EMU_SLOW_MAX ? -1 : 0;
+	} else if (strcmp(a, "--ack-us") == 0) {
+		unsigned long long lo, hi;
+		if (sscanf(v, "%llu:%llu", &lo, &hi) != 2 || lo > hi) return -1;
+		p->ack_min_us = lo, p->ack_max_us = hi;
+		return 0;
+	}
+	else if (strcmp(a, "--cache-mib") == 0) p->cache_bytes = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--cache-mibs") == 0) p->cache_rate = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--band-mib") == 0) p->band_bytes = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--clean-mibs") == 0) p->clean_rate = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--idle-ms") == 0) p->idle_us = (uint64_t)(x * 1000);
+	else if (strcmp(a, "--high-water") == 0) p->high_water = x;
+	else if (strcmp(a, "--low-water") == 0) p->low_water = x;
+	else if (strcmp(a, "--stall-share") == 0) p->stall_share = x;
+	else if (strcmp(a, "--seq-min-kib") == 0) p->seq_min = (uint64_t)(x * 1024);
+	else if (strcmp(a, "--hiccup-mib") == 0) p->hiccup_bytes = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--hiccup-ms") == 0) p->hiccup_us = (uint64_t)(x * 1000);
+	else if (strcmp(a, "--collapse-every") == 0) p->collapse_every = (uint64_t)x;
+	else if (strcmp(a, "--collapse-s") == 0) p->collapse_us = (uint64_t)(x * 1e6);
+	else if (strcmp(a, "--seek-ms") == 0) p->seek_us = (uint64_t)(x * 1000);
+	else if (strcmp(a, "--rot-ms") == 0) p->rot_us = (uint64_t)(x * 1000);
+	else if (strcmp(a, "--seed") == 0) p->seed = (uint64_t)x;
+	else if (strcmp(a, "--write-cache") == 0) p->write_cache = (uint64_t)x;
+	else if (strcmp(a, "--ssd-us") == 0) p->ssd_us = (uint64_t)x;
+	else if (strcmp(a, "--slc-mib") == 0) p->slc_bytes = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--slc-mibs") == 0) p->slc_rate = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--slow-mibs") == 0) p->slc_slow_rate = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--recover-mibs") == 0) p->slc_recover_rate = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--volatile-mib") == 0) p->volatile_bytes = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--drain-mibs") == 0) p->drain_rate = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--trim-gibs") == 0) p->trim_rate = (uint64_t)(x * 1073741824.0);
+	else if (strcmp(a, "--host-cache-mib") == 0) p->host_cache = (uint64_t)(x * 1048576);
+	else if (strcmp(a, "--cap-mibs") == 0) p->cap_rate = (uint64_t)(x * 1048576);
+	else return 1;
+	return number ? 0 : -1;
+}
+
+/* The model's defaults for its --model, then every model option in argv
+ * over them; options that are not the model's are left to the caller. */
+static int emu_parse_model(int argc, char **argv, EmuParams *p)
+{
+	EmuKind kind = EMU_DMSMR;
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--model") == 0)
+			kind = kind_of(argv[i + 1]);
+	if (kind >= _EMU_KIND_MAX)
+		return -1;
+	emu_defaults(p, kind);
+	for (int i = 1; i + 1 < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[i], "--stats") && strcmp(argv[i], "--trace")) {
+			if (emu_model_opt(p, argv[i], argv[i + 1]) < 0)
+				return -1;
+			i++;
+		}
+	return 0;
+}
+
 #ifndef SMR_EMU_MODEL_ONLY
 /* ------------------------------------------------------------- FUSE glue */
 #define FUSE_USE_VERSION 35
@@ -791,42 +870,19 @@ static void usage(void)
 		"  --trace                  one line per request on stderr (op offset+length latency)\n");
 }
 
-static EmuKind kind_of(const char *v)
-{
-	return strcmp(v, "cmr") == 0 ? EMU_CMR : strcmp(v, "ssd") == 0 ? EMU_SSD : strcmp(v, "dm-smr") == 0 ? EMU_DMSMR
-		: strcmp(v, "slc-ssd") == 0 ? EMU_SLC : strcmp(v, "vdisk") == 0 ? EMU_VDISK : _EMU_KIND_MAX;
-}
-
 static int parse(int argc, char **argv, EmuParams *p, const char **backing, const char **mnt, Emu *e)
 {
-	/* the model first: its defaults, then the options over them */
-	EmuKind kind = EMU_DMSMR;
-	for (int i = 1; i + 1 < argc; i++)
-		if (strcmp(argv[i], "--model") == 0)
-			kind = kind_of(argv[i + 1]);
-	if (kind >= _EMU_KIND_MAX)
+	if (emu_parse_model(argc, argv, p) < 0)
 		return -1;
-	emu_defaults(p, kind);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		double x = v ? strtod(v, &end) : 0;
 		if (strcmp(a, "--stats") == 0) { e->stats = true; continue; }
 		if (strcmp(a, "--trace") == 0) { e->trace = true; continue; }
 		if (a[0] != '-') { *mnt = a; continue; }
 		if (!v) return -1;
 		i++;
-		bool number = end && *end == 0 && x >= 0;
-		if (strcmp(a, "--model") == 0) continue;
-		else if (strcmp(a, "--backing") == 0) *backing = v;
-		else if (strcmp(a, "--slow") == 0) {
-			p->slow = strcmp(v, "serial") == 0 ? EMU_SLOW_SERIAL : strcmp(v, "mixed") == 0 ? EMU_SLOW_MIXED : _EMU_SLOW_MAX;
-			if (p->slow == _EMU_SLOW_MAX) return -1;
-		} else if (strcmp(a, "--ack-us") == 0) {
-			unsigned long long lo, hi;
-			if (sscanf(v, "%llu:%llu", &lo, &hi) != 2 || lo > hi) return -1;
-			p->ack_min_us = lo, p->ack_max_us = hi;
-		} else if (strcmp(a, "--bad-range") == 0 || strcmp(a, "--bad-write-range") == 0) {
+		if (strcmp(a, "--backing") == 0) *backing = v;
+		else if (strcmp(a, "--bad-range") == 0 || strcmp(a, "--bad-write-range") == 0) {
 			unsigned long long o, l;
 			if (sscanf(v, "%llu:%llu", &o, &l) != 2)
 				return -1;
@@ -835,35 +891,7 @@ static int parse(int argc, char **argv, EmuParams *p, const char **backing, cons
 			else
 				e->bad_off = o, e->bad_len = l;
 		}
-		else if (!number) return -1;
-		else if (strcmp(a, "--cache-mib") == 0) p->cache_bytes = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--cache-mibs") == 0) p->cache_rate = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--band-mib") == 0) p->band_bytes = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--clean-mibs") == 0) p->clean_rate = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--idle-ms") == 0) p->idle_us = (uint64_t)(x * 1000);
-		else if (strcmp(a, "--high-water") == 0) p->high_water = x;
-		else if (strcmp(a, "--low-water") == 0) p->low_water = x;
-		else if (strcmp(a, "--stall-share") == 0) p->stall_share = x;
-		else if (strcmp(a, "--seq-min-kib") == 0) p->seq_min = (uint64_t)(x * 1024);
-		else if (strcmp(a, "--hiccup-mib") == 0) p->hiccup_bytes = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--hiccup-ms") == 0) p->hiccup_us = (uint64_t)(x * 1000);
-		else if (strcmp(a, "--collapse-every") == 0) p->collapse_every = (uint64_t)x;
-		else if (strcmp(a, "--collapse-s") == 0) p->collapse_us = (uint64_t)(x * 1e6);
-		else if (strcmp(a, "--seek-ms") == 0) p->seek_us = (uint64_t)(x * 1000);
-		else if (strcmp(a, "--rot-ms") == 0) p->rot_us = (uint64_t)(x * 1000);
-		else if (strcmp(a, "--seed") == 0) p->seed = (uint64_t)x;
-		else if (strcmp(a, "--write-cache") == 0) p->write_cache = (uint64_t)x;
-		else if (strcmp(a, "--ssd-us") == 0) p->ssd_us = (uint64_t)x;
-		else if (strcmp(a, "--slc-mib") == 0) p->slc_bytes = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--slc-mibs") == 0) p->slc_rate = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--slow-mibs") == 0) p->slc_slow_rate = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--recover-mibs") == 0) p->slc_recover_rate = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--volatile-mib") == 0) p->volatile_bytes = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--drain-mibs") == 0) p->drain_rate = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--trim-gibs") == 0) p->trim_rate = (uint64_t)(x * 1073741824.0);
-		else if (strcmp(a, "--host-cache-mib") == 0) p->host_cache = (uint64_t)(x * 1048576);
-		else if (strcmp(a, "--cap-mibs") == 0) p->cap_rate = (uint64_t)(x * 1048576);
-		else return -1;
+		else if (emu_model_opt(p, a, v) != 0) return -1;
 	}
 	return *backing && *mnt ? 0 : -1;
 }

@@ -411,8 +411,33 @@ static void test_vdisk(void)
 	emu_done(&m);
 }
 
+/* The options a corpus case gives the emulator, read by the model half:
+ * the virtual-time harness runs the same case as the live emulator. */
+static void test_options(void)
+{
+	EmuParams p;
+	char *ok[] = {"smr-emu", "--model", "slc-ssd", "--seed", "7", "--slc-mib", "12.5", "--ack-us", "150:400",
+		      "--slow", "mixed", "--stats", "--backing", "/x", "/mnt"};
+	CHECK_INT(emu_parse_model((int)(sizeof ok / sizeof *ok), ok, &p), 0);
+	CHECK_INT(p.kind, EMU_SLC);
+	CHECK_INT(p.seed, 7);
+	CHECK_INT(p.slc_bytes, 12.5 * 1048576);
+	CHECK_INT(p.ack_min_us, 150);
+	CHECK_INT(p.ack_max_us, 400);
+	CHECK_INT(p.slow, EMU_SLOW_MIXED);
+	CHECK_INT(p.ssd_us, 30);	/* the kind's default, not overridden */
+	char *bad_number[] = {"smr-emu", "--cache-mib", "12x"}, *bad_shape[] = {"smr-emu", "--slow", "both"},
+	     *bad_model[] = {"smr-emu", "--model", "tape"}, *negative[] = {"smr-emu", "--seek-ms", "-1"};
+	CHECK(emu_parse_model(3, bad_number, &p) < 0);
+	CHECK(emu_parse_model(3, bad_shape, &p) < 0);
+	CHECK(emu_parse_model(3, bad_model, &p) < 0);
+	CHECK(emu_parse_model(3, negative, &p) < 0);
+	CHECK_INT(emu_model_opt(&p, "--backing", "/x"), 1);
+}
+
 int main(void)
 {
+	test_options();
 	test_dmsmr_cliff();
 	test_sequential_and_cmr();
 	test_trim_and_determinism();
