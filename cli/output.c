@@ -148,8 +148,12 @@ void output_status(FILE *f, json_object *r)
 	fprintf(f, "model list:  %s (%.0f entries)\n", jstr(r, "model_list"), jnum(r, "model_list_entries"));
 	fprintf(f, "latency:     %s\n", jstr(r, "latency_source"));
 	char every[FORMAT_MAX];
-	fprintf(f, "sampling:    every %s, %.0f samples\n", format_duration(every, jnum(r, "interval_seconds")),
+	fprintf(f, "sampling:    every %s, %.0f samples", format_duration(every, jnum(r, "interval_seconds")),
 		jnum(r, "samples"));
+	double lag = jnum(r, "event_loop_lag_seconds");
+	if (!isnan(lag))	/* an older smrd does not say */
+		fprintf(f, ", at most %.0f ms late in the last minute", lag * 1e3);
+	fprintf(f, "\n");
 	fprintf(f, "disks:       %.0f watched, %.0f SMR suspect(s)\n", jnum(r, "disks_watched"), jnum(r, "smr_suspects"));
 	json_object *h = jget(r, "history");
 	if (h) {

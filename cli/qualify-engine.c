@@ -3,7 +3,9 @@
  * One loop per phase: keep qd I/Os in flight, reap completions with a
  * 200 ms timeout (so that the live line and Ctrl-C are never late), stop
  * submitting when told to, and drain what is in flight before returning:
- * an I/O is never left behind on the disk.
+ * an I/O is never left behind on the disk. The model backend keeps the
+ * same loop on a virtual clock: a reap moves it to the next completion,
+ * or 200 ms on if none comes sooner, as io_getevents' timeout would.
  */
 #include "qualify-engine.h"
 
@@ -11,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "util.h"
@@ -24,7 +27,17 @@ struct Engine {
 	double submitted[ENGINE_MAX_QD];
 	uint64_t offset[ENGINE_MAX_QD];
 	uint64_t rng, next_seq;
+	/* the model backend (submit set): its clock, and each slot's I/O */
+	EngineSubmitFn submit;
+	void *userdata;
+	double clock;
+	double due[ENGINE_MAX_QD];
+	long res[ENGINE_MAX_QD];
+	bool busy[ENGINE_MAX_QD];
 };
+
+/* What io_getevents waits at most: the live line and Ctrl-C are never later. */
+#define REAP_WAIT_NS (200 * 1000 * 1000)
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -83,6 +96,36 @@ int engine_new(int fd, unsigned qd, uint64_t bufsize, uint64_t seed, Engine **re
 	return 0;
 }
 
+int engine_new_model(EngineSubmitFn submit, void *userdata, unsigned qd, uint64_t seed, double start,
+		     Engine **ret)
+{
+	if (!submit || qd < 1 || qd > ENGINE_MAX_QD)
+		return -EINVAL;
+	Engine *e = calloc(1, sizeof *e);
+	if (!e)
+		return -ENOMEM;
+	*e = (Engine){.fd = -1, .qd = qd, .rng = seed ^ 0x5deece66dULL, .submit = submit, .userdata = userdata,
+		      .clock = start};
+	*ret = e;
+	return 0;
+}
+
+double engine_now(const Engine *e)
+{
+	return e->submit ? e->clock : now_seconds(CLOCK_MONOTONIC);
+}
+
+void engine_rest(Engine *e, double seconds, const volatile sig_atomic_t *interrupt)
+{
+	if (e->submit) {
+		if (!(interrupt && *interrupt) && seconds > 0)
+			e->clock += seconds;
+		return;
+	}
+	for (double t0 = engine_now(e); !(interrupt && *interrupt) && engine_now(e) - t0 < seconds;)
+		usleep(50000);
+}
+
 void phase_free(Phase *p)
 {
 	free(p->rec);
@@ -118,10 +161,25 @@ static uint64_t next_offset(Engine *e, const Phase *p, uint64_t blocks)
 	return off;
 }
 
+/* The model's I/O: its completion time now, its result then. */
+static int model_submit(Engine *e, const Phase *p, unsigned slot, uint64_t off)
+{
+	double done = e->clock;
+	int r = e->submit(e->userdata, e->clock, p->write, off, p->io_bytes, &done);
+	e->submitted[slot] = e->clock;
+	e->offset[slot] = off;
+	e->due[slot] = fmax(done, e->clock);
+	e->res[slot] = r < 0 ? r : (long)p->io_bytes;
+	e->busy[slot] = true;
+	return 0;
+}
+
 static int submit_one(Engine *e, Phase *p, struct iocb *cb, uint64_t blocks)
 {
 	unsigned slot = (unsigned)(cb - e->cb);
 	uint64_t off = next_offset(e, p, blocks);
+	if (e->submit)
+		return model_submit(e, p, slot, off);
 	if (p->write)
 		io_prep_pwrite(cb, e->fd, e->buf[slot], p->io_bytes, (long long)off);
 	else
@@ -132,6 +190,77 @@ static int submit_one(Engine *e, Phase *p, struct iocb *cb, uint64_t blocks)
 	struct iocb *one[1] = {cb};
 	int r = io_submit(e->aio, 1, one);
 	return r == 1 ? 0 : r < 0 ? r : -EIO;
+}
+
+typedef struct Done {
+	unsigned slot;
+	long res;		/* bytes, or -errno */
+} Done;
+
+/* The model's completions: every I/O due by the first one, in completion
+ * order (ties in submit order), or none and 200 ms later. */
+static int model_reap(Engine *e, Done *out)
+{
+	double first = INFINITY;
+	for (unsigned i = 0; i < e->qd; i++)
+		if (e->busy[i])
+			first = fmin(first, e->due[i]);
+	if (first > e->clock + REAP_WAIT_NS / 1e9) {
+		e->clock += REAP_WAIT_NS / 1e9;
+		return 0;
+	}
+	e->clock = fmax(e->clock, first);
+	int n = 0;
+	for (unsigned i = 0; i < e->qd; i++) {
+		if (!e->busy[i] || e->due[i] > e->clock)
+			continue;
+		e->busy[i] = false;
+		int k = n++;
+		for (; k > 0 && (e->due[out[k - 1].slot] > e->due[i] ||
+				 (e->due[out[k - 1].slot] == e->due[i] && e->submitted[out[k - 1].slot] > e->submitted[i]));
+		     k--)
+			out[k] = out[k - 1];
+		out[k] = (Done){.slot = i, .res = e->res[i]};
+	}
+	return n;
+}
+
+/* Up to 200 ms for at least one completion: how many, or -errno. */
+static int reap(Engine *e, unsigned inflight, Done *out)
+{
+	if (e->submit)
+		return model_reap(e, out);
+	struct io_event ev[ENGINE_MAX_QD];
+	struct timespec wait = {0, REAP_WAIT_NS};
+	int got = io_getevents(e->aio, 1, (long)inflight, ev, &wait);
+	for (int i = 0; i < got; i++)
+		out[i] = (Done){.slot = (unsigned)(uintptr_t)ev[i].data, .res = (long)ev[i].res};
+	return got;
+}
+
+/* Records for what is in flight and free to submit: doubled as a phase
+ * goes on, up to ENGINE_MAX_IOS (past which records are dropped), so a
+ * short phase does not take the 192 MiB a long one may. */
+#define RECORDS_FIRST (64u << 10)
+
+static int records_room(Phase *p, size_t *cap, size_t want)
+{
+	if (want <= *cap || *cap == ENGINE_MAX_IOS)
+		return 0;
+	size_t n = *cap * 2 > want ? *cap * 2 : want;
+	n = n > ENGINE_MAX_IOS ? ENGINE_MAX_IOS : n;
+	IoRec *rec = realloc(p->rec, n * sizeof *rec);
+	if (!rec)
+		return -ENOMEM;
+	p->rec = rec;
+	if (p->offsets) {
+		uint64_t *off = realloc(p->offsets, n * sizeof *off);
+		if (!off)
+			return -ENOMEM;
+		p->offsets = off;
+	}
+	*cap = n;
+	return 0;
 }
 
 typedef struct Tally {
@@ -165,12 +294,13 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 	size_t cap_sec = (size_t)limit + 16;
 	if (blocks == 0)
 		return -EINVAL;
-	p->rec = calloc(ENGINE_MAX_IOS, sizeof *p->rec);
-	p->offsets = p->write ? calloc(ENGINE_MAX_IOS, sizeof *p->offsets) : NULL;
+	size_t cap = RECORDS_FIRST < ENGINE_MAX_IOS ? RECORDS_FIRST : ENGINE_MAX_IOS;
+	p->rec = calloc(cap, sizeof *p->rec);
+	p->offsets = p->write ? calloc(cap, sizeof *p->offsets) : NULL;
 	p->sec = calloc(cap_sec, sizeof *p->sec);
 	if (!p->rec || !p->sec || (p->write && !p->offsets))
 		return -ENOMEM;
-	Tally t = {.t0 = now_seconds(CLOCK_MONOTONIC)};
+	Tally t = {.t0 = engine_now(e)};
 	t.last_sec = t.t0;
 	unsigned inflight = 0, n_free = 0;
 	struct iocb *free_cb[ENGINE_MAX_QD];
@@ -179,7 +309,12 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 	bool stopping = false;
 	int err = 0;
 	for (;;) {
-		double now = now_seconds(CLOCK_MONOTONIC);
+		double now = engine_now(e);
+		if (!stopping && records_room(p, &cap, p->n + e->qd) < 0) {
+			p->stopped = "out of memory";
+			stopping = true;
+			err = -ENOMEM;
+		}
 		if (!stopping && ((interrupt && *interrupt) || now - t.t0 >= limit || p->n + inflight >= ENGINE_MAX_IOS ||
 				  (stop && stop(p, now - t.t0, userdata)))) {
 			stopping = true;
@@ -201,30 +336,29 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 		}
 		if (!inflight)
 			break;
-		struct io_event ev[ENGINE_MAX_QD];
-		struct timespec wait = {0, 200 * 1000 * 1000};	/* wake for the live line and Ctrl-C */
-		int got = io_getevents(e->aio, 1, (long)inflight, ev, &wait);
+		Done ev[ENGINE_MAX_QD];
+		int got = reap(e, inflight, ev);
 		if (got < 0 && got != -EINTR)
 			return got;	/* io_destroy in engine_free drains the rest */
-		double done = now_seconds(CLOCK_MONOTONIC);
+		double done = engine_now(e);
 		for (int i = 0; i < (got > 0 ? got : 0); i++) {
-			unsigned slot = (unsigned)(uintptr_t)ev[i].data;
+			unsigned slot = ev[i].slot;
 			inflight--;
 			free_cb[n_free++] = &e->cb[slot];
-			if ((long)ev[i].res != (long)p->io_bytes) {
+			if (ev[i].res != (long)p->io_bytes) {
 				if (!p->error[0])
 					snprintf(p->error, sizeof p->error, "%s at offset %llu failed: %s",
 						 p->write ? "a write" : "a read", (unsigned long long)e->offset[slot],
-						 (long)ev[i].res < 0 ? strerror((int)-(long)ev[i].res) : "short transfer");
+						 ev[i].res < 0 ? strerror((int)-ev[i].res) : "short transfer");
 				fprintf(stderr, "\nsmrctl: qualify: %s\n", p->error);
 				p->stopped = "I/O error";
 				stopping = true;
 				err = -EIO;
-				if ((long)ev[i].res <= 0)
+				if (ev[i].res <= 0)
 					continue;
 			}
 			double lat = done - e->submitted[slot];
-			if (p->n < ENGINE_MAX_IOS) {
+			if (p->n < cap) {
 				if (p->offsets)
 					p->offsets[p->n] = e->offset[slot];
 				p->rec[p->n++] = (IoRec){.t = e->submitted[slot] - t.t0, .lat = (float)lat};
@@ -238,7 +372,7 @@ int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn s
 		if (done - t.last_sec >= 1 || (!inflight && stopping))
 			second_done(p, &t, done, cap_sec, live);
 	}
-	p->duration = now_seconds(CLOCK_MONOTONIC) - t.t0;
+	p->duration = engine_now(e) - t.t0;
 	if (live)
 		fprintf(stderr, "\n");
 	return err == -EIO ? 0 : err;	/* an I/O error ends the phase; what it learned stands */

@@ -5,7 +5,9 @@
  * answer), a fixed queue depth, random or sequential offsets, every I/O's
  * submit time and latency kept for the analysis, the offset of every write
  * kept so that exactly those blocks can be discarded afterwards, and
- * per-second samples for the live line and the plot.
+ * per-second samples for the live line and the plot. A model engine
+ * takes each I/O's completion time from a callback instead, on a virtual
+ * clock, so that a test runs the same phases and rests in model time.
  */
 #pragma once
 
@@ -44,9 +46,22 @@ typedef struct Engine Engine;
 /* Called about once a second and after each batch of completions: true stops the phase. */
 typedef bool (*EngineStopFn)(Phase *p, double elapsed, void *userdata);
 
+/* A model disk: an I/O submitted at `now` (seconds on the engine's
+ * clock) completes at *ret_done; 0, or -errno for an I/O that failed. */
+typedef int (*EngineSubmitFn)(void *userdata, double now, bool write, uint64_t off, uint64_t len,
+			      double *ret_done);
+
 /* Queue depth qd, buffers of up to bufsize, filled with incompressible data. */
 int engine_new(int fd, unsigned qd, uint64_t bufsize, uint64_t seed, Engine **ret);
+/* Queue depth qd on a model disk; its clock starts at `start` seconds
+ * and moves only as I/Os complete and rests pass. */
+int engine_new_model(EngineSubmitFn submit, void *userdata, unsigned qd, uint64_t seed, double start,
+		     Engine **ret);
 Engine *engine_free(Engine *e);
+/* Seconds on the engine's clock: CLOCK_MONOTONIC, or the model's. */
+double engine_now(const Engine *e);
+/* Idle for `seconds`, ended early by *interrupt (NULL: never). */
+void engine_rest(Engine *e, double seconds, const volatile sig_atomic_t *interrupt);
 /* I/Os of p->io_bytes over [0, range), random or (p->sequential) in order,
  * until stop(), *interrupt, the time limit or an I/O error (in p->error).
  * live: a progress line on stderr. */

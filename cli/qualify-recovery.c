@@ -1,13 +1,83 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qualify's writes after the checks, on whatever disk the Engine drives
+ * (the real one, or a model in a test's virtual time): every rest and
+ * every elapsed time is the engine's clock's.
+ */
 #include "qualify-recovery.h"
 
 #include <errno.h>
 #include <math.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "qualify-report.h"
 #include "util.h"
+
+#define GiB (1024.0 * 1024 * 1024)
+#define SEQ_BLOCK (1u << 20)
+
+uint64_t qualify_write_budget(const Opts *o, uint64_t size)
+{
+	uint64_t budget = o->budget;
+	if (!budget)
+		budget = (uint64_t)fmin(fmax((double)size * 0.002, 4 * GiB), 64 * GiB);
+	return budget > size ? size : budget;
+}
+
+typedef struct WriteStop {
+	uint64_t budget;
+	CliffRules rules;
+	double hold, last_check;
+} WriteStop;
+
+/* Stop once the rate has fallen and stayed down for --hold seconds, or at
+ * the budget. */
+static bool write_stop(Phase *p, double elapsed, void *userdata)
+{
+	WriteStop *w = userdata;
+	if (p->bytes >= w->budget) {
+		p->stopped = "write budget";
+		return true;
+	}
+	if (elapsed - w->last_check < 1 && elapsed >= w->last_check)
+		return false;
+	w->last_check = elapsed;
+	CliffResult c;
+	cliff_find(p->rec, p->n, elapsed, &w->rules, &c);
+	if (c.fell && elapsed - c.cliff_t >= w->hold) {
+		p->stopped = c.found ? "cliff seen" : "write rate fell";
+		return true;
+	}
+	return false;
+}
+
+int qualify_write_run(Engine *e, Phase *p, const Opts *o, uint64_t size, uint64_t budget,
+		      const volatile sig_atomic_t *interrupt, bool live, CliffResult *ret_cliff)
+{
+	WriteStop ws = {.budget = budget, .hold = o->hold};
+	cliff_rules_init(&ws.rules, o->iodepth, o->confirm_s);
+	*p = (Phase){.name = "write", .write = true, .io_bytes = o->bs};
+	int k = engine_run(e, p, size, o->time_limit, write_stop, &ws, interrupt, live);
+	cliff_find(p->rec, p->n, p->duration, &ws.rules, ret_cliff);
+	return k;
+}
+
+static bool seq_stop(Phase *p, double elapsed, void *userdata)
+{
+	(void)elapsed;
+	if (p->bytes < *(const uint64_t *)userdata)
+		return false;
+	p->stopped = "write budget";
+	return true;
+}
+
+int qualify_seq_run(Engine *e, Phase *p, const Opts *o, uint64_t size, uint64_t left,
+		    const volatile sig_atomic_t *interrupt, bool live)
+{
+	*p = (Phase){.name = "sequential", .write = true, .sequential = true, .io_bytes = SEQ_BLOCK};
+	if (left < SEQ_BLOCK)
+		return -ENOSPC;
+	return engine_run(e, p, size, o->seq_seconds, seq_stop, &left, interrupt, live);
+}
 
 void recovery_done(Recovery *r)
 {
@@ -38,12 +108,6 @@ static bool refill_stop(Phase *p, double elapsed, void *userdata)
 	return false;
 }
 
-static void idle_for(const Recovery *r, double seconds)
-{
-	for (double t0 = now_seconds(CLOCK_MONOTONIC); !*r->interrupt && now_seconds(CLOCK_MONOTONIC) - t0 < seconds;)
-		usleep(50000);
-}
-
 static int refill(Recovery *r, Engine *e, double rest, double limit, unsigned *ret)
 {
 	char b[32];
@@ -52,7 +116,7 @@ static int refill(Recovery *r, Engine *e, double rest, double limit, unsigned *r
 	unsigned i = *ret = r->n_fp++;
 	if (rest > 0) {
 		fprintf(r->out, "resting %.0f s, then writing until a write waits\n", rest);
-		idle_for(r, rest);
+		engine_rest(e, rest, r->interrupt);
 	}
 	if (*r->interrupt)
 		return -EINTR;
@@ -132,7 +196,7 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 	fprintf(r->out, "measuring idle recovery: rests of %.0f s and up to %.0f s from where writes wait, each followed by "
 		"writes until one waits\n", shorter, r->o->recovery_rest);
 	double limit = 1.5 * fill_s * 3 + 30;	/* per refill: a slow disk's refill is no endless write */
-	double t0 = now_seconds(CLOCK_MONOTONIC), half = r->o->recovery_rest / 2;
+	double t0 = engine_now(e), half = r->o->recovery_rest / 2;
 	unsigned s, l;
 	for (;;) {
 		double warm = to_threshold(r, e, limit, half);
@@ -152,11 +216,11 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 			break;
 		fprintf(r->out, "  it is still cleaning: resting longer\n");
 		shorter *= 2;
-		if (now_seconds(CLOCK_MONOTONIC) - t0 + 4 * shorter + 3 * 1.5 * fill_s > left)
+		if (engine_now(e) - t0 + 4 * shorter + 3 * 1.5 * fill_s > left)
 			return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for rests "
 						     "long enough");
 	}
-	double spent = now_seconds(CLOCK_MONOTONIC) - t0;
+	double spent = engine_now(e) - t0;
 	double longer = qualify_longer_rest(q, &r->refill[s], fmin(r->o->recovery_rest, left - spent - 1.5 * fill_s));
 	if (refill(r, e, longer, limit, &l) < 0)
 		return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted" : "idle recovery: a refill failed");

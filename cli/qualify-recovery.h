@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qualify's idle-recovery step (after a cliff): to the wait threshold, a
- * shorter rest and writes until one waits, a longer rest and the same;
- * the slope of what they took against the rests goes into the disk model
- * (qualify-model.h has the method, docs/qualify.md its limits). Every
- * refill's writes are kept, so that --discard can discard exactly them.
+ * qualify's writes after the checks, on the Engine's disk and clock: the
+ * random writes to the cliff, the sequential ones, and the idle-recovery
+ * step after a cliff: to the wait threshold, a shorter rest and writes
+ * until one waits, a longer rest and the same; the slope of what they took
+ * against the rests goes into the disk model (qualify-model.h has the
+ * method, docs/qualify.md its limits). Every refill's writes are kept, so
+ * that --discard can discard exactly them.
  */
 #pragma once
 
@@ -17,6 +19,19 @@
 #include "qualify-opts.h"
 
 #define MAX_REFILLS 16
+
+/* The bytes all the writes together may write: --write-budget, else 0.2%
+ * of the disk within 4-64 GiB; never more than the disk. */
+uint64_t qualify_write_budget(const Opts *o, uint64_t size);
+/* Random writes of o->bs at o->iodepth anywhere on the disk until the rate
+ * has fallen and stayed down for o->hold s, the budget or o->time_limit;
+ * the cliff in them in *ret_cliff. */
+int qualify_write_run(Engine *e, Phase *p, const Opts *o, uint64_t size, uint64_t budget,
+		      const volatile sig_atomic_t *interrupt, bool live, CliffResult *ret_cliff);
+/* Sequential 1 MiB writes for o->seq_seconds, at most `left` bytes;
+ * -ENOSPC (nothing written) under 1 MiB. */
+int qualify_seq_run(Engine *e, Phase *p, const Opts *o, uint64_t size, uint64_t left,
+		    const volatile sig_atomic_t *interrupt, bool live);
 
 typedef struct Recovery {
 	/* given */

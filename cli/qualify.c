@@ -41,48 +41,10 @@
 #endif
 extern const char smrd_builtin_models[];
 
-#define GiB (1024.0 * 1024 * 1024)
-
 static volatile sig_atomic_t interrupted;
 static void on_sigint(int sig) { (void)sig; interrupted++; }
 
 #define SEQ_BLOCK (1u << 20)
-
-typedef struct WriteStop {
-	uint64_t budget;
-	CliffRules rules;
-	double hold, last_check;
-} WriteStop;
-
-/* Stop once the rate has fallen and stayed down for --hold seconds, or at
- * the budget. */
-static bool seq_stop(Phase *p, double elapsed, void *userdata)
-{
-	(void)elapsed;
-	if (p->bytes < *(const uint64_t *)userdata)
-		return false;
-	p->stopped = "write budget";
-	return true;
-}
-
-static bool write_stop(Phase *p, double elapsed, void *userdata)
-{
-	WriteStop *w = userdata;
-	if (p->bytes >= w->budget) {
-		p->stopped = "write budget";
-		return true;
-	}
-	if (elapsed - w->last_check < 1 && elapsed >= w->last_check)
-		return false;
-	w->last_check = elapsed;
-	CliffResult c;
-	cliff_find(p->rec, p->n, elapsed, &w->rules, &c);
-	if (c.fell && elapsed - c.cliff_t >= w->hold) {
-		p->stopped = c.found ? "cliff seen" : "write rate fell";
-		return true;
-	}
-	return false;
-}
 
 static void say_refusal(const char *node, const SafetyReport *s)
 {
@@ -223,21 +185,13 @@ static void run_done(Run *r)
 static int write_phase(Run *r, Engine *e, json_object *phases)
 {
 	char b1[32], b2[32];
-	uint64_t budget = r->o.budget;
-	if (!budget)
-		budget = (uint64_t)fmin(fmax((double)r->id.size * 0.002, 4 * GiB), 64 * GiB);
-	if (budget > r->id.size)
-		budget = r->id.size;
+	uint64_t budget = qualify_write_budget(&r->o, r->id.size);
 	fprintf(r->out, "writing random %s blocks at queue depth %u until the write cliff, %s or %.0f s\n",
 		fmt_bytes(b1, sizeof b1, (double)r->o.bs), r->o.iodepth, fmt_bytes(b2, sizeof b2, (double)budget),
 		r->o.time_limit);
 	r->budget = budget;
-	WriteStop ws = {.budget = budget, .hold = r->o.hold};
-	cliff_rules_init(&ws.rules, r->o.iodepth, r->o.confirm_s);
-	r->wp = (Phase){.name = "write", .write = true, .io_bytes = r->o.bs};
-	int k = engine_run(e, &r->wp, r->id.size, r->o.time_limit, write_stop, &ws, &interrupted,
-			   !r->o.json && isatty(STDERR_FILENO));
-	cliff_find(r->wp.rec, r->wp.n, r->wp.duration, &ws.rules, &r->cliff);
+	int k = qualify_write_run(e, &r->wp, &r->o, r->id.size, budget, &interrupted, !r->o.json && isatty(STDERR_FILENO),
+				  &r->cliff);
 	r->learned = r->wp.n > 0;
 	json_object_object_add(phases, "write", report_write_phase(&r->wp, &r->cliff));
 	if (k < 0)
@@ -253,14 +207,12 @@ static int seq_phase(Run *r, Engine *e, json_object *phases)
 	if (r->o.seq_seconds <= 0 || interrupted)
 		return 0;
 	fprintf(r->out, "writing sequential 1 MiB blocks for %.0f s\n", r->o.seq_seconds);
-	r->sp = (Phase){.name = "sequential", .write = true, .sequential = true, .io_bytes = SEQ_BLOCK};
 	/* the write budget covers both phases: a fast SSD would otherwise
 	 * write 10 s x 3 GB/s, and wrap around a small disk */
 	uint64_t left = r->budget > r->wp.bytes ? r->budget - r->wp.bytes : 0;
-	if (left < SEQ_BLOCK)
+	int k = qualify_seq_run(e, &r->sp, &r->o, r->id.size, left, &interrupted, !r->o.json && isatty(STDERR_FILENO));
+	if (k == -ENOSPC)
 		return 0;
-	int k = engine_run(e, &r->sp, r->id.size, r->o.seq_seconds, seq_stop, &left, &interrupted,
-			   !r->o.json && isatty(STDERR_FILENO));
 	if (k < 0)
 		fprintf(stderr, "smrctl: qualify: sequential writing failed: %s\n", strerror(-k));
 	json_object_object_add(phases, "sequential", report_seq_phase(&r->sp));
