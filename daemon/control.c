@@ -34,6 +34,7 @@ struct Control {
 	Conn *conns;		/* newest first */
 	unsigned n_conns;
 	size_t out_total;	/* bytes queued on all connections */
+	uint64_t request_usec;	/* CONTROL_REQUEST_USEC unless a test shortens it */
 	ControlStats stats;
 };
 
@@ -201,7 +202,7 @@ static int conn_flush(Conn *c)
 		return -ECONNRESET;
 	/* The reply is out: the next request (pipelined, or yet to come) gets a
 	 * fresh deadline. */
-	arm(c, loop_now(c->ctl), CONTROL_REQUEST_USEC);
+	arm(c, loop_now(c->ctl), c->ctl->request_usec);
 	conn_next_request(c);
 	return writing(c) ? conn_flush(c) : 0;
 }
@@ -347,7 +348,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			conn_free(c);
 			continue;
 		}
-		arm(c, loop_now(ctl), CONTROL_REQUEST_USEC);
+		arm(c, loop_now(ctl), ctl->request_usec);
 		/* smrctl sends as soon as it connects: answer what is there now,
 		 * before a burst of newer connections could push this one out */
 		if (conn_read(c) < 0 || conn_flush(c) < 0 || (c->closing && !writing(c)))
@@ -419,6 +420,8 @@ Control *control_free(Control *ctl)
 
 static void control_freep(Control **c) { control_free(*c); }
 
+void control_set_request_deadline(Control *ctl, uint64_t usec) { ctl->request_usec = usec; }
+
 void control_stats(const Control *ctl, ControlStats *ret)
 {
 	*ret = ctl ? ctl->stats : (ControlStats){0};
@@ -434,7 +437,8 @@ int control_new(sd_event *e, const char *path, int fd, const char *group, Contro
 	_cleanup_(control_freep) Control *ctl = calloc(1, sizeof *ctl);
 	if (!ctl)
 		return -ENOMEM;
-	*ctl = (Control){.event = sd_event_ref(e), .listen_fd = -1, .handler = handler, .userdata = userdata};
+	*ctl = (Control){.event = sd_event_ref(e), .listen_fd = -1, .handler = handler, .userdata = userdata,
+			 .request_usec = CONTROL_REQUEST_USEC};
 	if (fd < 0) {
 		fd = bind_socket(path);
 		if (fd < 0)

@@ -47,3 +47,6 @@ int control_new(sd_event *e, const char *path, int fd, const char *group, Contro
 Control *control_free(Control *c);
 /* Counters for the metrics page. */
 void control_stats(const Control *c, ControlStats *ret);
+/* The time a request has to arrive whole (CONTROL_REQUEST_USEC by default),
+ * for connections armed from now on: a unit test waits it out in less. */
+void control_set_request_deadline(Control *c, uint64_t usec);

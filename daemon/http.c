@@ -69,6 +69,7 @@ struct Http {
 	unsigned n_conns;
 	double rate_tokens;
 	uint64_t rate_usec;
+	uint64_t header_usec;	/* HTTP_HEADER_USEC unless a test shortens it */
 	HttpStats stats;
 };
 
@@ -238,7 +239,7 @@ static int on_sweep(sd_event_source *s, uint64_t usec, void *userdata)
 	 * idle connections opened and closed at once). A run a second puts it
 	 * back whatever happened. */
 	for (Guarded *g = h->conns; g; g = g->next) {
-		uint64_t span = g->served ? HTTP_KEEPALIVE_USEC : HTTP_HEADER_USEC;
+		uint64_t span = g->served ? HTTP_KEEPALIVE_USEC : h->header_usec;
 		if (!g->active && !g->doomed && now - g->since >= span) {
 			doom(g);
 			h->stats.evicted_slow++;
@@ -588,6 +589,8 @@ static void http_freep(Http **h) { http_free(*h); }
 
 unsigned http_port(const Http *h) { return h->port; }
 
+void http_set_header_deadline(Http *h, uint64_t usec) { h->header_usec = usec; }
+
 void http_stats(const Http *h, HttpStats *ret)
 {
 	*ret = h ? h->stats : (HttpStats){0};
@@ -621,6 +624,7 @@ int http_new(sd_event *e, const char *addr, int fd, const char *web_config, Http
 	h->handler = handler;
 	h->userdata = userdata;
 	h->listen_fd = -1;
+	h->header_usec = HTTP_HEADER_USEC;
 	int r;
 	if (web_config && *web_config) {
 		r = websetup_load(web_config, &h->web, ret_error);

@@ -94,6 +94,10 @@ int http_reload(Http *h, const char *web_config, char **ret_error);
 /* The port actually bound (useful with port 0). */
 unsigned http_port(const Http *h);
 void http_stats(const Http *h, HttpStats *ret);
+/* The time a connection has to send its request headers (HTTP_HEADER_USEC
+ * by default), judged at the next once-a-second sweep: a unit test waits it
+ * out in less. */
+void http_set_header_deadline(Http *h, uint64_t usec);
 /* Parses an address; exposed for tests. */
 int http_parse_listen(const char *addr, char *host, size_t hostlen, unsigned *port);
 /* Whether the listening socket fd is bound where addr ("host:port", ":port")

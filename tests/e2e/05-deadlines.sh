@@ -43,11 +43,21 @@ check "it fails within its deadline plus a little ($(ms_of_run bare) ms)" \
 check "it says what the script was doing" grep -q 'own deadline of 2 s while: waiting on a forgotten child' "$T/bare.out"
 check "its cleanup ran: the child is gone" no_process 'sleep 1002'
 
+step "a sanitizer's report in a log, all checks passed"
+# (the report is printed with a format, so that this script and the one
+# hang writes do not hold it themselves)
+hang san 30 'printf "==%s==ERROR: AddressSanitizer: heap-use-after-free\n    #0 0x1 in main x.c:1\n" 4242 >"$T/other.log"; check "a check that passes" true'
+check "it fails (exit 1)" [ "$(rc_of san)" = 1 ]
+check "it names the log and shows the report" \
+	bash -c "grep -q 'FAIL: a sanitizer report in .*/other.log' '$T/san.out' && grep -q '| ==4242==ERROR: AddressSanitizer' '$T/san.out'"
+rm -f "$T/san.out"	# it quotes the report: this test's own cleanup would find it
+
 step "meson's SIGTERM"
-printf '#!/bin/bash\n. "%s"\nsleep 1003 & P=$!; at_exit "kill $P 2>/dev/null"; DOING="sleeping"; wait $P\n' "$LIB" >"$T/term.sh"
+# it says when it is in its wait: SIGTERM comes then
+printf '#!/bin/bash\n. "%s"\nsleep 1003 & P=$!; at_exit "kill $P 2>/dev/null"; DOING="sleeping"; : >"%s"; wait $P\n' "$LIB" "$T/term.waiting" >"$T/term.sh"
 bash "$T/term.sh" >"$T/term.out" 2>&1 &
 TP=$!
-sleep 1
+wait_until 10 "the script to reach its wait" test -e "$T/term.waiting"
 kill -TERM "$TP"
 wait_pid "$TP" 10 "the script to end on SIGTERM" "$T/term.out"
 check "SIGTERM ends the script as a failure that says what it was doing" grep -q 'terminated while: sleeping' "$T/term.out"

@@ -19,12 +19,66 @@ DOING="setting up"
 # SMRD_TEST_DEADLINE overrides meson's figure for a longer replay (several
 # draws: FORECAST_DRAWS=3 SMRD_TEST_DEADLINE=900 meson test -t 0 ...)
 TEST_DEADLINE=${SMRD_TEST_DEADLINE:-${TEST_DEADLINE:-280}}
+# The soak runs full-scale variants under meson's --timeout-multiplier 3.
+[ "${SMRD_SOAK:-}" = 1 ] && [ -z "${SMRD_TEST_DEADLINE:-}" ] && TEST_DEADLINE=$((TEST_DEADLINE * 3))
 CLEANUP_HOOKS=()
+
+# A sanitizer's report fails the test whatever its checks said, from any
+# process it started (smrd, smrctl, smr-emu...): at cleanup every file
+# under $T and every log named with sanitizer_log is searched for one.
+# ASan and LeakSanitizer write theirs to files in $T/sanitizer wherever the
+# process's stderr went (log_path; world-writable for processes run as
+# another user). UBSan, as gcc links it beside ASan, ignores log_path and
+# writes to stderr: a process's stderr belongs in a file under $T.
+SANITIZER_LOGS=()
+SANITIZER_FAILED=""
+if [ "${SMRD_SANITIZED:-0}" = 1 ]; then
+	mkdir -m 1777 "$T/sanitizer"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/sanitizer/asan"
+fi
+# sanitizer_log FILE...: a log outside $T that cleanup searches too.
+sanitizer_log() { SANITIZER_LOGS+=("$@"); }
+# The reports' own headers, written so that this file does not match them:
+# "==PID==ERROR: AddressSanitizer: ...", LeakSanitizer's likewise, their
+# SUMMARY lines, and UBSan's "file.c:LINE:COL: runtime error: ...".
+SANITIZER_RE='==[0-9]+==ERROR: |SUMMARY: [A-Za-z]+Sanitizer|[0-9>]: runtime error: |[A-Za-z]+Sanitizer:DEADLYSIGNAL'
+
+# settle_jobs: background jobs that cleanup's hooks signalled get up to 5 s
+# in all to exit, so that a leak report written at exit is there to read.
+settle_jobs() {
+	local end=$(( $(now_ms) + 5000 )) p
+	for p in $(jobs -p); do
+		while kill -0 "$p" 2>/dev/null && [ "$(now_ms)" -lt "$end" ]; do sleep 0.05; done
+	done
+}
+
+# sanitizer_check: shows the first lines of every sanitizer report in a
+# text file under $T (mounts below it are not entered; binaries, images and
+# databases are skipped) or in a sanitizer_log; false if there is one.
+sanitizer_check() {
+	local f n reports=0
+	while IFS= read -r -d '' f; do
+		n=$(grep -a -n -m1 -E "$SANITIZER_RE" "$f" | cut -d: -f1)
+		say "FAIL: a sanitizer report in $f:"
+		sed -n "${n:-1},$(( ${n:-1} + 14 ))p" "$f" | sed 's/^/    | /'
+		reports=$((reports + 1))
+	done < <({ find "$T" -xdev -type f -size -64M -print0 2>/dev/null
+		[ ${#SANITIZER_LOGS[@]} -gt 0 ] && printf '%s\0' "${SANITIZER_LOGS[@]}"; } |
+		LC_ALL=C xargs -0 -r grep -I -l -Z -E "$SANITIZER_RE" -- 2>/dev/null)
+	[ "$reports" -eq 0 ]
+}
 
 # at_exit CMD: runs CMD (a string, evaluated) first during cleanup, newest first.
 at_exit() { CLEANUP_HOOKS=("$1" "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"); }
 
+# A subshell forked with `&` runs the parent's traps until bash resets them:
+# a signal in that moment (the watchdog killed as soon as it starts) would
+# have it run cleanup, removing $T under the main shell's feet. Only the
+# main shell runs cleanup and the traps.
+main_shell() { [ "$BASHPID" = "$$" ]; }
+
 cleanup() {
+	main_shell || return 0
 	local h
 	[ -n "${WATCHDOG_PID:-}" ] && kill "$WATCHDOG_PID" 2>/dev/null
 	for h in "${CLEANUP_HOOKS[@]+"${CLEANUP_HOOKS[@]}"}"; do eval "$h"; done
@@ -35,13 +89,19 @@ cleanup() {
 	# attach_loop may run in a $(...) subshell: its list is a file, not a variable
 	[ -f "$T/our-loops" ] && while read -r l; do losetup -d "$l" 2>/dev/null; done <"$T/our-loops"
 	for l in "${OUR_LOOPS[@]+"${OUR_LOOPS[@]}"}"; do losetup -d "$l" 2>/dev/null; done
+	settle_jobs
+	sanitizer_check || SANITIZER_FAILED=1
 	# SMRD_TEST_KEEP=DIR: the logs, fio's and the emulators' too, for a look afterwards
 	[ -n "${SMRD_TEST_KEEP:-}" ] && mkdir -p "$SMRD_TEST_KEEP" && cp -a "$T/." "$SMRD_TEST_KEEP/" 2>/dev/null
 	rm -rf "$T"
+	if [ -n "$SANITIZER_FAILED" ]; then
+		say "FAIL: a sanitizer reported an error (above): the test fails"
+		exit 1
+	fi
 }
 trap cleanup EXIT
 # meson's own timeout sends SIGTERM: tear down all the same.
-trap 'say "FAIL: terminated while: $DOING"; exit 1' TERM INT
+trap 'main_shell || exit 1; say "FAIL: terminated while: $DOING"; exit 1' TERM INT
 
 say() { printf '%s\n' "$*"; }
 fail() { say "FAIL: $*"; FAILS=$((FAILS + 1)); }
@@ -134,6 +194,7 @@ wait_until() {
 # The script's own deadline. SIGUSR1 interrupts a `wait` at once and
 # anything else as soon as it returns (foreground commands have their own).
 on_deadline() {
+	main_shell || exit 1
 	fail "the test reached its own deadline of ${TEST_DEADLINE} s while: $DOING"
 	show_tail "$T/smrd.log"
 	exit 1
