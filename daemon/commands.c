@@ -71,6 +71,7 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object_object_add(o, "smr_suspects", json_object_new_int((int)suspects));
 	json_object_object_add(o, "disks_by_class", by_class);
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)ss->samples));
+	json_object_object_add(o, "event_loop_lag_seconds", jdouble(context_loop_lag(ctx, now_usec(CLOCK_MONOTONIC))));
 	json_object_object_add(o, "diskstats_malformed_lines", json_object_new_int64((int64_t)ss->bad_lines));
 	json_object_object_add(o, "storms_active", json_object_new_int((int)storms));
 	History *h = monitor_history(ctx->monitor);

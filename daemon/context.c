@@ -324,11 +324,38 @@ void context_tick(Context *ctx, uint64_t now)
 	}
 }
 
+void context_note_lag(Context *ctx, uint64_t due_usec, uint64_t ran_usec)
+{
+	uint64_t since = due_usec > ctx->lag.from_usec ? due_usec : ctx->lag.from_usec;
+	uint64_t n = ran_usec / LOOP_LAG_SLOT_USEC, lag = ran_usec > since ? ran_usec - since : 0;
+	size_t i = n % LOOP_LAG_SLOTS;
+	if (ctx->lag.slot[i] != n) {
+		ctx->lag.slot[i] = n;
+		ctx->lag.worst_usec[i] = 0;
+	}
+	if (lag > ctx->lag.worst_usec[i])
+		ctx->lag.worst_usec[i] = lag;
+}
+
+double context_loop_lag(const Context *ctx, uint64_t at_usec)
+{
+	uint64_t n = at_usec / LOOP_LAG_SLOT_USEC, worst = 0;
+	for (size_t i = 0; i < LOOP_LAG_SLOTS; i++)
+		if (ctx->lag.slot[i] + LOOP_LAG_SLOTS > n && ctx->lag.worst_usec[i] > worst)
+			worst = ctx->lag.worst_usec[i];
+	return (double)worst / 1e6;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Context *ctx = userdata;
 	uint64_t step = (uint64_t)(ctx->config.interval * 1e6), now;
 	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
+	/* The timer has the loop's first priority: its lateness is how long
+	 * the loop was held by something else (a handler that blocks, or a
+	 * host that gives the daemon no CPU), the figure clients under load
+	 * cannot measure without their own start-up in it. */
+	context_note_lag(ctx, usec, now);
 	context_tick(ctx, now);
 	/* From the previous deadline, so that samples do not drift. */
 	uint64_t next = usec + step;
@@ -452,6 +479,9 @@ static int start_services(Context *ctx)
 	r = service_new(ctx->event, &ctx->service);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the watchdog: %m");
+	/* Loading the tracer or many disks may outlast the first interval:
+	 * that is start-up (the log says how long), not the loop held. */
+	ctx->lag.from_usec = now_usec(CLOCK_MONOTONIC);
 	return 0;
 }
 

@@ -41,6 +41,17 @@ typedef struct Models {
 	char *origin;			/* its path, or "builtin" */
 } Models;
 
+/* The sampling timer's lateness, kept as the worst of each LOOP_LAG_SLOT_USEC
+ * slot so that the worst over the last minute needs no reset on scrape
+ * (two scrapers must read the same figure). */
+#define LOOP_LAG_SLOTS 6
+#define LOOP_LAG_SLOT_USEC (10 * UINT64_C(1000000))
+typedef struct LoopLag {
+	uint64_t worst_usec[LOOP_LAG_SLOTS];
+	uint64_t slot[LOOP_LAG_SLOTS];	/* which slot (CLOCK_MONOTONIC / LOOP_LAG_SLOT_USEC) each holds */
+	uint64_t from_usec;		/* start-up done: a timer due before waited on start-up, not the loop */
+} LoopLag;
+
 typedef struct Context {
 	sd_event *event;
 	Config config;			/* effective: defaults < file < flags */
@@ -62,6 +73,7 @@ typedef struct Context {
 	Notifier *notifier;		/* notify-command, once per incident */
 	sd_event_source *tick;		/* the sampling timer */
 	uint64_t last_rescan_usec;
+	LoopLag lag;			/* how late the loop ran the sampling timer */
 
 	Http *http;
 	struct Web *web;
@@ -82,5 +94,10 @@ void context_tick(Context *ctx, uint64_t now_mono_usec);
  * old configuration stays and *ret_error (if given) says why. SIGHUP and
  * `smrctl reload` both come here. */
 int context_reload(Context *ctx, char **ret_error);
+/* Records that the sampling timer due at due_usec ran at ran_usec. */
+void context_note_lag(Context *ctx, uint64_t due_usec, uint64_t ran_usec);
+/* The sampling timer's worst lateness in the last 50-60 s, in seconds: how
+ * long the event loop kept its most urgent timer waiting. */
+double context_loop_lag(const Context *ctx, uint64_t at_usec);
 /* The tracer's slow threshold: slow-io, or lower if a stall threshold is. */
 double context_slow_threshold(const Context *ctx);

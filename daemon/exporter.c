@@ -445,6 +445,11 @@ int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 		add_tracer(set, ctx);
 	}
 	add_self(set, ctx);
+	if (!ctx->oneshot)
+		metric_add(metric_family_decimals(metricset_family(set, "smrd_event_loop_lag_seconds", METRIC_GAUGE,
+					    "The worst lateness of smrd's sampling timer in the last minute: how long its "
+					    "event loop kept its most urgent work waiting."), 6),
+			   NULL, NULL, context_loop_lag(ctx, now_usec(CLOCK_MONOTONIC)));
 	metric_add(metric_family_decimals(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
 				    "Time smrd spent collecting this scrape."), 6), NULL, NULL, now_seconds(CLOCK_MONOTONIC) - t0);
 	dev_labels_free(&dl);

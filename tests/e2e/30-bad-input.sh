@@ -21,8 +21,18 @@ cp -a "$SRCDIR/tests/fixtures/sysfs/mixed" "$ROOT"
 } >"$T/diskstats.bad"
 cp "$T/diskstats.bad" "$ROOT/proc/diskstats"
 
+# waits on what smrd says, never for a while: metric NAME [LABELS...] reads a
+# fresh page; sampled N waits until smrd has read diskstats N more times
+# (the first may have begun before the change), so it saw the change
+metric() { scrape >"$T/mm" && metrics_py get "$T/mm" "$@"; }
+# at_least NAME MIN: the unlabelled series NAME is MIN or more
+at_least() { scrape | awk -v n="$1" -v min="$2" '$1 == n { f = $2 >= min } END { exit !f }'; }
+sampled() {
+	local want=$(( $(metric smrd_diskstats_samples_total) + $1 ))
+	WAIT_LOG=$T/smrd.log wait_until 10 "$1 more samples" at_least smrd_diskstats_samples_total "$want"
+}
 start_smrd --interval 0.2 --sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" --exclude '^$'
-sleep 0.6
+WAIT_LOG=$T/smrd.log wait_until 10 "the malformed lines to be counted" at_least smrd_diskstats_malformed_lines_total 4
 scrape >"$T/m1"
 check "good lines still counted (sda reads)" metrics_py get "$T/m1" smrd_disk_reads_completed_total device=sda
 bad=$(metrics_py get "$T/m1" smrd_diskstats_malformed_lines_total)
@@ -32,7 +42,8 @@ check "malformed lines are counted" python3 -c "import sys; sys.exit(not $bad >=
 # The diskstats file disappears: last values stay, the daemon stays.
 before=$(metrics_py get "$T/m1" smrd_disk_reads_completed_total device=sda)
 mv "$ROOT/proc/diskstats" "$ROOT/proc/diskstats.gone"
-sleep 0.6
+# a failed read is no sample: counted as a read error instead
+WAIT_LOG=$T/smrd.log wait_until 10 "a failed read of diskstats to be counted" at_least smrd_diskstats_read_errors_total 1
 scrape >"$T/m2"
 check "last counter value kept while diskstats is unreadable" \
 	[ "$(metrics_py get "$T/m2" smrd_disk_reads_completed_total device=sda)" = "$before" ]
@@ -41,11 +52,12 @@ mv "$ROOT/proc/diskstats.gone" "$ROOT/proc/diskstats"
 
 # A disk vanishes from the tree, then comes back.
 mv "$ROOT/sys/block/sdb" "$T/sdb.link"
-sleep 0.6
+no_sdb() { scrape >"$T/mm" && ! grep -q 'device="sdb"' "$T/mm"; }
+WAIT_LOG=$T/smrd.log wait_until 10 "sdb to leave the metrics" no_sdb
 scrape >"$T/m3"
 check "a vanished disk leaves the metrics" sh -c "! grep -q 'device=\"sdb\"' '$T/m3'"
 mv "$T/sdb.link" "$ROOT/sys/block/sdb"
-sleep 0.6
+WAIT_LOG=$T/smrd.log wait_until 10 "sdb to come back" metric smrd_disk_info device=sdb
 scrape >"$T/m4"
 check "it comes back when it reappears" metrics_py get "$T/m4" smrd_disk_info device=sdb
 step "counters that go backwards, and a repeated device line"
@@ -53,11 +65,11 @@ base=$(metrics_py get "$T/m4" smrd_disk_reads_completed_total device=nvme0n1)
 cp "$ROOT/proc/diskstats" "$T/diskstats.good"
 # nvme0n1's 64-bit read count goes back by 10 (a stale line), then on again
 sed -i 's/^\( *259 *0 nvme0n1\) 77165 /\1 77155 /' "$ROOT/proc/diskstats"
-sleep 0.6
+sampled 2
 sed -i 's/^\( *259 *0 nvme0n1\) 77155 /\1 77175 /' "$ROOT/proc/diskstats"
 # and sdb appears twice, the second time with smaller counters
 grep ' sdb ' "$T/diskstats.good" | sed 's/ 65196 / 100 /' >>"$ROOT/proc/diskstats"
-sleep 0.6
+sampled 2
 scrape >"$T/m4b"
 now=$(metrics_py get "$T/m4b" smrd_disk_reads_completed_total device=nvme0n1)
 say "  nvme0n1 reads: $base, then a stale line 10 lower, then $((77175)) from the kernel: smrd says $now"
@@ -66,9 +78,9 @@ check "a 64-bit counter stepping back is not read as a 32-bit wrap (no jump by 2
 check "the repeated sdb line is ignored" [ "$(metrics_py get "$T/m4b" smrd_disk_reads_completed_total device=sdb)" = 65196 ]
 # now set back for good: the device restarted its counters, and they grow again
 cp "$T/diskstats.good" "$ROOT/proc/diskstats"
-sleep 0.6
+sampled 2
 sed -i 's/^\( *259 *0 nvme0n1\) 77165 /\1 77168 /' "$ROOT/proc/diskstats"
-sleep 0.6
+sampled 2
 scrape >"$T/m4c"
 say "  then 77165 for good, growing to 77168: smrd says $(metrics_py get "$T/m4c" smrd_disk_reads_completed_total device=nvme0n1), resets $(metrics_py get "$T/m4c" smrd_diskstats_resets_total)"
 check "a counter set back for good is counted as a reset, and the total does not decrease" \
@@ -79,7 +91,7 @@ echo "not-a-number" >"$ROOT/sys/block/sda/size"
 # in one step (rename): between an rm and a mkfifo a sample may find no
 # file at all, a different failure that is rightly logged as well
 mkfifo "$ROOT/sys/block/sdb/size.fifo" && mv -f "$ROOT/sys/block/sdb/size.fifo" "$ROOT/sys/block/sdb/size"
-sleep 0.8
+WAIT_LOG=$T/smrd.log wait_until 10 "both unreadable sizes to be counted" at_least smrd_probe_errors_total 2
 t0=$(now_ms)
 scrape >"$T/m5"
 say "  a scrape took $(($(now_ms) - t0)) ms with a FIFO as sdb/size"
@@ -249,33 +261,53 @@ ticks=$((c1 - c0))
 say "  smrd used $ticks CPU ticks (1/100 s) over the ~14 s of abuse; RSS during it ${r_mid} KiB"
 check "no spinning: under 5 s of CPU in ~14 s ($ticks ticks; the spin took 8.6 s)" [ "$ticks" -lt 500 ]
 check "memory stays bounded under never-reading clients (${r_mid} KiB < $(mem_bound 131072) KiB)" [ "${r_mid:-999999}" -lt "$(mem_bound 131072)" ]
-check "smrctl status answered within 2 s every round" bash -c "grep -q '^worst' '$T/greedy.out' && [ \$(sed -n 's/^worst \([0-9]*\) ms/\1/p' '$T/greedy.out') -lt 2000 ]"
+# judged on smrd's own figure (a client's includes its fork and start-up,
+# slow under the sanitizers); the client only has to be answered
 scrape >"$T/m6"
+lag=$(metrics_py get "$T/m6" smrd_event_loop_lag_seconds | awk '{ printf "%.3f", $1 }')
+say "measured: smrd's event loop at most ${lag:-?} s late during the abuse; client worst $(sed -n 's/^worst //p' "$T/greedy.out")"
+check "the event loop was never held a second by the abusers (${lag:-no figure} s)" \
+	python3 -c "import sys; sys.exit(not 0 <= float('${lag:-99}') < 1.0)"
+check "smrctl status answered within 10 s every round" bash -c "grep -q '^worst' '$T/greedy.out' && [ \$(sed -n 's/^worst \([0-9]*\) ms/\1/p' '$T/greedy.out') -lt 10000 ]"
 check "the deadlines closed the abusers (expired or evicted, counted)" \
 	python3 -c "import sys; sys.exit(not $(metrics_py get "$T/m6" smrd_control_connections_closed_total reason=expired) + $(metrics_py get "$T/m6" smrd_control_connections_closed_total reason=evicted) >= 32)"
 check "daemon still running" alive
 stop_smrd
 
 step "costly regular expressions are refused at once"
-t0=$(now_ms)
-"$SMRD" --config /dev/null --include 'A+++++++++++++++++++++++' --check-config >/dev/null 2>"$T/re.err"
+# "At once" is CPU time: the bug class is a pattern that backtracks or
+# compiles without end, CPU-bound; the wall clock adds process start-up
+# (slow under the sanitizers) and whatever else the host runs. The wall
+# deadline only catches a hang.
+# cpu_run NAME CMD...: runs CMD (stdout $T/NAME.out, stderr $T/NAME.err)
+# within 20 s; sets CPU_MS (user + system) and returns CMD's exit code.
+cpu_run() {
+	local name=$1 TIMEFORMAT='%3U %3S' rc
+	shift
+	{ time timeout -k 2 20 "$@" >"$T/$name.out" 2>"$T/$name.err"; } 2>"$T/$name.time"
+	rc=$?
+	CPU_MS=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$T/$name.time")
+	return "$rc"
+}
+cpu_run re "$SMRD" --config /dev/null --include 'A+++++++++++++++++++++++' --check-config
 rc=$?
-say "  --include 'A+++...': exit $rc after $(($(now_ms) - t0)) ms: $(head -1 "$T/re.err")"
-check "refused with exit 1, within a second, saying why" bash -c "[ $rc -eq 1 ] && [ $(($(now_ms) - t0)) -lt 1000 ] && grep -q 'is refused: ' '$T/re.err'"
+say "  --include 'A+++...': exit $rc after $CPU_MS ms of CPU: $(head -1 "$T/re.err")"
+check "refused with exit 1, within a second of CPU ($CPU_MS ms), saying why" \
+	bash -c "[ $rc -eq 1 ] && [ $CPU_MS -lt 1000 ] && grep -q 'is refused: ' '$T/re.err'"
 printf 'dm-smr\t(a{1,65535}){1,65535}\tsomewhere\n' >"$T/costly-models.tsv"
-t0=$(now_ms)
-"$SMRD" --config /dev/null --model-list "$T/costly-models.tsv" --oneshot >/dev/null 2>"$T/re2.err"
+cpu_run re2 "$SMRD" --config /dev/null --model-list "$T/costly-models.tsv" --oneshot
 rc=$?
-check "a costly model-list pattern: exit 1 within a second (got $rc)" bash -c "[ $rc -eq 1 ] && [ $(($(now_ms) - t0)) -lt 1000 ] && grep -q 'line 1.*too large' '$T/re2.err'"
+check "a costly model-list pattern: exit 1 within a second of CPU (got $rc after $CPU_MS ms)" \
+	bash -c "[ $rc -eq 1 ] && [ $CPU_MS -lt 1000 ] && grep -q 'line 1.*too large' '$T/re2.err'"
 # one that backtracks without end on a model string compiles, and its match
 # is stopped by PCRE2's limits: the daemon classifies every disk at once
 printf 'dm-smr\t(.*[A-Z0-9 -]){30}\tsomewhere\n' >"$T/slow-models.tsv"
-t0=$(now_ms)
-"$SMRD" --config /dev/null --model-list "$T/slow-models.tsv" --sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" \
-	--udev-root "$ROOT/udev" --oneshot >"$T/re3.out" 2>"$T/re3.err"
+cpu_run re3 "$SMRD" --config /dev/null --model-list "$T/slow-models.tsv" --sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" \
+	--udev-root "$ROOT/udev" --oneshot
 rc=$?
-say "  a backtracking model-list pattern: exit $rc after $(($(now_ms) - t0)) ms"
-check "a backtracking model-list pattern: classification done within 2 s (rc $rc)" bash -c "[ $rc -eq 0 ] && [ $(($(now_ms) - t0)) -lt 2000 ]"
+say "  a backtracking model-list pattern: exit $rc after $CPU_MS ms of CPU"
+check "a backtracking model-list pattern: classification done within 2 s of CPU ($CPU_MS ms, rc $rc)" \
+	bash -c "[ $rc -eq 0 ] && [ $CPU_MS -lt 2000 ]"
 
 # A history database that is garbage: moved aside, a new one used, no crash.
 head -c 65536 /dev/urandom >"$T/state/events.db"
@@ -330,11 +362,12 @@ mkdir -p "$T/elsewhere" && ln -s "$T/elsewhere" "$T/linked"
 timeout 20 "$SMRD" --config /dev/null --listen 127.0.0.1:0 --state-dir "$T/linked" --socket "$T/x.sock" --sysfs-root "$ROOT/sys" \
 	--procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" >/dev/null 2>"$T/sl.err"
 rc=$?
-check "refused (exit $rc): it is a symbolic link" bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'is a symbolic link' '$T/sl.err'"
+# exit 1 is smrd's refusal (smrd(8)); anything else, a sanitizer's abort too, is not
+check "refused (exit $rc, 1 expected): it is a symbolic link" bash -c "[ $rc -eq 1 ] && grep -q 'is a symbolic link' '$T/sl.err'"
 check "  ... and nothing written through it" [ -z "$(ls -A "$T/elsewhere")" ]
 mkdir -p "$T/open" && chmod 0777 "$T/open"
 timeout 20 "$SMRD" --config /dev/null --listen 127.0.0.1:0 --state-dir "$T/open" --socket "$T/x.sock" --sysfs-root "$ROOT/sys" \
 	--procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" >/dev/null 2>"$T/ow.err"
 rc=$?
-check "refused (exit $rc): others may write it" bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'writable by others' '$T/ow.err'"
+check "refused (exit $rc, 1 expected): others may write it" bash -c "[ $rc -eq 1 ] && grep -q 'writable by others' '$T/ow.err'"
 finish

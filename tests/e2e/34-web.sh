@@ -101,20 +101,50 @@ stop_pid "$PROM" 20 "Prometheus to exit" "$T/prometheus.log"
 step "password guessing cannot stall the loop"
 s0=$(timeout 10 "$SMRCTL" --socket "$SOCK" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
 t0=$(now_ms)
-GUESSERS=()
-for i in $(seq 60); do
-	curl -s -o /dev/null --max-time 5 --cacert ca.crt -u "prometheus:guess$i" "$U" &
-	GUESSERS+=($!)
-done
-for p in "${GUESSERS[@]}"; do wait_pid "$p" 30 "a guessing curl"; done
+# 60 guesses sent together, on connections made beforehand, from one
+# process: how many arrive within the budget's refill does not depend on
+# how fast this host forks 60 clients
+timeout -k 5 60 python3 - "$PORT" "$W/ca.crt" <<'PY' >"$T/guess.out" 2>&1
+import base64, http.client, ssl, sys, threading, time
+port, ca = int(sys.argv[1]), sys.argv[2]
+ctx = ssl.create_default_context(cafile=ca)
+conns = []
+for i in range(60):
+    c = http.client.HTTPSConnection("127.0.0.1", port, timeout=30, context=ctx)
+    c.connect()
+    conns.append(c)
+go, codes = threading.Barrier(60), []
+def guess(i, c):
+    auth = base64.b64encode(b"prometheus:guess%d" % i).decode()
+    go.wait()
+    try:
+        c.request("GET", "/metrics", headers={"Authorization": "Basic " + auth})
+        codes.append(str(c.getresponse().status))
+    except Exception as e:
+        codes.append(str(e))
+t = time.time()
+threads = [threading.Thread(target=guess, args=(i, c)) for i, c in enumerate(conns)]
+for th in threads: th.start()
+for th in threads: th.join()
+print(f"{time.time() - t:.2f} s for 60 guesses sent together:", {k: codes.count(k) for k in sorted(set(codes))})
+PY
+rc=$?
 t1=$(now_ms)
+sed 's/^/    /' "$T/guess.out"
+check "the 60 guesses were all answered (exit $rc)" [ "$rc" -eq 0 ]
 s1=$(timeout 10 "$SMRCTL" --socket "$SOCK" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
 scrape_tls() { curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 10 --cacert ca.crt -u 'prometheus:s3cret pass' "$U"; }
 legit=$(scrape_tls)
 curl -s --max-time 5 --cacert ca.crt -u 'prometheus:s3cret pass' "$U" >"$T/m-guess"
 limited=$(metrics_py get "$T/m-guess" smrd_http_requests_refused_total reason=rate_limited)
-say "  60 guesses in $((t1 - t0)) ms: ${limited} refused as too many (429); samples went on $s0 -> $s1; a scrape then: $legit"
-check "guesses past the budget get 429 without a bcrypt check" python3 -c "import sys; sys.exit(not $limited >= 40)"
+lag=$(metrics_py get "$T/m-guess" smrd_event_loop_lag_seconds | awk '{ printf "%.3f", $1 }')
+say "  60 guesses in $((t1 - t0)) ms: ${limited} refused as too many (429); samples went on $s0 -> $s1; a scrape then: $legit; smrd's event loop at most ${lag:-?} s late"
+# the budget (core/webauth.h): 4 checks at once, 2 a second after that,
+# over at most the time the guesses took (the connections were made before)
+check "guesses past the budget get 429 without a bcrypt check ($limited >= 60 - 4 - 2 x $(((t1 - t0) / 1000 + 1)) s, and >= 40)" \
+	python3 -c "import sys; sys.exit(not $limited >= max(40, 60 - 4 - 2 * ($t1 - $t0 + 999) // 1000))"
+check "the event loop was never held a second by the guesses (${lag:-no figure} s)" \
+	python3 -c "import sys; sys.exit(not 0 <= float('${lag:-99}') < 1.0)"
 check "sampling went on (interval 0.5 s)" python3 -c "import sys; sys.exit(not $s1 - $s0 >= ($t1 - $t0) / 1000 / 0.5 - 3)"
 check "the right password is still served at once (cached)" bash -c "[ '${legit%% *}' = 200 ]"
 
@@ -129,11 +159,14 @@ def one():
     s = ctx.wrap_socket(s)
     s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
     return s
-end = time.time() + 20
+end = time.time() + 12
+held = False
 while time.time() < end:
     while len(socks) < 100:
         try: socks.append(one())
         except Exception: break
+    if not held:
+        print("holding", len(socks), flush=True); held = True
     for s in list(socks):
         try: s.sendall(b"X")
         except Exception: socks.remove(s)
@@ -142,18 +175,29 @@ print("done", len(socks))
 PY
 SLOW=$!
 at_exit 'kill "$SLOW" 2>/dev/null'
-sleep 3
-worst=0
-for i in $(seq 8); do
+WAIT_LOG=$T/slow.out wait_until 20 "the slowloris clients to connect" grep -q '^holding' "$T/slow.out"
+# a scrape is judged by the client here (a slot held by slowloris would
+# not show in the loop's lag): strictly in the plain build, only generously
+# under the sanitizers, where TLS on both ends runs slow; smrd's own lag
+# is the strict figure
+bound=$([ "${SMRD_SANITIZED:-0}" = 1 ] && echo 10000 || echo 2000)
+worst=0 i=0
+while kill -0 "$SLOW" 2>/dev/null || [ "$i" -lt 3 ]; do
+	i=$((i + 1))
 	r=$(scrape_tls)
 	ms=$(python3 -c "print(int(float('${r#* }') * 1000))")
 	say "  scrape $i during 100 slowloris connections: ${r% *} in $ms ms"
 	[ "${r% *}" = 200 ] || ms=99999
 	[ "$ms" -gt "$worst" ] && worst=$ms
-	sleep 1
+	sleep 0.5
 done
 wait_pid "$SLOW" 60 "the slowloris clients" "$T/slow.out"
-check "every scrape answered within 2 s during 100 slowloris connections (worst $worst ms)" [ "$worst" -lt 2000 ]
+sed 's/^/    /' "$T/slow.out"
+lag=$(curl -s --max-time 10 --cacert ca.crt -u 'prometheus:s3cret pass' "$U" | metrics_py get /dev/stdin smrd_event_loop_lag_seconds | awk '{ printf "%.3f", $1 }')
+say "measured: $i scrapes during slowloris, worst $worst ms as the client saw it; smrd's event loop at most ${lag:-?} s late"
+check "every scrape answered within $bound ms during 100 slowloris connections (worst $worst ms)" [ "$worst" -lt "$bound" ]
+check "the event loop was never held a second by slowloris (${lag:-no figure} s)" \
+	python3 -c "import sys; sys.exit(not 0 <= float('${lag:-99}') < 1.0)"
 stop_smrd
 
 step "client certificates"
@@ -181,7 +225,8 @@ fp() { echo | openssl s_client -connect "127.0.0.1:$PORT" -cert client.crt -key 
 f1=$(fp)
 sed -i 's/server\./server2./g' client.yml
 kill -HUP "$SMRD_PID"
-sleep 1
+rotated() { f2=$(fp); [ -n "$f2" ] && [ "$f2" != "$f1" ]; }
+WAIT_LOG=$T/smrd.log wait_until 10 "the certificate to rotate after SIGHUP" rotated
 f2=$(fp)
 check "SIGHUP rotates the certificate ($f1 -> $f2)" bash -c "[ -n '$f2' ] && [ '$f1' != '$f2' ]"
 check "and the new one serves pages" [ "$(code --cacert ca.crt --cert client.crt --key client.key "$U")" = 200 ]

@@ -112,8 +112,10 @@ for backend in perf bpf; do
 	# LOST record only with the next sample, so the loss is read after this)
 	w0=$(ds_writes "$ND") c0=$(traced "$ND" write)
 	peer_fio "$D" 2 --rw=randwrite --iodepth=4 --rate_iops=500
-	sleep 1.5
-	w1=$(ds_writes "$ND") c1=$(traced "$ND" write)
+	w1=$(ds_writes "$ND")
+	since() { c1=$(traced "$ND" write); python3 -c "import sys; sys.exit(not abs(${c1:-0} - ${c0:-0} - $PEER) <= 1)"; }
+	wait_until 10 "the traced writes on $ND to reach the page" since
+	c1=$(traced "$ND" write)
 	judge "$backend after the overflow" "$(python3 -c "print(int(${c1:-0} - ${c0:-0}))")" $((w1 - w0))
 	curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$T/m-$backend"
 	lost_ring=$(metrics_py get "$T/m-$backend" smrd_trace_lost_events_total reason=ring_overflow)
@@ -152,17 +154,29 @@ NC=${C#/dev/}
 wait_watched "$CPORT" "$NC" "$T/caps.log"
 w0=$(ds_writes "$NC")
 peer_fio "$C" 2 --rw=randwrite --iodepth=4 --rate_iops=1000
-sleep 1.5
 w1=$(ds_writes "$NC")
-got=$(curl -sf --max-time 5 "http://127.0.0.1:$CPORT/metrics" | python3 "$SRCDIR/tests/e2e/metrics.py" get /dev/stdin \
-	smrd_disk_io_latency_seconds_count device="$NC" op=write)
-judge "$NC attached after the capabilities were dropped" "$got" $((w1 - w0))
-stop_pid "$CP" 20 "the capability-limited smrd" "$T/caps.log"
+ctraced() { curl -sf --max-time 5 "http://127.0.0.1:$CPORT/metrics" | python3 "$SRCDIR/tests/e2e/metrics.py" get /dev/stdin \
+	smrd_disk_io_latency_seconds_count device="$NC" op=write; }
+caught_up_c() { got=$(ctraced); python3 -c "import sys; sys.exit(not abs(${got:-0} - $PEER) <= 1)"; }
+WAIT_LOG=$T/caps.log wait_until 10 "the traced writes on $NC to reach the page" caught_up_c
+judge "$NC attached after the capabilities were dropped" "$(ctraced)" $((w1 - w0))
+stop_pid "$CP" 20 "the capability-limited smrd" "$T/caps.log"; rc=$?
+check "the capability-limited smrd exited cleanly after SIGTERM ($rc)" [ "$rc" -eq 0 ]
 
 step "BPF and perf refused"
-timeout 5 setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all --bounding-set=-all \
+# serve_then_stop NAME LOG: waits for the daemon started last (in the
+# background) to serve, which it does only after choosing its tracer, then
+# stops it; its exit code must be 0 (a sanitizer's report is not)
+serve_then_stop() {
+	local pid=$! rc
+	WAIT_LOG=$2 wait_until 20 "$1 to serve" grep -q 'serving metrics' "$2"
+	stop_pid "$pid" 20 "$1 to exit after SIGTERM" "$2"; rc=$?
+	check "$1 exited cleanly after SIGTERM ($rc)" [ "$rc" -eq 0 ]
+}
+setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all --bounding-set=-all \
 	"$SMRD" --config /dev/null --include "^$NB\$" --exclude '^$' --state-dir "$T/nocap" --listen 127.0.0.1:0 \
-	--socket "$T/nocap/s.sock" --interval 0.5 >"$T/nocap.log" 2>&1
+	--socket "$T/nocap/s.sock" --interval 0.5 >"$T/nocap.log" 2>&1 &
+serve_then_stop "smrd without capabilities" "$T/nocap.log"
 grep -E 'tracing|tracer' "$T/nocap.log" | sed 's/^/    /'
 check "as a user without capabilities: no tracer, diskstats averages, and the reasons" \
 	bash -c "grep -q 'latency from diskstats averages only: bpf: .*perf: ' '$T/nocap.log' && grep -q 'serving metrics' '$T/nocap.log'"
@@ -170,17 +184,18 @@ check "as a user without capabilities: no tracer, diskstats averages, and the re
 # right to mount it: a user with CAP_PERFMON but neither CAP_BPF nor
 # CAP_SYS_ADMIN gets neither tracer.
 for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do [ -d "$d" ] && mount -t tmpfs tmpfs "$d" 2>/dev/null; done
-timeout 5 setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all,+perfmon --ambient-caps=-all,+perfmon \
+setpriv --reuid="$U" --regid="$U" --init-groups --inh-caps=-all,+perfmon --ambient-caps=-all,+perfmon \
 	--bounding-set=-all,+perfmon "$SMRD" --config /dev/null --include "^$NB\$" --exclude '^$' --state-dir "$T/nocap" \
-	--listen 127.0.0.1:0 --socket "$T/nocap/s2.sock" --trace-backend perf --interval 0.5 >"$T/notracefs.log" 2>&1
+	--listen 127.0.0.1:0 --socket "$T/nocap/s2.sock" --trace-backend perf --interval 0.5 >"$T/notracefs.log" 2>&1 &
+serve_then_stop "smrd with CAP_PERFMON only, no tracefs" "$T/notracefs.log"
 grep -E 'tracing|tracer' "$T/notracefs.log" | sed 's/^/    /'
 check "perf without tracefs: refused with the reason, diskstats averages" \
 	bash -c "grep -q 'diskstats averages only: perf: tracefs is not available' '$T/notracefs.log' && grep -q 'serving metrics' '$T/notracefs.log'"
 start_smrd --interval 0.5 --include "^$NB\$" --exclude '^$' --trace-backend none
 w0=$(ds_writes "$NB")
 fio_on "$B" 1 --rw=randwrite --iodepth=4 --rate_iops=500
-sleep 1.5
-check "and diskstats still counts every write" \
-	bash -c "[ \$(curl -sf --max-time 5 http://127.0.0.1:$PORT/metrics | python3 '$SRCDIR/tests/e2e/metrics.py' get /dev/stdin smrd_disk_writes_completed_total device=$NB) = $(ds_writes "$NB") ]"
+counts_all() { [ "$(scrape | metrics_py get /dev/stdin smrd_disk_writes_completed_total device="$NB")" = "$(ds_writes "$NB")" ]; }
+WAIT_LOG=$T/smrd.log wait_until 10 "smrd's diskstats to count every write on $NB" counts_all
+check "and diskstats still counts every write" counts_all
 stop_smrd
 finish

@@ -36,7 +36,7 @@ for h in b c; do
 		--sysfs-root "$FIXP/sys" --procfs-root "$FIXP/proc" --udev-root "$FIXP/udev" --exclude '^$' \
 		>"$T/$h.log" 2>&1 &
 	XPID[$h]=$!
-	at_exit "stop_pid ${XPID[$h]} 10 'smrd $h to exit' '$T/$h.log' >/dev/null"
+	at_exit "[ -n \"\${XPID[$h]}\" ] && stop_pid \"\${XPID[$h]}\" 10 'smrd $h to exit' '$T/$h.log' >/dev/null"
 	WAIT_LOG=$T/$h.log wait_until 20 "smrd $h to listen" grep -q '(port [0-9]*)' "$T/$h.log"
 	XPORT[$h]=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$T/$h.log" | head -1)
 done
@@ -194,5 +194,11 @@ PY
 stop_pid "$PROM_PID" 20 "Prometheus to exit" "$T/prometheus.log"; PROM_PID=""
 check "Prometheus logged no rule evaluation errors" bash -c "! grep -qi 'error' '$T/prometheus.log'"
 grep -i error "$T/prometheus.log" | head -5
+# their exit codes too: a sanitizer's report makes it non-zero
+for h in b c; do
+	stop_pid "${XPID[$h]}" 20 "smrd $h to exit after SIGTERM" "$T/$h.log"; rc=$?
+	XPID[$h]=""
+	check "smrd $h exited cleanly after SIGTERM ($rc)" [ "$rc" -eq 0 ]
+done
 stop_smrd
 finish

@@ -123,6 +123,26 @@ int main(int argc, char **argv)
 	CHECK_NEAR(sda->view.rates.writes, 0, 0);
 	CHECK(!sda->view.storm);
 
+	/* the sampling timer's lateness: the worst of the last minute, kept
+	 * through reads (two scrapers see the same) and forgotten after it */
+	const uint64_t m = 60 * UINT64_C(1000000), b = (now_usec(CLOCK_MONOTONIC) / m + 10) * m;
+	CHECK_NEAR(context_loop_lag(&ctx, b), 0, 0);
+	context_note_lag(&ctx, b, b + 300000);
+	context_note_lag(&ctx, b + 1000000, b + 1000000);		/* on time */
+	context_note_lag(&ctx, b + 2000000, b + 1999000);		/* early counts as on time */
+	CHECK_NEAR(context_loop_lag(&ctx, b + 2000000), 0.3, 1e-9);
+	CHECK_NEAR(context_loop_lag(&ctx, b + 2000000), 0.3, 1e-9);
+	context_note_lag(&ctx, b + 30000000, b + 30050000);
+	CHECK_NEAR(context_loop_lag(&ctx, b + 50000000), 0.3, 1e-9);
+	CHECK_NEAR(context_loop_lag(&ctx, b + m + 5000000), 0.05, 1e-9);	/* the 0.3 s is over a minute old */
+	CHECK_NEAR(context_loop_lag(&ctx, b + 2 * m), 0, 0);
+	context_note_lag(&ctx, b + 2 * m, b + 2 * m + 2000);			/* a slot reused starts afresh */
+	CHECK_NEAR(context_loop_lag(&ctx, b + 2 * m), 0.002, 1e-9);
+	/* a timer due during start-up counts only from its end */
+	ctx.lag.from_usec = b + 3 * m;
+	context_note_lag(&ctx, b + 3 * m - 1000000, b + 3 * m + 200000);
+	CHECK_NEAR(context_loop_lag(&ctx, b + 3 * m + 200000), 0.2, 1e-9);
+
 	/* what smrctl gets through the command table, from the same state */
 	json_object *res = NULL;
 	ProtoError perr;
