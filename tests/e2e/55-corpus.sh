@@ -8,6 +8,10 @@
 # `smrctl qualify --destructive` on a fresh twin. tests/emu/corpus.py
 # says what must hold and prints the confusion matrix; bench/corpus runs
 # more rounds at a longer scale.
+# The gate runs a lite set at a fixed seed: the shapes whose truth lies in
+# the kernel's path (ext4 and the page cache, FLUSH, DISCARD, a capped
+# virtual disk) and serial; every shape's storm delay is judged in model
+# time by tests/unit/test-virtual.c. SMRD_SOAK=1: every shape, a fresh seed.
 #   CORPUS_SEED=N      replay a run
 #   CORPUS_SHAPES=a,b  only these shapes
 #   CORPUS_SCALE=bench longer phases (bench/corpus)
@@ -17,7 +21,16 @@ use_emu
 need fio
 
 CORPUS=$SRCDIR/tests/emu/corpus.py
-SEED=${CORPUS_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
+if [ "${SMRD_SOAK:-0}" = 1 ]; then
+	SEED=${CORPUS_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
+else
+	# the first of the checked-in seeds; without the file, the seed that
+	# found aebb096 (qualify on a vdisk at QD16 with a capped rate)
+	SEED=${CORPUS_SEED:-$(sed -n 's/^\([0-9][0-9]*\).*/\1/p' "$SRCDIR/tests/seeds/corpus.txt" 2>/dev/null | head -1)}
+	SEED=${SEED:-962177674}
+	CORPUS_SHAPES=${CORPUS_SHAPES-serial,fs,cmr-flush,ssd-trim,vdisk}
+	export CORPUS_LATE_WINDOW=${CORPUS_LATE_WINDOW:-30}
+fi
 step "drawing the corpus (seed $SEED)"
 python3 "$CORPUS" draw --seed "$SEED" --scale "${CORPUS_SCALE:-suite}" --rounds "${CORPUS_ROUNDS:-1}" \
 	${CORPUS_SHAPES:+--shapes "$CORPUS_SHAPES"} >"$T/cases.json" || { fail "drawing the corpus"; finish; }

@@ -9,11 +9,22 @@
 # verdict, no idle-cleaning episode, and a GC score that never passes 0.2
 # in any one-second sample. Prints what the disk did (its slow flushes and
 # discards are stalls of those ops, as they should be).
+# The gate runs the writeback, fstrim and fsync workloads (the flushes and
+# discards that look most like a cache's waits) for 10 s each at a fixed
+# seed; SMRD_SOAK=1 runs all of them for 25 s at a fresh one.
 . "$(dirname "$0")/lib.sh"
 need fio
 need meson
-SECS=${HOST_WORK_SECS:-25}
+if [ "${SMRD_SOAK:-0}" = 1 ]; then
+	SECS=${HOST_WORK_SECS:-25}
+	HOST_WORK_SEED=${HOST_WORK_SEED:-$(( (RANDOM << 15 | RANDOM) + 1 ))}
+else
+	SECS=${HOST_WORK_SECS:-10}
+	HOST_WORK_SEED=${HOST_WORK_SEED:-1}
+fi
 . "$SRCDIR/tests/e2e/host-work.sh"
+[ "${SMRD_SOAK:-0}" = 1 ] || WORKLOADS=${HOST_WORKLOADS:-writeback fstrim fsync}
+say "workloads: $WORKLOADS, $SECS s each, seed $HOST_WORK_SEED (replay: HOST_WORK_SEED=$HOST_WORK_SEED)"
 
 root_src=$(findmnt -n -o SOURCE /)
 root=$(lsblk -no PKNAME "$root_src" 2>/dev/null | head -1)

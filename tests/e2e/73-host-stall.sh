@@ -15,12 +15,18 @@
 #   - the smrd that sees the steal: no storm, no behaviour verdict, GC 0,
 #     smrd_host_stalled_intervals_total > 0, smrd_host_steal_seconds_total
 #     near what was injected, and one line in its log.
+# The gate warms up for 8 s, stalls 4 times and writes 12 s more;
+# SMRD_SOAK=1: 15 s, 6 stalls, 20 s.
 [ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 use_emu
 EMU_SIZE=1G
 STALL_MS=${STALL_MS:-2000}
-STALL_ROUNDS=${STALL_ROUNDS:-6}
+if [ "${SMRD_SOAK:-0}" = 1 ]; then
+	STALL_ROUNDS=${STALL_ROUNDS:-6} WARMUP=${STALL_WARMUP:-15} TAIL=20
+else
+	STALL_ROUNDS=${STALL_ROUNDS:-4} WARMUP=${STALL_WARMUP:-8} TAIL=12
+fi
 
 step "three look-alikes"
 emu_up CMR cmr cmr --seed 1 || exit 1
@@ -71,13 +77,15 @@ CONTROL=$!
 for i in $(seq 100); do [ -S "$T/control/smrd.sock" ] && break; sleep 0.1; done
 check "the control smrd is up" test -S "$T/control/smrd.sock"
 
-step "random writes at QD4; the host stalls $STALL_ROUNDS times for $STALL_MS ms after 15 s"
-run_secs=$((15 + STALL_ROUNDS * (STALL_MS + 300) / 1000 + 20))
+step "random writes at QD4; the host stalls $STALL_ROUNDS times for $STALL_MS ms after $WARMUP s"
+# the writes go on past the stalls for TAIL s: the control's storms end
+# (storm-end, 5 s of writes that do not wait) before the judging
+run_secs=$((WARMUP + STALL_ROUNDS * (STALL_MS + 300) / 1000 + TAIL))
 for d in "$CMR" "$SSD" "$VD"; do
 	emu_bg run_fio "w-${d#/dev/}" "$d" --rw=randwrite --bs=16k --iodepth=4 --size=256M --runtime=$run_secs \
 		--rate_iops=1500 --randseed=7
 done
-sleep 15
+sleep "$WARMUP"	# a baseline of ordinary intervals for both smrd
 python3 - "$T/extra" "$STALL_MS" "$STALL_ROUNDS" "$(getconf CLK_TCK)" $PIDS <<'PY'
 # Freezes every emulator at once, and counts the time as cpu0's steal while
 # they are frozen, as a hypervisor's accounting would.

@@ -8,6 +8,10 @@
 # records this traffic, and by tests/e2e/72-healthy-host.sh, which runs it
 # live under smrd. Needs fio, python3, tar, rsync-like cp, meson and ninja.
 
+# HOST_WORK_SEED seeds what is random in the work's pattern (fio's offsets,
+# the database's keys), so that a run replays; payloads stay random bytes.
+HOST_WORK_SEED=${HOST_WORK_SEED:-1}
+
 # work_start SECS, then work_left: true until SECS have passed.
 work_start() { WORK_END=$(( $(date +%s) + $1 )); }
 work_left() { [ "$(date +%s)" -lt "$WORK_END" ]; }
@@ -56,10 +60,11 @@ work_fsync() {
 	work_start "$2"
 	half=$(( $2 / 2 ))
 	fio --name=db --directory="$d" --size=256M --rw=randwrite --bs=4k --fsync=1 --ioengine=psync --numjobs=2 \
-		--time_based --runtime="$half" --output=/dev/null >/dev/null 2>&1
+		--randseed="$HOST_WORK_SEED" --time_based --runtime="$half" --output=/dev/null >/dev/null 2>&1
 	rm -f "$d"/db.*
-	python3 - "$d/t.db" "$(work_secs)" <<'PY'
+	python3 - "$d/t.db" "$(work_secs)" "$HOST_WORK_SEED" <<'PY'
 import os, random, sqlite3, sys, time
+random.seed(int(sys.argv[3]))
 db = sqlite3.connect(sys.argv[1])
 db.execute("pragma journal_mode=wal")
 db.execute("pragma synchronous=full")
@@ -131,9 +136,9 @@ work_mixed() {
 	work_start "$2"
 	third=$(( $2 / 3 ))
 	fio --name=mix --directory="$d" --size=512M --rw=randrw --rwmixread=70 --bsrange=4k-64k --ioengine=libaio \
-		--iodepth=8 --direct=1 --time_based --runtime="$third" --output=/dev/null >/dev/null 2>&1
+		--iodepth=8 --direct=1 --randseed="$HOST_WORK_SEED" --time_based --runtime="$third" --output=/dev/null >/dev/null 2>&1
 	fio --name=buf --directory="$d" --size=512M --rw=randrw --rwmixread=50 --bs=16k --ioengine=psync \
-		--numjobs=2 --time_based --runtime="$third" --output=/dev/null >/dev/null 2>&1
+		--numjobs=2 --randseed="$HOST_WORK_SEED" --time_based --runtime="$third" --output=/dev/null >/dev/null 2>&1
 	while work_left; do
 		cat "$d"/mix.* "$d"/buf.* >/dev/null 2>&1
 		fio --name=seq --directory="$d" --size=256M --rw=write --bs=1M --ioengine=psync --end_fsync=1 \

@@ -662,6 +662,17 @@ static void sleep_until(uint64_t us)
 		;
 }
 
+/* One request as the model served it, for judges that must tell the model
+ * from the host: its arrival on the monotonic clock, the latency the model
+ * gave it, and how late the wake-up came after the modelled completion (a
+ * host that did not run us; the model never sees it). */
+static void emu_trace(EmuOp op, uint64_t off, uint64_t len, uint64_t arrived, uint64_t done)
+{
+	uint64_t woke = mono_us();
+	fprintf(stderr, "smr-emu: %c %" PRIu64 "+%" PRIu64 " at %" PRIu64 " model %" PRIu64 " us late %" PRIu64 " us\n",
+		"RWDF"[op], off, len, arrived, done - arrived, woke > done ? woke - done : 0);
+}
+
 /* Asks the model, then waits as long as the disk would have. */
 static void emu_delay(Emu *e, EmuOp op, uint64_t off, uint64_t len)
 {
@@ -689,9 +700,9 @@ static void emu_delay(Emu *e, EmuOp op, uint64_t off, uint64_t len)
 		fprintf(stderr, "smr-emu: cliff at %.6f after %" PRIu64 " bytes written\n",
 			(double)rt.tv_sec + (double)rt.tv_nsec / 1e9, cliff_written);
 	}
-	if (e->trace)
-		fprintf(stderr, "smr-emu: %c %" PRIu64 "+%" PRIu64 " %" PRIu64 " us\n", "RWDF"[op], off, len, done - now);
 	sleep_until(done);
+	if (e->trace)
+		emu_trace(op, off, len, now, done);
 }
 
 static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
@@ -867,7 +878,9 @@ static void usage(void)
 		"  --bad-write-range OFF:LEN  writes touching these bytes fail with EIO\n"
 		"  --stats                  one line of model state per second on stderr, the slow\n"
 		"                           phase's figures once, and what each idle second cleaned\n"
-		"  --trace                  one line per request on stderr (op offset+length latency)\n");
+		"  --trace                  one line per request on stderr once served: op\n"
+		"                           offset+length, arrival (monotonic us), the modelled\n"
+		"                           latency and the wake-up's lateness past it\n");
 }
 
 static int parse(int argc, char **argv, EmuParams *p, const char **backing, const char **mnt, Emu *e)
