@@ -19,10 +19,17 @@ S=$T/state
 mkdir -p "$S"
 ARGS=(--interval 0.5 --include "^$N\$" --exclude '^$' --slow-io 0.005 --detect.stall-threshold 0.01 --state-dir "$S")
 
+samples() { scrape | sed -n 's/^smrd_diskstats_samples_total //p'; }
+ticks() {	# ticks N: waits until smrd took N more samples
+	local want
+	want=$(( $(samples) + $1 ))
+	ticked() { [ "$(samples)" -ge "$want" ]; }
+	WAIT_LOG=$T/smrd.log wait_until $(($1 + 10)) "$1 more samples" ticked
+}
 stalls() {	# stalls SECONDS: random reads, each one a stall event
 	timeout -k 5 $(($1 + 30)) fio --clocksource=clock_gettime --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
 		--iodepth=2 --time_based --runtime="$1" --output=/dev/null >/dev/null 2>&1 || fail "fio"
-	sleep 1	# the last completions reach the detector
+	ticks 2	# the last completions reach the detector
 }
 events() { ctl --json events --limit 10000 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))'; }
 ids() { ctl --json events --limit 10000 | python3 -c 'import json,sys; print(" ".join(str(e["id"]) for e in json.load(sys.stdin)["events"]))'; }
@@ -99,7 +106,8 @@ check "after remount and restart every event is there ($(echo "$all" | wc -w))" 
 step "events.db deleted while smrd runs"
 stalls 1
 rm -f "$S"/events.db "$S"/events.db-wal "$S"/events.db-shm
-sleep 1.5
+recreated() { test -s "$S/events.db" && grep -q 'was deleted or replaced while in use' "$T/smrd.log"; }
+WAIT_LOG=$T/smrd.log wait_until 10 "events.db to be recreated" recreated
 check "the file is recreated" test -s "$S/events.db"
 check "the deletion is logged" grep -q 'was deleted or replaced while in use' "$T/smrd.log"
 stalls 1
@@ -117,7 +125,8 @@ ARGS=(--interval 0.5 --include "^$N\$" --exclude '^$' --slow-io 0.005 --detect.s
 start
 stalls 1
 rm -rf "$T/vanishing"
-sleep 1.5
+gone_seen() { [ "$(hstate | cut -d' ' -f3)" = False ]; }
+WAIT_LOG=$T/smrd.log wait_until 10 "the history to see its directory gone" gone_seen
 check "events listed while the directory is gone" [ "$(events)" -gt 0 ]
 stalls 1
 listed=$(events)
@@ -135,10 +144,13 @@ check "everything listed while it was gone is in the new database ($(stored) of 
 step "kill -9 in the middle of a stream of events"
 start
 timeout -k 5 40 fio --clocksource=clock_gettime --name=st --filename="$DEV" --direct=1 --ioengine=libaio --rw=randread --bs=4k \
-	--iodepth=4 --time_based --runtime=6 --output=/dev/null >/dev/null 2>&1 &
+	--iodepth=4 --time_based --runtime=4 --output=/dev/null >/dev/null 2>&1 &
 FIO=$!
 at_exit 'kill "$FIO" 2>/dev/null'
-sleep 3
+# in the middle of the stream: events listed, fio still writing them
+streaming() { [ "$(events)" -ge 20 ]; }
+WAIT_LOG=$T/smrd.log wait_until 10 "a stream of events" streaming
+kill -0 "$FIO" 2>/dev/null || fail "fio ended before the kill: not in the middle of a stream"
 listed=$(ids)
 kill -KILL "$SMRD_PID"
 wait_pid "$SMRD_PID" 10 "smrd to die of SIGKILL"
@@ -171,11 +183,12 @@ echo $((100 * 86400)) >"$T/shift"
 # a sanitizer's runtime must come first: it is told not to mind the shim
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=$CLOCKSHIFT CLOCKSHIFT_FILE=$T/shift \
 	start
-sleep 4
+# the first ticks are where a wrong clock pruned them all
+ticks 4
 check "none pruned in the first seconds, though all are 100 days old by the clock ($(seeded "$t_seed") kept)" [ "$(seeded "$t_seed")" = 50 ]
 check "  ... and the log says no prune" bash -c "! grep -q 'pruned' '$T/smrd.log'"
 echo 0 >"$T/shift"	# NTP steps it back, 100 days
-sleep 3
+WAIT_LOG=$T/smrd.log wait_until 10 "the step back to be seen" grep -q 'the wall clock jumped back' "$T/smrd.log"
 up=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["uptime_seconds"])')
 check "the step back is logged as a jump" grep -q 'the wall clock jumped back by 864000[0-9] s' "$T/smrd.log"
 check "uptime is still counted on the monotonic clock (${up} s)" python3 -c "import sys; sys.exit(not 0 < $up < 60)"

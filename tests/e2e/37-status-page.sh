@@ -12,8 +12,11 @@
 #   An emulated DM-SMR disk in a destage storm: the list shows it storming
 #   (problems first), its page says so and the write heatmap has the cliff
 #   (the oldest column fast, later ones with writes of 100 ms and more), the
-#   timeline marks the storm. Screenshots (light and dark) are kept in
-#   $BUILDDIR/screenshots for a person to look at.
+#   timeline marks the storm. Screenshots are kept in $BUILDDIR/screenshots
+#   for a person to look at (the dark and phone ones in the soak).
+# Chromium runs where the browser is what is judged: that no script runs,
+# the runbook anchors, the phone layout, the screenshots. The storm's pages
+# run no script, so curl and dom.py read them as served.
 [ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 need chromium
@@ -26,6 +29,7 @@ mkdir -p "$SHOTS"
 export HOME=$T/home
 mkdir -p "$HOME"
 dom() { python3 "$SRCDIR/tests/e2e/dom.py" "$@"; }
+SOAK=${SMRD_SOAK:-0}
 # browse OUT URL: the DOM after Chromium loaded the page (scripts, if any, run)
 browse() {
 	timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chromium" \
@@ -170,13 +174,16 @@ rules = open(sys.argv[1]).read()
 for alert, url in re.findall(r"- alert: (\S+)(?:.|\n)*?runbook_url: \"([^\"]+)\"", rules):
     print(alert, url.replace("{{ $labels.instance }}", sys.argv[2]))
 PY
+# the links differ only in their anchor: one page for the browser to load
+cut -d' ' -f2 "$T/runbooks" | sed 's/#.*//' | sort -u >"$T/runbook-pages"
+check "the runbook links all open one document" [ "$(wc -l <"$T/runbook-pages")" -eq 1 ]
+browse "$T/runbook.dom" "$(head -1 "$T/runbooks" | cut -d' ' -f2)"
 n=0 bad=0
 while read -r alert url; do
 	n=$((n + 1))
 	page=$T/runbook-$n.html
 	code=$(curl -s -o "$page" -w '%{http_code}' "${url%%#*}")
-	browse "$T/runbook-$n.dom" "$url"
-	if [ "$code" != 200 ] || ! grep -q "id=\"${url##*#}\"" "$T/runbook-$n.dom" ||
+	if [ "$code" != 200 ] || ! grep -q "id=\"${url##*#}\"" "$T/runbook.dom" ||
 		! grep -q "id=\"${url##*#}\">$alert " "$page"; then
 		say "    $alert: $url answered $code, or without its section"
 		bad=$((bad + 1))
@@ -193,19 +200,25 @@ emu_up SMR smr dm-smr --seed 21 || exit 1
 S=${SMR#/dev/}
 start_smrd --interval 1 --include "^$S\$" --exclude '^$'
 URL=http://127.0.0.1:$PORT
-sleep 2
+# a quiet second or two before the writes: the heatmap's oldest column is fast
+wait_until 10 "two samples" two_samples
 START_MS=$(now_ms)
-emu_bg run_fio storm "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=30 --randseed=21
+# the writes outlast the wait for a column after the cliff and the browser's
+# looks at the storm (the soak: the full 30 s)
+[ "$SOAK" = 1 ] && RT=30 || RT=24
+emu_bg run_fio storm "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT --randseed=21
 storming() { ctl --json disks | python3 -c 'import json,sys; sys.exit(not json.load(sys.stdin)["disks"][0]["storm"])'; }
 if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	say "  storm reported $(( ($(now_ms) - START_MS) / 1000 )) s after the writes began"
-	# a slot boundary after the cliff, so that a column is all storm
-	sleep 11
-	browse "$T/storm-list.dom" "$URL/"
-	browse "$T/storm-disk.dom" "$URL/disk/$S"
-	shot "$SHOTS/status-storm.png" "$URL/"
-	shot "$SHOTS/disk-storm.png" "$URL/disk/$S"
-	shot "$SHOTS/disk-storm-dark.png" "$URL/disk/$S" dark
+	# a slot boundary after the cliff, so that a later column has the
+	# storm's writes: the pages as served once the heatmap shows the cliff
+	cliff_shown() {
+		curl -sf "$URL/" >"$T/storm-list.html" && curl -sf "$URL/disk/$S" >"$T/storm-disk.html" &&
+			dom heat "$T/storm-disk.html" write >"$T/heat" &&
+			awk -F'\t' 'NR == 1 { fast = $3 < 0.01 } NR > 1 && $4 >= 0.1 { slow = 1 } END { exit !(fast && slow) }' "$T/heat"
+	}
+	wait_until 30 "the write heatmap to show the cliff in a column of its own" cliff_shown
+	say "  pages taken $(( ($(now_ms) - START_MS) / 1000 )) s after the writes began"
 	# a phone: nothing wider than the screen, the storm and "now" in view
 	for page in list disk; do
 		[ $page = list ] && u=$URL/ || u=$URL/disk/$S
@@ -223,37 +236,41 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	shot_narrow() { timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run \
 		--user-data-dir="$T/chromium" --hide-scrollbars --window-size=400,1100 --screenshot="$1" "$2" >>"$T/chromium.log" 2>&1
 		[ -s "$1" ] && say "  screenshot: $1"; }
-	shot_narrow "$SHOTS/status-storm-400.png" "$URL/"
-	shot_narrow "$SHOTS/disk-storm-400.png" "$URL/disk/$S"
-	row=$(dom rows "$T/storm-list.dom" | head -1)
+	shot "$SHOTS/status-storm.png" "$URL/"
+	shot "$SHOTS/disk-storm.png" "$URL/disk/$S"
+	if [ "$SOAK" = 1 ]; then
+		shot "$SHOTS/disk-storm-dark.png" "$URL/disk/$S" dark
+		shot_narrow "$SHOTS/status-storm-400.png" "$URL/"
+		shot_narrow "$SHOTS/disk-storm-400.png" "$URL/disk/$S"
+	fi
+	row=$(dom rows "$T/storm-list.html" | head -1)
 	say "  first row: $row"
 	# the storm cell: "storm", then the rate and latency of its slow seconds
 	check "the list shows $S storming, first" bash -c "[[ \"\$(echo '$row' | cut -f1-3)\" == '$S	1	storm'* ]]"
-	check "the summary counts it" grep -q '1 in a destage storm' "$T/storm-list.dom"
-	list_why=$(dom why "$T/storm-list.dom" | awk -F'\t' -v d="$S" '$1 == d { print $2 }')
-	page_why=$(dom why "$T/storm-disk.dom" | awk -F'\t' '$1 == "page" { print $2 }')
+	check "the summary counts it" grep -q '1 in a destage storm' "$T/storm-list.html"
+	list_why=$(dom why "$T/storm-list.html" | awk -F'\t' -v d="$S" '$1 == d { print $2 }')
+	page_why=$(dom why "$T/storm-disk.html" | awk -F'\t' '$1 == "page" { print $2 }')
 	say "  why, in the list: $list_why; on its page: $page_why"
 	check "the list and the disk page give one reason for the class" bash -c "[ -n '$list_why' ] && [ '$list_why' = '$page_why' ]"
-	state=$(dom state "$T/storm-disk.dom")
+	state=$(dom state "$T/storm-disk.html")
 	say "  disk page: $state"
 	check "its page says a storm is under way" bash -c "[[ '$state' == 1*'Destage storm under way'* ]]"
-	dom heat "$T/storm-disk.dom" write >"$T/heat"
 	say "  write heatmap, per column: age s, I/Os, median and max latency (s):"
 	sed 's/^/    /' "$T/heat"
 	check "the heatmap has the cliff: the oldest column fast (median < 10 ms), a later one with writes >= 100 ms" \
 		awk -F'\t' 'NR == 1 { fast = $3 < 0.01 } NR > 1 && $4 >= 0.1 { slow = 1 } END { exit !(fast && slow) }' "$T/heat"
-	dom rate "$T/storm-disk.dom" >"$T/rate"
+	dom rate "$T/storm-disk.html" >"$T/rate"
 	say "  writes/s per column (age s, rate): $(tr '\t\n' ': ' <"$T/rate")"
 	check "the writes/s plot has the cliff: a column 10x or more below the fastest one before it" python3 - "$T/rate" <<'PY'
 import sys
 rates = [float(l.split()[1]) for l in open(sys.argv[1]) if l.strip()]
 sys.exit(not any(r * 10 <= max(rates[:i]) for i, r in enumerate(rates) if i and r > 0))
 PY
-	dom marks "$T/storm-disk.dom" >"$T/marks"
+	dom marks "$T/storm-disk.html" >"$T/marks"
 	check "the timeline marks the storm" grep -q '^mark storm' "$T/marks"
-	check "the percentile table is there" grep -q 'id="percentiles"' "$T/storm-disk.dom"
-	dom events "$T/storm-disk.dom" storms >"$T/storms"
-	dom events "$T/storm-disk.dom" >"$T/events"
+	check "the percentile table is there" grep -q 'id="percentiles"' "$T/storm-disk.html"
+	dom events "$T/storm-disk.html" storms >"$T/storms"
+	dom events "$T/storm-disk.html" >"$T/events"
 	sed 's/^/    storm: /' "$T/storms" | head -3
 	sed 's/^/    event: /' "$T/events" | head -3
 	check "the disk page lists its storm from the history, dated" grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}	storm-start$' "$T/storms"

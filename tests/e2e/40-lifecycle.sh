@@ -66,14 +66,20 @@ check "state directory created" [ -d "$T/state" ]
 interval() { "$SMRCTL" --socket "$SOCK" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["interval_seconds"])'; }
 check "interval 0.5 from the file" [ "$(interval)" = 0.5 ]
 echo "interval = 0.25" >"$T/run.conf"
-kill -HUP "$SMRD_PID"; sleep 0.5
+kill -HUP "$SMRD_PID"
+interval_is() { [ "$(interval)" = "$1" ]; }
+WAIT_LOG=$T/smrd.log wait_until 5 "SIGHUP to apply interval 0.25" interval_is 0.25
 check "SIGHUP applies a good file (0.25)" [ "$(interval)" = 0.25 ]
 echo "interval = -1" >"$T/run.conf"
-kill -HUP "$SMRD_PID"; sleep 0.5
+kill -HUP "$SMRD_PID"
+WAIT_LOG=$T/smrd.log wait_until 5 "SIGHUP to refuse the bad file" grep -q 'keeping the old configuration' "$T/smrd.log"
 check "SIGHUP with a bad file keeps the old config" [ "$(interval)" = 0.25 ]
 check "and logs why" grep -q 'keeping the old configuration' "$T/smrd.log"
 printf 'interval = 0.25\ninclude = ^nvme\n' >"$T/run.conf"
-kill -HUP "$SMRD_PID"; sleep 0.6
+kill -HUP "$SMRD_PID"
+n_disks() { "$SMRCTL" --socket "$SOCK" --json disks | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["disks"]))'; }
+one_left() { [ "$(n_disks)" = 1 ]; }
+WAIT_LOG=$T/smrd.log wait_until 5 "the reloaded --include to leave one disk" one_left
 n=$("$SMRCTL" --socket "$SOCK" --json disks | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["disks"]))')
 check "a reloaded --include applies to watched disks (1 left, got $n)" [ "$n" = 1 ]
 # An option only a restart applies: reload says so, and exits 4 (smrctl(8)).

@@ -20,7 +20,9 @@
 use_emu
 private_journal
 
-RUNTIME=${DETECT_RUNTIME:-20}
+# 12 s of writes bring the cliff, its storm and stalls to every dm-smr
+# disk here; the soak (SMRD_SOAK=1) writes for 20 s
+[ "${SMRD_SOAK:-0}" = 1 ] && RUNTIME=${DETECT_RUNTIME:-20} || RUNTIME=${DETECT_RUNTIME:-12}
 
 emu_up SMR smr dm-smr --seed 11 || exit 1
 emu_up CMR cmr cmr --seed 12 || exit 1
@@ -50,16 +52,32 @@ at_exit 'touch "$T/stop-watch"; kill "$WATCH" 2>/dev/null'
 FOLLOW=$!
 at_exit 'kill "$FOLLOW" 2>/dev/null' 
 
-sleep 2
+# two samples of the quiet disks before the writes
+two_samples() { scrape | grep -q '^smrd_diskstats_samples_total [2-9]'; }
+wait_until 10 "two samples" two_samples
 START_MS=$(now_ms)
 emu_bg run_fio smr "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=11
 emu_bg run_fio cmr "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime="$RUNTIME" --randseed=12
 emu_bg run_fio seq "$SEQ" --rw=write --bs=1M --iodepth=1 --runtime="$RUNTIME" --size=4G
-emu_bg run_fio burst "$PRB" --rw=randwrite --bs=4k --iodepth=1 --runtime=14 --randseed=14
+emu_bg run_fio burst "$PRB" --rw=randwrite --bs=4k --iodepth=1 --runtime=$((RUNTIME < 14 ? RUNTIME : 14)) --randseed=14
 wait_bg $(($RUNTIME + 90)) "the fio runs"
 step "random reads on $SMR after the writes"
 run_fio reads "$SMR" --rw=randread --bs=4k --iodepth=1 --runtime=$((RUNTIME / 2)) --randseed=3 || fail "fio reads"
-sleep 12	# bands are searched every 10 s
+# bands are searched every 10 s: until a search found both of the read
+# bands checked below, and the probe found the burst disk cleaning
+bands_found() {
+	scrape >"$T/metrics.now" && python3 - "$T/metrics.now" "$S" "$SRCDIR/tests/e2e/metrics.py" <<'PY' &&
+import sys, importlib.util
+spec = importlib.util.spec_from_file_location("metrics", sys.argv[3]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+b = [v for (name, labels, v) in m.parse(sys.argv[1])
+     if name == "smrd_disk_latency_band_seconds" and labels.get("device") == sys.argv[2] and labels.get("op") == "read"]
+sys.exit(not (any(0.008 / 1.5 <= x <= 0.008 * 1.5 for x in b) and any(0.4 / 1.5 <= x <= 0.4 * 1.5 for x in b)))
+PY
+		ctl --json events --device "$P" | grep -q idle-cleaning-start
+}
+t_bands=$(now_ms)
+WAIT_LOG=$T/smrd.log wait_until 30 "the read bands on $S and idle cleaning on $P" bands_found
+say "  read bands and idle cleaning $(( ($(now_ms) - t_bands) / 1000 )) s after the reads"
 touch "$T/stop-watch"
 wait_pid "$WATCH" 30 "the every-second disk watcher to stop" || true
 ctl --json events >"$T/events.json" || fail "smrctl events"
@@ -172,13 +190,19 @@ for how in TERM KILL; do
 		SMRD_PID=""
 	fi
 	start_smrd "${SMRD_ARGS[@]}"
-	sleep 1.5
+	# the history, the score and the class, as they are read back at start
+	restored() {
+		[ "$(ctl --json events | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')" -ge "$n_before" ] &&
+			ctl --json show "$S" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not (d["gc_score"] > 0.5 and d["class"] == "dm-smr"))'
+	}
+	wait_until 10 "the history, score and class back after SIG$how" restored
 	n=$(ctl --json events | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["events"]))')
 	check "after SIG$how and a restart, smrctl events still has all $n_before events (got $n)" [ "$n" -ge "$n_before" ]
 	read -r cls score <<<"$(ctl --json show "$S" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["class"], d["gc_score"])')"
 	check "after SIG$how the score ($score) and the class ($cls) are restored" \
 		python3 -c "import sys; sys.exit(not ($score > 0.5 and '$cls' == 'dm-smr'))"
 done
+# the follower polls once a second: a poll or so after the last restart
 sleep 1.5
 check "events --follow is still running after both restarts" kill -0 "$FOLLOW"
 stop_pid "$FOLLOW" 10 "smrctl events --follow to exit on SIGTERM" "$T/follow.err"

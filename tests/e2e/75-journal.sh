@@ -18,11 +18,22 @@ N=${DEV#/dev/}
 # entry, so that the only reads are the test's.
 mkdir -p "$T/udev/data" && : >"$T/udev/data/b$(cat "/sys/block/$N/dev")"
 start_smrd --interval 1 --include "^$N\$" --exclude '^$' --udev-root "$T/udev"
-sleep 1.5
+# the disk watched and its tracer set: a sample or two
+two_samples() { scrape | grep -q '^smrd_diskstats_samples_total [2-9]'; }
+WAIT_LOG=$T/smrd.log wait_until 10 "two samples" two_samples
 timeout -k 5 30 dd if="$DEV" of=/dev/null bs=4k count=2 iflag=direct 2>/dev/null
-sleep 2.5
 # the stall's MESSAGE_ID as the docs give it (test-events ties them to the code)
 ID=$(sed -n 's/^| `stall` | \([0-9a-f]*\) |.*/\1/p' "$SRCDIR/docs/detection.md")
+# both reads' stalls in the history and in the journal (then one more
+# sample, for anything that would come after them)
+journaled() {
+	[ "$(journalctl MESSAGE_ID=$ID -o cat --no-pager 2>/dev/null | wc -l)" -ge 2 ] &&
+		[ "$(ctl --json events | grep -oE '"kind": ?"stall"' | wc -l)" -ge 2 ]
+}
+WAIT_LOG=$T/smrd.log wait_until 10 "two stall entries in the journal" journaled
+s_now=$(scrape | sed -n 's/^smrd_diskstats_samples_total //p')
+next_sample() { [ "$(scrape | sed -n 's/^smrd_diskstats_samples_total //p')" -gt "$s_now" ]; }
+wait_until 5 "one more sample" next_sample
 check "docs/detection.md gives the stall's MESSAGE_ID" [ ${#ID} -eq 32 ]
 journalctl MESSAGE_ID=$ID -o json --no-pager >"$T/stalls.json" 2>"$T/jc.err"
 python3 - "$T/stalls.json" "$N" <<'PY' || FAILS=$((FAILS + 1))

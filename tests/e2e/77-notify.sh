@@ -8,7 +8,8 @@
 # $(...), backticks and a "Bcc:" header in its model and serial. Then:
 #   - within 10 s of the storm: one storm-start and one behaviour
 #     notification, the end as the start's follow-up, stalls aggregated
-#     (notify-interval 5 s here), every variable set; none for the CMR twin;
+#     (notify-interval 2 s in the gate, 5 s in the soak), every variable
+#     set; none for the CMR twin;
 #   - the mail has exactly one recipient and no header the identity
 #     brought; the webhook JSON parses with the strings intact; nothing ran;
 #   - a restart on the same state directory sends nothing again;
@@ -25,6 +26,13 @@ PY=/usr/bin/python3
 $PY -c 'import aiosmtpd' 2>/dev/null || "$SRCDIR/scripts/install-deps.sh" >&2 || true
 $PY -c 'import aiosmtpd' 2>/dev/null || { fail "python3-aiosmtpd is missing and could not be installed"; finish; }
 NOTIFY=$SRCDIR/contrib/notify
+# The gate writes for as long as a storm, its stalls and its end take to
+# come; the soak (SMRD_SOAK=1) at the full scale, with notify-interval 5.
+if [ "${SMRD_SOAK:-0}" = 1 ]; then
+	NI=5 RT1=20 RT2=25 RT3=12 RT4=25
+else
+	NI=2 RT1=10 RT2=12 RT3=8 RT4=10
+fi
 
 rm -f /tmp/pwned-smrd /tmp/pwned-smrd2
 step "an SMTP server, an HTTP server, msmtp"
@@ -71,7 +79,7 @@ printf 'E:ID_MODEL=%s\nE:ID_SERIAL_SHORT=%s\nE:ID_WWN=0x50014ee2b1c2d3e4\n' "$MO
 	>"$T/udev/data/b$(cat "/sys/block/$S/dev")"
 printf 'E:ID_MODEL=CMR twin\nE:ID_SERIAL_SHORT=CMR-0001\n' >"$T/udev/data/b$(cat "/sys/block/$C/dev")"
 SMRD_ARGS=(--interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev"
-	--notify-command "$T/hook.sh" --notify-interval 5 --notify-timeout 20 --notify-mailto admin@example.com
+	--notify-command "$T/hook.sh" --notify-interval "$NI" --notify-timeout 20 --notify-mailto admin@example.com
 	--notify-webhook-url "http://127.0.0.1:$HTTP_PORT/smrd")
 start_smrd "${SMRD_ARGS[@]}"
 check "smrd shows the hostile model as udev gave it" python3 -c '
@@ -97,16 +105,33 @@ PY
 }
 
 step "random writes through the cliff on both"
-emu_bg run_fio smr "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=20 --randseed=41
-emu_bg run_fio cmr "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=20 --randseed=42
+emu_bg run_fio smr "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT1 --randseed=41
+emu_bg run_fio cmr "$CMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT1 --randseed=42
 wait_bg 120 "the writers"
 wait_until 30 "the storm's end" sh -c "'$SMRCTL' --socket '$SOCK' --json events --device $S | grep -q storm-end"
-sleep 7		# a stall summary is due notify-interval after the last one sent
+# Every stall is sent, alone or in a summary due notify-interval after the
+# last one sent: settled once the storm's end was sent, the summaries stand
+# for every stall event, and each run's mail and POST arrived.
+settled() {
+	envs >"$T/envs.now" && ctl --json events --limit 1000 >"$T/events.now" || return 1
+	python3 - "$T" "$S" <<'PY'
+import glob, json, sys
+T, S = sys.argv[1:3]
+runs = [json.loads(l) for l in open(f"{T}/envs.now")]
+mine = [r for r in runs if r["SMRD_DEVICE"] == S]
+stalls = [e for e in json.load(open(f"{T}/events.now"))["events"] if e["device"] == S and e["kind"] == "stall"]
+sent = sum(int(r["SMRD_COUNT"]) for r in mine if r["SMRD_EVENT"] == "stall")
+sys.exit(not (any(r["SMRD_EVENT"] == "storm-end" for r in mine) and sent == len(stalls)
+              and len(glob.glob(f"{T}/mail/*.json")) == len(runs) == len(glob.glob(f"{T}/hook/*.body"))))
+PY
+}
+WAIT_LOG=$T/smrd.log wait_until $((3 * NI + 20)) "every stall notified and every mail and POST delivered" settled
 ctl --json events --limit 1000 >"$T/events.json"
 envs >"$T/envs.jsonl"
-python3 - "$T" "$S" "$C" "$MODEL" "$SERIAL" <<'PY' || FAILS=$((FAILS + 1))
+python3 - "$T" "$S" "$C" "$MODEL" "$SERIAL" "$NI" <<'PY' || FAILS=$((FAILS + 1))
 import email, email.policy, glob, json, os, sys
 T, S, C, MODEL, SERIAL = sys.argv[1:6]
+NI = float(sys.argv[6])
 bad = 0
 def check(ok, what):
     global bad
@@ -132,7 +157,7 @@ check(len(ends) == 1 and ends[0]["SMRD_FOLLOW_UP"] == "1" and by("storm-start") 
       "the storm's end is one follow-up with the start's incident id")
 sent = sum(int(r["SMRD_COUNT"]) for r in by("stall"))
 span = (max(e["logged"] for e in stalls) - min(e["logged"] for e in stalls)) if stalls else 0
-check(len(by("stall")) <= span / 5 + 2 and sent <= len(stalls) and (not stalls or sent >= 1),
+check(len(by("stall")) <= span / NI + 2 and sent <= len(stalls) and (not stalls or sent >= 1),
       f"stalls aggregated: {len(by('stall'))} notification(s) standing for {sent} of {len(stalls)} over {span:.0f} s")
 check(not [r for r in runs if r["SMRD_DEVICE"] == C], "none for the CMR twin")
 need = ["SMRD_EVENT", "SMRD_DEVICE", "SMRD_MODEL", "SMRD_SERIAL", "SMRD_WWN", "SMRD_POOL", "SMRD_CLASS",
@@ -171,7 +196,10 @@ N1=$(envs | wc -l)
 step "a restart on the same state directory sends nothing again"
 stop_smrd
 start_smrd "${SMRD_ARGS[@]}"
-sleep 8
+# what a restart could repeat would go out at its first samples, or at the
+# latest notify-interval later: a few samples past that
+samples_past() { [ "$(scrape | sed -n 's/^smrd_diskstats_samples_total //p')" -ge "$1" ]; }
+wait_until 30 "smrd to take $((NI + 4)) samples after the restart" samples_past $((NI + 4))
 check "no notification after the restart ($(envs | wc -l) against $N1)" test "$(envs | wc -l)" = "$N1"
 
 step "smrctl ack silences the disk, and the ack survives a restart"
@@ -180,8 +208,13 @@ ctl ack "$S" | sed 's/^/  /'
 check "an unknown kind is refused" bash -c "! '$SMRCTL' --socket '$SOCK' ack '$S' nonsense 2>/dev/null"
 stop_smrd
 start_smrd "${SMRD_ARGS[@]}"
-run_fio smr2 "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=25 --randseed=43 >/dev/null || fail "fio after the ack"
-sleep 7
+run_fio smr2 "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT2 --randseed=43 >/dev/null || fail "fio after the ack"
+# what the writes brought was judged, and what a summary would have sent
+# is due notify-interval after the writes
+suppressed() { scrape | grep -q '^smrd_notifications_suppressed_total [1-9]'; }
+wait_until $((NI + 10)) "a suppressed notification to be counted" suppressed
+s_end=$(scrape | sed -n 's/^smrd_diskstats_samples_total //p')
+wait_until $((NI + 10)) "notify-interval past the writes" samples_past $((s_end + NI + 1))
 N2=$(envs | wc -l)
 scrape >"$T/metrics2" || fail "scraping /metrics"
 check "no notification for the acknowledged disk ($N2 against $N1)" test "$N2" = "$N1"
@@ -194,8 +227,9 @@ check "the status page lists them" sh -c "curl -sf http://127.0.0.1:$PORT/ | gre
 
 step "smrctl forget: the disk's acks and sent notifications go with its history"
 check "smrctl forget $S" ctl forget "$S"
-run_fio smr3 "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=12 --randseed=44 >/dev/null || fail "fio after forget"
-sleep 7
+run_fio smr3 "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT3 --randseed=44 >/dev/null || fail "fio after forget"
+news() { [ "$(envs | wc -l)" -gt "$N2" ]; }
+wait_until $((NI + 15)) "a notification for the forgotten disk" news
 N3=$(envs | wc -l)
 check "the forgotten disk is news again ($N3 against $N2)" test "$N3" -gt "$N2"
 stop_smrd
@@ -242,11 +276,17 @@ emu_up SMR3 smr3 dm-smr --seed 45 || exit 1
 S3=${SMR3#/dev/}
 rm -rf "$T/state"
 start_smrd --interval 1 --include "^$S3\$" --exclude '^$' --notify-command "$T/bad.sh" \
-	--notify-timeout 3 --notify-interval 5
+	--notify-timeout 3 --notify-interval "$NI"
 s0=$(scrape | sed -n 's/^smrd_diskstats_samples_total //p')
 t0=$(now_ms)
-run_fio smr3 "$SMR3" --rw=randwrite --bs=4k --iodepth=4 --runtime=25 --randseed=44 >/dev/null || fail "fio with the bad hook"
-sleep 6
+run_fio smr3 "$SMR3" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT4 --randseed=44 >/dev/null || fail "fio with the bad hook"
+# the hanging hook is reaped (and counted) once its session was killed
+bad_done() {
+	scrape >"$T/metrics3" && grep -q 'smrd_notifications_total{result="timeout"} [1-9]' "$T/metrics3" &&
+		grep -q 'smrd_notifications_total{result="failed"} [1-9]' "$T/metrics3" &&
+		grep -q "output past 4096 bytes not logged" "$T/smrd.log"
+}
+WAIT_LOG=$T/smrd.log wait_until 30 "the bad hook's runs to end, killed, failed and flooding" bad_done
 scrape >"$T/metrics3" || fail "scraping /metrics"
 s1=$(sed -n 's/^smrd_diskstats_samples_total //p' "$T/metrics3")
 secs=$(( ($(now_ms) - t0) / 1000 ))
