@@ -38,6 +38,10 @@ if [ "${SMRD_SANITIZED:-0}" = 1 ]; then
 fi
 # sanitizer_log FILE...: a log outside $T that cleanup searches too.
 sanitizer_log() { SANITIZER_LOGS+=("$@"); }
+# sanitizer_skip DIR...: a tree under $T that is no process's output (a
+# copy of the sources, which quote the reports' headers in their tests).
+SANITIZER_SKIP=()
+sanitizer_skip() { SANITIZER_SKIP+=("$@"); }
 # The reports' own headers, written so that this file does not match them:
 # "==PID==ERROR: AddressSanitizer: ...", LeakSanitizer's likewise, their
 # SUMMARY lines, and UBSan's "file.c:LINE:COL: runtime error: ...".
@@ -56,13 +60,16 @@ settle_jobs() {
 # text file under $T (mounts below it are not entered; binaries, images and
 # databases are skipped) or in a sanitizer_log; false if there is one.
 sanitizer_check() {
-	local f n reports=0
+	local f n reports=0 prune=() d
+	# a pruned tree, or a source file, quotes reports rather than holding one
+	for d in "${SANITIZER_SKIP[@]+"${SANITIZER_SKIP[@]}"}"; do prune+=(-path "$d" -prune -o); done
 	while IFS= read -r -d '' f; do
 		n=$(grep -a -n -m1 -E "$SANITIZER_RE" "$f" | cut -d: -f1)
 		say "FAIL: a sanitizer report in $f:"
 		sed -n "${n:-1},$(( ${n:-1} + 14 ))p" "$f" | sed 's/^/    | /'
 		reports=$((reports + 1))
-	done < <({ find "$T" -xdev -type f -size -64M -print0 2>/dev/null
+	done < <({ find "$T" -xdev "${prune[@]}" -type f -size -64M ! -name '*.sh' ! -name '*.[ch]' ! -name '*.py' \
+			-print0 2>/dev/null
 		[ ${#SANITIZER_LOGS[@]} -gt 0 ] && printf '%s\0' "${SANITIZER_LOGS[@]}"; } |
 		LC_ALL=C xargs -0 -r grep -I -l -Z -E "$SANITIZER_RE" -- 2>/dev/null)
 	[ "$reports" -eq 0 ]

@@ -17,8 +17,9 @@ case ${1:-} in
 	# what the package will depend on: the libraries the built binaries
 	# link (as dpkg-shlibdeps names them) and debian/control's own list
 	src=$(cd "$(dirname "$0")/../.." && pwd)
+	bdir=$(cd "$1" && pwd) || exit 1
 	w=$(mktemp -d) && mkdir -p "$w/debian" && cp "$src/debian/control" "$w/debian/" || exit 1
-	shl=$(cd "$w" && dpkg-shlibdeps -O "$1/smrd" "$1/smrctl" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+	shl=$(cd "$w" && dpkg-shlibdeps -O "$bdir/smrd" "$bdir/smrctl" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 	rm -rf "$w"
 	[ -n "$shl" ] || { echo "package-root: dpkg-shlibdeps found nothing in $1" >&2; exit 1; }
 	ctl=$(sed -n '/^Package: smrd/,/^$/s/^Depends: *//p' "$src/debian/control" | tr ',' '\n' | grep -v '\${')
