@@ -13,7 +13,8 @@ hang() {	# hang NAME DEADLINE BODY: runs BODY in a script that sources lib.sh
 	printf '#!/bin/bash\n. "%s"\n%s\nfinish\n' "$LIB" "$body" >"$T/$name.sh"
 	local t0 rc
 	t0=$(now_ms)
-	TEST_DEADLINE=$deadline timeout -k 5 60 bash "$T/$name.sh" >"$T/$name.out" 2>&1
+	# the script under test keeps the deadline given here, even in a soak
+	env -u SMRD_SOAK -u SMRD_TEST_DEADLINE TEST_DEADLINE=$deadline timeout -k 5 60 bash "$T/$name.sh" >"$T/$name.out" 2>&1
 	rc=$?
 	say "  $name: exit $rc after $(( $(now_ms) - t0 )) ms"
 	sed 's/^/    > /' "$T/$name.out" | head -12

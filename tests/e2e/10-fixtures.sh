@@ -123,7 +123,7 @@ else
 	# dm-0 is stacked on loop0-3 (slaves/): its members are watched, it is not, unless asked
 	check "real: LVM tree's dm-0 is not watched (stacked)" sh -c "! grep -q 'device=\"dm-0\"' '$T/simple-lvm.prom'"
 	"$SMRD" --oneshot --config /dev/null --sysfs-root "$T/real/simple-lvm/simple-lvm/sys" --watch-stacked yes \
-		--procfs-root "$T/real/simple-lvm/simple-lvm/proc" --exclude '^$' >"$T/simple-lvm-stacked.prom" 2>/dev/null
+		--procfs-root "$T/real/simple-lvm/simple-lvm/proc" --exclude '^$' >"$T/simple-lvm-stacked.prom" 2>"$T/simple-lvm-stacked.err"
 	check "real: LVM tree's dm-0 is unknown with watch-stacked" \
 		metrics_py get "$T/simple-lvm-stacked.prom" smrd_disk_info device=dm-0 class=unknown
 fi

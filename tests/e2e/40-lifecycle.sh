@@ -42,7 +42,7 @@ F=$SRCDIR/tests/fixtures/sysfs/dmsmr-vpd-b1
 (cd "$F" && "$SMRD" --config /dev/null --sysfs-root sys --procfs-root ./proc --udev-root "$T/no-udev" --state-dir "$T/rel-state" \
 	--oneshot) >"$T/rel.prom" 2>"$T/rel.err"
 check "a relative --sysfs-root is resolved and read" grep -q '^smrd_disk_info{device="sdb".*class="dm-smr"' "$T/rel.prom"
-(cd "$F" && "$SMRD" --config /dev/null --sysfs-root sys --check-config) 2>/dev/null | grep -q "^sysfs-root = \"$F/sys\"$"
+(cd "$F" && "$SMRD" --config /dev/null --sysfs-root sys --check-config) 2>"$T/check-config-relative.err" | grep -q "^sysfs-root = \"$F/sys\"$"
 check "and shown absolute by --check-config" [ $? -eq 0 ]
 
 # smrctl without a daemon.
