@@ -42,6 +42,11 @@ __u64 kernel_stamps[TRACE_MAX_DISKS];
  * watched disk needs it (core/issuegate.h); on stamped disks it would only
  * return. Written on the switch alone, never per I/O. */
 __u8 unstamped[TRACE_MAX_DISKS];
+/* Each disk's last completion and stand-still, for a slow I/O's still_ns:
+ * a store per I/O, on a line shared by the disk's CPUs as the histograms'
+ * adds are. Two CPUs completing at once may each keep its own: still_ns
+ * then reads a gap shorter, never longer. */
+struct trace_still still[TRACE_MAX_DISKS];
 /* False (set before load): the kernel's stamps are never read, so every
  * disk is timed from block_rq_issue, the path a queue without I/O
  * statistics takes (tests; no kernel here has such a queue). */
@@ -256,6 +261,8 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 	if (op < 0)
 		return 0;
 	__u64 now = bpf_ktime_get_ns(), lat;
+	struct trace_still *st = &still[slot & (TRACE_MAX_DISKS - 1)], before = *st;
+	trace_still_done(st, now, slow_ns);
 	__u64 *since = &kernel_stamps[slot & (TRACE_MAX_DISKS - 1)];
 	__u8 *unst = &unstamped[slot & (TRACE_MAX_DISKS - 1)];
 	__u32 stats = rqf_stats();
@@ -322,6 +329,7 @@ int BPF_PROG(rq_complete, struct request *rq, int error, unsigned int nr_bytes)
 	r->bytes = rq->__data_len;
 	r->op = (__u32)op;
 	r->error = (__u32)error;
+	r->still_ns = trace_still_of(&before, now, lat);
 	/* Wake the reader only when a batch is waiting; otherwise it drains
 	 * the buffer on its own timer. */
 	__u64 flags = bpf_ringbuf_query(&slow, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;

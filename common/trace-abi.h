@@ -126,7 +126,44 @@ struct trace_slow {
 	__u32 bytes;
 	__u32 op;
 	__u32 error;
+	/* the longest the disk completed nothing (any op) while this one was
+	 * in flight: the time since the last completion, or the last stand-still
+	 * of slow_ns or more if it began later and lasted longer. A write that
+	 * waited while the disk went on completing others waited in a queue,
+	 * not for the disk (docs/detection.md) */
+	__u64 still_ns;
 };
+
+/* What the kernel half keeps per disk for still_ns. */
+struct trace_still {
+	__u64 last_done;	/* the last completion */
+	__u64 gap_end, gap_ns;	/* the last stand-still of slow_ns or more: where it ended, how long */
+};
+
+/* still_ns of an I/O of lat_ns completing at now, from st as it was
+ * before this completion. */
+static inline __u64 trace_still_of(const struct trace_still *st, __u64 now, __u64 lat)
+{
+	__u64 issue = now - lat, still = lat;
+	if (st->last_done && now > st->last_done && st->last_done > issue)
+		still = now - st->last_done;
+	if (st->gap_end > issue && st->gap_end <= now && st->last_done > issue) {
+		__u64 g = st->gap_ns < st->gap_end - issue ? st->gap_ns : st->gap_end - issue;
+		if (g > still)
+			still = g;
+	}
+	return still;
+}
+
+/* Notes a completion at now in st; slow_ns: the stand-stills worth keeping. */
+static inline void trace_still_done(struct trace_still *st, __u64 now, __u64 slow_ns)
+{
+	if (st->last_done && now > st->last_done && now - st->last_done >= slow_ns) {
+		st->gap_end = now;
+		st->gap_ns = now - st->last_done;
+	}
+	st->last_done = now;
+}
 
 /* Counters the tracer keeps about itself (per CPU in the kernel). */
 enum trace_stat {

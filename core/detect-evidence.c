@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "detect-internal.h"
 #include "format.h"
@@ -266,6 +267,11 @@ void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *user
 	if (isfinite(m->idle_recovery_bps) && n > 0 && (size_t)n < sizeof e.message)
 		snprintf(e.message + n, sizeof e.message - (size_t)n, "; idle time gives back %s",
 			 format_rate(c, m->idle_recovery_bps));
+	/* a figure that moved less than its rounding is no news (a disk
+	 * written slower than it cleans met its full cache every second) */
+	if (streq(e.message, d->cache_said))
+		return;
+	memcpy(d->cache_said, e.message, sizeof d->cache_said);
 	detect_emit(emit, userdata, &e);
 }
 
@@ -286,6 +292,8 @@ void detect_restore_cache(DiskDetect *d, const DetectEvent *e)
 	if (e->latency > 0)
 		m.rewrite_seconds = e->latency;
 	cache_restore(&d->cache, &m);
+	/* what the history already holds is not said again */
+	snprintf(d->cache_said, sizeof d->cache_said, "%.*s", (int)sizeof d->cache_said - 1, e->message);
 }
 
 void detect_seed_cache(DiskDetect *d, double bytes) { cache_seed(&d->cache, bytes); }
@@ -301,8 +309,16 @@ void detect_forecast(DiskDetect *d, const DetectParams *p, double now, DetectEmi
 {
 	CacheParams cp;
 	detect_cache_params(p, &cp);
-	d->forecast = d->storm.active ? NAN : cache_forecast(&d->cache, &cp, now);
-	if (!(d->forecast <= p->forecast_warn) || d->cache.warned)
+	double f = d->storm.active ? NAN : cache_forecast(&d->cache, &cp, now);
+	/* A forecast comes before the stall or not at all: a fill first
+	 * forecast under forecast-min (a small cache written fast) has none,
+	 * and no warning nobody could act on; once given, it counts down. */
+	if (isfinite(f) && f < p->forecast_min && !d->cache.forecast_shown)
+		f = NAN;
+	if (isfinite(f))
+		d->cache.forecast_shown = true;
+	d->forecast = f;
+	if (!(f <= p->forecast_warn) || d->cache.warned)
 		return;
 	d->cache.warned = true;
 	char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX], t[FORMAT_MAX];

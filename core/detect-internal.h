@@ -19,9 +19,20 @@ static inline void detect_emit(DetectEmit emit, void *userdata, DetectEvent *e)
 		emit(e, userdata);
 }
 
+static inline DetectInterval *detect_ring(const DiskDetect *d)
+{
+	return d->ring.heap ? d->ring.heap : (DetectInterval *)d->ring.slots;
+}
+
 /* Whether a flush or discard that took collapse-stall or longer was in
  * flight during [start, end]: what waited then waited for it. */
 bool detect_shadowed(const DiskDetect *d, double start, double end);
+/* A flush or discard in flight from start to end (detect-waits.c). */
+void detect_shadow_add(DiskDetect *d, double start, double end);
+/* What the hypervisor took from the CPUs while something waited from start to end. */
+double detect_stolen_during(const DiskDetect *d, double start, double end);
+/* An interval in which the hypervisor stole CPU time. */
+void detect_steal_add(DiskDetect *d, double start, double end, double stolen);
 /* Idle cleaning: within idle-after of a storm, no storm under way. */
 bool detect_after_storm(const DiskDetect *d, const DetectParams *p, double now);
 void detect_idle_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,

@@ -88,6 +88,8 @@ static const Param params[] = {
 	P("cache-rate-window", cache_rate_window, 10, 1, 15, "seconds the media cache's fill rate is averaged over for the forecast"),
 	P("forecast-warn", forecast_warn, 300, 10, 86400,
 	  "seconds: a stall forecast this near is a stall-imminent warning (and the SMRDiskStallImminent alert)"),
+	P("forecast-min", forecast_min, 30, 0, 3600,
+	  "seconds: a fill first forecast nearer than this has no forecast (nobody can act in time; the storm says it)"),
 	P("behaviour-score", behaviour_score, 0.5, 0, 1,
 	  "a disk without static SMR evidence that storms and reaches this score becomes dm-smr (behaviour)"),
 };

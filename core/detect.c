@@ -48,11 +48,6 @@ void detect_done(DiskDetect *d)
 	d->ring.head = d->ring.len = 0;
 }
 
-static DetectInterval *ring_slots(const DiskDetect *d)
-{
-	return d->ring.heap ? d->ring.heap : (DetectInterval *)d->ring.slots;
-}
-
 /* A full ring whose oldest interval is still inside the window doubles,
  * oldest first in the new one; without memory the oldest is overwritten
  * (the window then covers less, as before the growth). */
@@ -60,7 +55,7 @@ static void ring_fit(DiskDetect *d, double now, double window)
 {
 	if (d->ring.len < d->ring.cap || d->ring.cap >= DETECT_HISTORY_MAX)
 		return;
-	const DetectInterval *old = ring_slots(d);
+	const DetectInterval *old = detect_ring(d);
 	if (now - old[d->ring.head].t >= window)
 		return;
 	unsigned cap = d->ring.cap * 2;
@@ -73,78 +68,6 @@ static void ring_fit(DiskDetect *d, double now, double window)
 	d->ring.heap = n;
 	d->ring.cap = cap;
 	d->ring.head = d->ring.len;
-}
-
-/* A write that waited collapse-stall or longer, from a slow-I/O record: kept
- * until the interval that completed it. Writes that end together (behind
- * one band rewrite, one flush) share an entry; a full list merges the
- * nearest, widening its span (more likely explained by a flush, never less). */
-static void wait_add(DiskDetect *d, double start, double end, bool stall)
-{
-	if (!d->waits.n)
-		d->waits.base = end;
-	float s0 = (float)(start - d->waits.base), s1 = (float)(end - d->waits.base);
-	unsigned best = 0;
-	float gap = INFINITY;
-	for (unsigned i = 0; i < d->waits.n; i++) {
-		float g = fabsf(d->waits.list[i].end - s1);
-		if (g < gap)
-			gap = g, best = i;
-	}
-	if (d->waits.n < DETECT_WAITS && gap > 0.005f) {
-		d->waits.list[d->waits.n++] = (DetectWait){s0, s1, 1, stall};
-		return;
-	}
-	DetectWait *w = &d->waits.list[best];
-	w->start = fminf(w->start, s0);
-	w->end = fmaxf(w->end, s1);
-	w->n++;
-	w->stall |= stall;
-}
-
-bool detect_shadowed(const DiskDetect *d, double start, double end)
-{
-	for (unsigned i = 0; i < DETECT_SHADOWS; i++)
-		if (d->waits.shadows[i].end > d->waits.shadows[i].start && start < d->waits.shadows[i].end && end > d->waits.shadows[i].start)
-			return true;
-	return false;
-}
-
-/* What the hypervisor took from the CPUs while something waited from
- * start to end: that much of the wait is the host's, whichever disk. */
-static double stolen_during(const DiskDetect *d, double start, double end)
-{
-	double x = 0;
-	for (unsigned i = 0; i < DETECT_STEALS; i++) {
-		const DetectSteal *h = &d->waits.steals[i];
-		/* no more of an interval than the wait covered: a freeze that
-		 * straddles a sample is all in the wait, whatever its share of
-		 * each interval */
-		if (h->stolen > 0 && start < h->end && end > h->start)
-			x += fmin(h->stolen, fmin(end, h->end) - fmax(start, h->start));
-	}
-	return x;
-}
-
-static void steal_add(DiskDetect *d, double start, double end, double stolen)
-{
-	d->waits.steals[d->waits.steal_next] = (DetectSteal){start, end, (float)stolen};
-	d->waits.steal_next = (d->waits.steal_next + 1) % DETECT_STEALS;
-}
-
-/* A flush or discard in flight from start to end: what waited with it
- * waited for it. Intervals in which nothing but it was in flight were never
- * slow: nothing of theirs says a write waited. */
-static void shadow_add(DiskDetect *d, double start, double end)
-{
-	d->waits.shadows[d->waits.shadow_next] = (DetectShadow){start, end};
-	d->waits.shadow_next = (d->waits.shadow_next + 1) % DETECT_SHADOWS;
-	DetectInterval *h = ring_slots(d);
-	for (unsigned i = 0; i < d->ring.len; i++) {
-		DetectInterval *x = &h[(d->ring.head + d->ring.cap - 1 - i) % d->ring.cap];
-		if (x->stuck && x->t - x->dt < end && x->t > start)
-			x->slow = x->waiting = false, x->part = x->wait = 0;
-	}
 }
 
 /* What one interval says about the writes in it. */
@@ -172,8 +95,10 @@ static void take_waits(DiskDetect *d, const DetectParams *p, double floor, Write
 		double start = d->waits.base + w->start, end = d->waits.base + w->end;
 		if (detect_shadowed(d, start, end))
 			continue;
-		/* the part of it the host's stolen CPU time does not explain */
-		double lat = end - start - stolen_during(d, start, end);
+		/* the part of it the host's stolen CPU time does not explain: of
+		 * the longest wait merged in, not of the span they cover together
+		 * (writes queued 137 ms each, merged, made a "wait" of 857 ms) */
+		double lat = w->lat - fmin(detect_stolen_during(d, start, end), w->lat);
 		/* a stall that neither a flush nor the host explains is evidence
 		 * (a failing disk's too: weight-stall) */
 		if (w->stall && lat >= d->waits.stall_threshold)
@@ -205,7 +130,7 @@ static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample
 	 * steals 0.2-0.4 s a second under load, while an emulated rewrite
 	 * waits 1.6 s. */
 	if (s->host_steal > 0.01 * dt)
-		steal_add(d, s->now - dt, s->now, s->host_steal);
+		detect_steal_add(d, s->now - dt, s->now, s->host_steal);
 	/* Flushes and discards are completions too: a second that completed
 	 * one did not stand still, and its busy time was theirs as well. */
 	double done = s->reads + s->writes + s->discards + s->flushes;
@@ -258,7 +183,7 @@ static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample
 	double dc = s->discards > 0 ? s->discard_time / s->discards : 0;
 	if (fmax(fl, dc) >= p->collapse_stall) {
 		f->shadow = true;
-		shadow_add(d, s->now - dt - fmax(fl, dc), s->now);
+		detect_shadow_add(d, s->now - dt - fmax(fl, dc), s->now);
 	}
 	/* Every write waiting alike (a serialised slow phase): long per write,
 	 * and next to no bytes for the busy time. An SSD past its SLC cache is
@@ -282,13 +207,13 @@ static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample
  * waited. */
 static void stuck_resolve(DiskDetect *d, const DetectParams *p, const DetectSample *s, WriteFacts *f)
 {
-	DetectInterval *h = ring_slots(d);
+	DetectInterval *h = detect_ring(d);
 	if (f->traced || f->stuck || f->shadow || !d->ring.len || !h[(d->ring.head + d->ring.cap - 1) % d->ring.cap].stuck)
 		return;
 	/* ... for longer than the host held the CPUs */
 	double span0 = s->now - fmin(f->wlat, s->now);
 	bool waited = s->writes > 0 &&
-		      f->wlat - stolen_during(d, span0, s->now) >= fmax(p->collapse_stall, f->queue * p->queue_wait);
+		      f->wlat - detect_stolen_during(d, span0, s->now) >= fmax(p->collapse_stall, f->queue * p->queue_wait);
 	for (unsigned i = 0; waited && i < d->ring.len; i++) {
 		DetectInterval *x = &h[(d->ring.head + d->ring.cap - 1 - i) % d->ring.cap];
 		if (!x->stuck || !x->slow)
@@ -333,8 +258,8 @@ static void remember(DiskDetect *d, const DetectParams *p, const DetectSample *s
 		     bool slow, double part)
 {
 	ring_fit(d, s->now, storm_window(p));
-	ring_slots(d)[d->ring.head] = (DetectInterval){.t = s->now, .dt = (float)dt, .writes = (float)s->writes,
-						  .write_time = (float)s->write_time,
+	detect_ring(d)[d->ring.head] = (DetectInterval){.t = s->now, .dt = (float)dt, .writes = (float)s->writes,
+						  .write_time = (float)s->write_time, .write_bytes = (float)s->write_bytes,
 						  .part = (float)(slow ? dt : part), .slow = slow,
 						  .wait = (float)f->wait, .peak = (float)f->peak,
 						  .waiting = f->waiting, .busy = f->busy,
@@ -372,8 +297,15 @@ static void run_update(DiskDetect *d, const DetectSample *s, double dt, const Wr
 	d->run.peak = fmax(d->run.peak, f->peak);
 }
 
-static void storm_begin(DiskDetect *d, DetectStormKind kind, double start, double now, double writes, double wtime,
-			double span, double peak, double cliff, DetectEmit emit, void *userdata)
+/* The figures a storm begins with are its slow seconds' alone (writes,
+ * their summed latency, the seconds): 2.5 writes/s at 400 ms, not the
+ * average with the fast acks of the second the cliff fell in. */
+typedef struct SlowFigures {
+	double writes, wtime, seconds, bytes;
+} SlowFigures;
+
+static void storm_begin(DiskDetect *d, DetectStormKind kind, double start, double now, const SlowFigures *slow,
+			double peak, double cliff, DetectEmit emit, void *userdata)
 {
 	char a[FORMAT_MAX], b[FORMAT_MAX];
 	d->storm.active = true;
@@ -383,15 +315,17 @@ static void storm_begin(DiskDetect *d, DetectStormKind kind, double start, doubl
 	d->storm.start = start;
 	d->storm.last = now;
 	d->storm.peak = peak;
-	d->storm.writes = (uint64_t)writes;
-	d->storm.bytes = 0;
-	d->storm.iops = span > 0 ? writes / span : 0;
-	d->storm.latency = writes > 0 ? wtime / writes : 0;
-	d->storm.slow_seconds = d->storm.slow_writes = d->storm.slow_wtime = 0;
+	d->storm.slow_seconds = slow->seconds;
+	d->storm.slow_writes = slow->writes;
+	d->storm.slow_wtime = slow->wtime;
+	d->storm.slow_bytes = slow->bytes;
+	d->storm.iops = slow->seconds > 0 ? slow->writes / slow->seconds : 0;
+	/* no write completed in its slow seconds: the wait under way says how slow */
+	d->storm.latency = slow->writes > 0 ? slow->wtime / slow->writes : peak;
 	d->ev.storm = now;
 	/* the longest wait: what made it a storm (detect_restore checks it) */
 	DetectEvent e = {.kind = EVENT_STORM_START, .op = TRACE_WRITE, .time = start, .latency = peak,
-			 .count = (uint64_t)writes, .value = kind == STORM_CLIFF ? d->fast.iops : 0};
+			 .count = (uint64_t)slow->writes, .value = kind == STORM_CLIFF ? d->fast.iops : 0};
 	if (kind == STORM_CLIFF)
 		snprintf(e.message, sizeof e.message,
 			 "destage storm: writes fell from %.0f/s at %s to %.1f/s at %s with the queue busy",
@@ -444,32 +378,36 @@ bool detect_storm_slow(const DiskDetect *d, double *ret_iops, double *ret_latenc
 
 /* The storm under way: its figures, and its end after storm-end seconds
  * without a slow interval. */
-static void storm_follow(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool slow, double peak,
+static void storm_follow(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool slow, const WriteFacts *f,
 			 DetectEmit emit, void *userdata)
 {
 	d->storm.seen = s->now;
-	d->storm.writes += (uint64_t)s->writes;
-	d->storm.bytes += (uint64_t)s->write_bytes;
 	if (slow) {
 		d->storm.last = s->now;
-		d->storm.peak = fmax(d->storm.peak, peak);
+		d->storm.peak = fmax(d->storm.peak, f->peak);
 		d->ev.storm = s->now;
+	}
+	/* its figures as the storm-start's: slow seconds in which writes waited */
+	if (slow && (f->waiting || f->stuck)) {
 		d->storm.slow_seconds += s->dt > 0 ? s->dt : 1;
 		d->storm.slow_writes += s->writes;
 		d->storm.slow_wtime += s->write_time;
+		d->storm.slow_bytes += s->write_bytes;
 		detect_storm_slow(d, &d->storm.iops, &d->storm.latency);
 	}
 	if (slow || s->now - d->storm.last < p->storm_end)
 		return;
-	char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX];
+	/* its figures are the slow seconds', as the storm-start's were: the
+	 * quiet or fast seconds before its end are not the storm */
+	char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX], t[FORMAT_MAX];
 	double len = d->storm.last - d->storm.start;
 	DetectEvent e = {.kind = EVENT_STORM_END, .op = TRACE_WRITE, .time = d->storm.last, .duration = len,
-			 .latency = d->storm.peak, .count = d->storm.writes, .bytes = d->storm.bytes,
-			 .value = len > 0 ? (double)d->storm.writes / len : 0};
+			 .latency = d->storm.peak, .count = (uint64_t)d->storm.slow_writes,
+			 .bytes = (uint64_t)d->storm.slow_bytes, .value = d->storm.iops};
 	snprintf(e.message, sizeof e.message,
-		 "destage storm ended after %s: %" PRIu64 " writes completed (%.1f/s); %.1f/s at %s in its slow "
-		 "seconds, slowest %s", format_duration(a, len), d->storm.writes, e.value, d->storm.iops,
-		 format_duration(c, d->storm.latency), format_duration(b, d->storm.peak));
+		 "destage storm ended after %s: %.1f writes/s at %s in its slow seconds (%" PRIu64 " in %s), slowest %s",
+		 format_duration(a, len), d->storm.iops, format_duration(c, d->storm.latency), e.count,
+		 format_duration(t, d->storm.slow_seconds), format_duration(b, d->storm.peak));
 	d->storm.active = false;
 	d->run = (DetectRun){0};
 	detect_emit(emit, userdata, &e);
@@ -493,8 +431,9 @@ static bool recognise_slow_run(DiskDetect *d, const DetectParams *p, const Detec
 	bool serial = waits && r->done > 0 && r->busy / r->done >= p->slow_service && r->bytes / r->busy <= p->crawl_rate;
 	if (!mixture && !serial)
 		return false;
-	storm_begin(d, mixture ? STORM_MIXTURE : STORM_SERIAL, s->now - r->t, s->now, r->writes, r->write_time, r->t,
-		    fmax(r->peak, peak), NAN, emit, userdata);
+	SlowFigures slow = {.writes = r->writes, .wtime = r->write_time, .seconds = r->t, .bytes = r->bytes};
+	storm_begin(d, mixture ? STORM_MIXTURE : STORM_SERIAL, s->now - r->t, s->now, &slow, fmax(r->peak, peak), NAN,
+		    emit, userdata);
 	d->run = (DetectRun){0};
 	return true;
 }
@@ -507,13 +446,34 @@ typedef struct WindowSums {
 	double peak;
 	double first_wait;		/* the first write that waited (traced); INFINITY none */
 	bool waited, all_busy;
+	SlowFigures slow, all_slow;	/* the slow intervals' own, of the slow run and of the window */
 } WindowSums;
+
+static void slow_add(SlowFigures *a, const SlowFigures *b)
+{
+	a->writes += b->writes, a->wtime += b->wtime, a->seconds += b->seconds, a->bytes += b->bytes;
+}
+
+/* The slow seconds' figures, newest first, up to the fall: an older
+ * interval whose rate stands collapse-ratio above the newer ones' holds
+ * fast acks from before the cliff (a cliff's second counted in gave
+ * "109 writes/s at 9 ms" for 2.5 at 400 ms), and so does all before it. */
+static void slow_take(const DetectParams *p, SlowFigures *acc, bool *fell, const SlowFigures *x)
+{
+	if (*fell)
+		return;
+	if (acc->writes > 0 && x->seconds > 0 && x->writes / x->seconds > p->collapse_ratio * acc->writes / acc->seconds) {
+		*fell = true;
+		return;
+	}
+	slow_add(acc, x);
+}
 
 static void window_sums(const DiskDetect *d, const DetectParams *p, double now, WindowSums *w)
 {
 	*w = (WindowSums){.start = now, .all_start = now, .all_busy = true, .first_wait = INFINITY};
-	const DetectInterval *hist = ring_slots(d);
-	bool next_slow = false;
+	const DetectInterval *hist = detect_ring(d);
+	bool next_slow = false, fell = false, all_fell = false;
 	for (unsigned i = 0; i < d->ring.len; i++) {
 		const DetectInterval *h = &hist[(d->ring.head + d->ring.cap - 1 - i) % d->ring.cap];
 		if (now - h->t >= storm_window(p))
@@ -528,10 +488,18 @@ static void window_sums(const DiskDetect *d, const DetectParams *p, double now, 
 		w->peak = fmax(w->peak, h->peak);
 		if (h->part > 0)
 			w->all_start = h->t - h->part;
+		SlowFigures x = {.writes = h->writes, .wtime = h->write_time, .seconds = h->dt, .bytes = h->write_bytes};
+		/* the figures: slow intervals in which writes waited (fallen
+		 * intervals of fast acks alone are no slow phase's) */
+		bool figures = h->slow && (h->waiting || h->stuck);
+		if (figures)
+			slow_take(p, &w->all_slow, &all_fell, &x);
 		bool counts = h->slow || (next_slow && h->part > 0);
 		next_slow = h->slow;
 		if (!counts)
 			continue;
+		if (figures)
+			slow_take(p, &w->slow, &fell, &x);
 		w->sum += h->part;
 		w->writes += h->writes;
 		w->wtime += h->write_time;
@@ -566,11 +534,26 @@ static void recognise_cliff(DiskDetect *d, const DetectParams *p, const DetectSa
 		if (w.all_dt + 1e-6 < storm_window(p) || !w.all_busy || w.all_writes <= 0 ||
 		    w.all_writes * p->collapse_ratio > d->fast.iops * w.all_dt || w.all_wait < p->wait_share * w.all_dt)
 			return;
-		w.sum = w.all_dt, w.writes = w.all_writes, w.wtime = w.all_wtime, w.start = w.all_start;
+		w.start = w.all_start;
+		/* the slow intervals of the window if it has any with writes, else all of it */
+		w.slow = w.all_slow;
+		if (!(w.slow.seconds > 0))
+			w.slow = (SlowFigures){.writes = w.all_writes, .wtime = w.all_wtime, .seconds = w.all_dt};
 	}
+	/* the cliff's interval holds fast acks as well: only when it is all there is */
+	if (!(w.slow.seconds > 0))
+		w.slow = (SlowFigures){.writes = w.writes, .wtime = w.wtime, .seconds = w.sum};
 	/* the longest wait in the window, for the event */
-	storm_begin(d, STORM_CLIFF, w.start, s->now, w.writes, w.wtime, w.sum, fmax(peak, w.peak), w.first_wait, emit,
-		    userdata);
+	storm_begin(d, STORM_CLIFF, w.start, s->now, &w.slow, fmax(peak, w.peak), w.first_wait, emit, userdata);
+}
+
+/* Whether the fast phase is the rate a fall is measured from: seen within
+ * fast-memory, or a storm that fell from it was (the cache gives the
+ * same speed back once it is cleaned, however long the storms went on). */
+static bool fast_remembered(const DiskDetect *d, const DetectParams *p, double now)
+{
+	double last = d->fast.iops > 0 ? fmax(d->fast.last, d->storm.seen) : d->fast.last;
+	return now - last <= p->fast_memory;
 }
 
 /* Returns when the first write that waited in this interval was sent (INFINITY none). */
@@ -582,7 +565,13 @@ static double storm_check(DiskDetect *d, const DetectParams *p, const DetectSamp
 	stuck_resolve(d, p, s, &f);
 	d->ring.prev_in_flight = s->in_flight;
 	fast_phase(d, p, s, &f);
-	bool fast_known = d->storm.active ? d->storm.kind == STORM_CLIFF : s->now - d->fast.last <= p->fast_memory;
+	bool fast_known = d->storm.active ? d->storm.kind == STORM_CLIFF : fast_remembered(d, p, s->now);
+	/* A rest (no write completed, none in flight) ends a burst: what the
+	 * next one does first is its own onset. A burst that meets a cache
+	 * still full from the last storm is slow from its first write, with
+	 * no fast phase in it to fall from (docs/detection.md, "Every storm"). */
+	if (!d->storm.active && s->writes <= 0 && s->in_flight == 0)
+		d->fast.fell_at = 0;
 	double part;
 	bool slow = interval_slow(d, p, s, dt, &f, fast_known, &part);
 	/* the fall's onset: reset by a fast interval that did not fall (an SSD
@@ -596,7 +585,7 @@ static double storm_check(DiskDetect *d, const DetectParams *p, const DetectSamp
 	run_update(d, s, dt, &f, fast_known);
 
 	if (d->storm.active)
-		storm_follow(d, p, s, slow, f.peak, emit, userdata);
+		storm_follow(d, p, s, slow, &f, emit, userdata);
 	else if (!recognise_slow_run(d, p, s, f.peak, emit, userdata) && (slow || (fast_known && f.busy)))
 		/* the window's rate may have fallen though this interval's did not */
 		recognise_cliff(d, p, s, f.peak, emit, userdata);
@@ -632,59 +621,4 @@ void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s
 		 "no static SMR evidence, but destage storms: classifying as dm-smr by behaviour (GC score %.2f)",
 		 d->score.score);
 	detect_emit(emit, userdata, &e);
-}
-
-void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, double stall_threshold, int op,
-		    double latency, uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit,
-		    void *userdata)
-{
-	if (op < 0 || op >= TRACE_OPS)
-		return;
-	/* What a write waited for is known only with what else was in flight:
-	 * the interval that completed it judges it (take_waits). */
-	d->waits.stall_threshold = stall_threshold;
-	if (op == TRACE_WRITE && latency >= p->collapse_stall)
-		wait_add(d, done - latency, done, latency >= stall_threshold);
-	else if ((op == TRACE_FLUSH || op == TRACE_DISCARD) && latency >= p->collapse_stall)
-		shadow_add(d, done - latency, done);
-	int32_t minute = (int32_t)floor(done / 60);	/* a clock in seconds: minutes fit for 4000 years */
-	unsigned slot = (unsigned)(((minute % 10) + 10) % 10);
-	if (d->stalls.minute_of[slot] != minute) {
-		d->stalls.minute_of[slot] = minute;
-		d->stalls.minute_max[slot] = 0;
-	}
-	d->stalls.minute_max[slot] = (float)fmax(d->stalls.minute_max[slot], latency);
-	if (latency < stall_threshold)
-		return;
-	char a[FORMAT_MAX];
-	d->stalls.count[op]++;
-	d->stalls.max = fmax(d->stalls.max, latency);
-	/* A slow flush or discard is a stall of that op, and no sign of a
-	 * shingled disk: flushes wait for volatile caches to drain, discards
-	 * for thin provisioning (fstrim of 232 GiB took 5 s here). A write
-	 * counts once its interval says no flush explains it (take_waits). */
-	if (op == TRACE_READ && !detect_shadowed(d, done - latency, done))
-		d->ev.stall = fmax(d->ev.stall, done);
-	DetectEvent e = {.kind = EVENT_STALL, .op = op, .time = done - latency, .latency = latency, .count = 1,
-			 .bytes = bytes, .sector = sector};
-	snprintf(e.message, sizeof e.message, "%s stalled for %s (sector %" PRIu64 ", %u bytes)", detect_op_name(op),
-		 format_duration(a, latency), sector, bytes);
-	detect_emit(emit, userdata, &e);
-
-	/* Once per ten minutes: the advice does not change with every stall. */
-	if (io_timeout > 0 && latency >= p->timeout_share * io_timeout && done - d->stalls.risk_last >= 600) {
-		char b[FORMAT_MAX];
-		d->stalls.risk_last = done;
-		double advise = fmax(240, ceil(latency * 2 / 10) * 10);	/* twice the worst seen */
-		DetectEvent r = e;
-		r.kind = EVENT_TIMEOUT_RISK;
-		r.value = io_timeout;
-		snprintf(r.message, sizeof r.message,
-			 "%s took %s, %.0f%% of the kernel's I/O timeout (queue/io_timeout = %s): past it the kernel "
-			 "resets the disk and ZFS or md may fault it; to avoid that, echo %.0f > "
-			 "/sys/block/%s/queue/io_timeout",
-			 detect_op_name(op), format_duration(a, latency), latency / io_timeout * 100, format_duration(b, io_timeout),
-			 advise * 1000, device ? device : "DEVICE");
-		detect_emit(emit, userdata, &r);
-	}
 }

@@ -32,7 +32,7 @@ typedef struct DetectParams {
 	double band_window, band_min_share, band_min_count, band_valley, band_slow, band_ratio;
 	double idle_max_iops, idle_read_slow, idle_after, idle_confirm, idle_end;
 	double half_life, w_storm, w_idle, w_band, w_stall, score_without_storm, behaviour_score;
-	double cache_seq_size, cache_rate_window, forecast_warn;
+	double cache_seq_size, cache_rate_window, forecast_warn, forecast_min;
 	unsigned n_overrides;
 	struct {
 		char device[32];
@@ -106,7 +106,7 @@ typedef struct DetectBand {
 
 typedef struct DetectInterval {
 	double t;
-	float dt, writes, write_time;
+	float dt, writes, write_time, write_bytes;
 	float part;		/* seconds of it that were slow: dt if slow, else what the rate lost */
 	float wait;		/* seconds of it the queue spent in writes' waits */
 	float peak;		/* the longest of those waits */
@@ -121,6 +121,7 @@ typedef struct DetectInterval {
 #define DETECT_WAITS 8
 typedef struct DetectWait {
 	float start, end;
+	float lat;		/* the longest of them: a merged span is no one write's wait */
 	uint32_t n : 31;
 	uint32_t stall : 1;	/* one of them took the disk's stall threshold or longer */
 } DetectWait;
@@ -179,8 +180,7 @@ typedef struct DetectStorm {
 	double start, last, peak, iops, latency;
 	/* its slow seconds, for the figures a person expects of a storm (2.5
 	 * writes/s at 400 ms), not the average with the fast acks around them */
-	double slow_seconds, slow_writes, slow_wtime;
-	uint64_t writes, bytes;
+	double slow_seconds, slow_writes, slow_wtime, slow_bytes;
 	uint64_t count;			/* since start */
 	uint64_t known;			/* including the history's */
 	double seen;			/* the last interval of a storm; -INFINITY never */
@@ -248,6 +248,7 @@ typedef struct DiskDetect {
 	DetectEvidence ev;
 	DetectScore score;		/* as of the last interval (or restore): computed once */
 	CacheTrack cache;		/* the media cache, learnt from the storms */
+	char cache_said[sizeof(((DetectEvent *)0)->message)];	/* the last media-cache event's: one per change */
 	double forecast;		/* seconds until it is full, as of the last interval; NaN */
 } DiskDetect;
 
@@ -261,14 +262,23 @@ void detect_done(DiskDetect *d);
  * evidence already does, smrd.conf declares its class, or it is stacked). */
 void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, bool reclassify,
 		     DetectEmit emit, void *userdata);
+/* One I/O slower than the slow threshold, as the tracer saw it. */
+typedef struct DetectSlowIo {
+	int op;				/* TRACE_* */
+	double latency;			/* seconds */
+	double still;			/* the longest the disk completed nothing while it was in flight
+					 * (the tracer's still_ns, at most latency); NaN unknown */
+	uint64_t sector;
+	uint32_t bytes;
+	double done;			/* on the detector's clock */
+} DetectSlowIo;
+
 /* One I/O slower than the slow threshold (which must be at most
  * collapse-stall for the writes that wait to be seen); a stall from
  * stall_threshold seconds (the disk's own: disk_stall_threshold());
  * io_timeout in seconds, 0 unknown. */
-void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, double stall_threshold, int op,
-		    double latency,
-		    uint64_t sector, uint32_t bytes, double done, double io_timeout, DetectEmit emit,
-		    void *userdata);
+void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, double stall_threshold,
+		    const DetectSlowIo *io, double io_timeout, DetectEmit emit, void *userdata);
 /* Whether a probe read would tell something now: after a write burst, the
  * host quiet but not gone (DETECT_PROBE_MAX_IDLE). */
 #define DETECT_PROBE_MAX_IDLE 60.0

@@ -159,7 +159,7 @@ void cache_interval(CacheTrack *c, const CacheParams *p, double now, double dt, 
 		return;
 	c->fill = fmax(c->fill - r * dt, 0);
 	if (c->fill <= 0)
-		c->warned = false;
+		c->warned = c->forecast_shown = false;
 	/* after a restart: an idle long enough to clean the whole cache */
 	if (!c->sure && disk_model_known(&c->model) && c->idle_since_anchor * r >= CLEAN_MARGIN * c->model.media_cache_bytes) {
 		c->sure = true;
@@ -257,7 +257,7 @@ bool cache_storm_end(CacheTrack *c, double now, double wait)
 	/* full: the disk made room only as fast as the host asked */
 	anchor_full(c);
 	c->slow_bytes = c->slow_seconds = 0;
-	c->warned = false;
+	c->warned = c->forecast_shown = false;
 	return true;
 }
 
@@ -288,7 +288,9 @@ double cache_rate(const CacheTrack *c, const CacheParams *p, double now)
 double cache_forecast(const CacheTrack *c, const CacheParams *p, double now)
 {
 	double rate = cache_rate(c, p, now);
-	if (!disk_model_known(&c->model) || !c->sure || rate < p->min_rate)
+	/* full by the estimate: no countdown is left (the storm-start says
+	 * when writes wait), and "will stall in 0 s" helps nobody */
+	if (!disk_model_known(&c->model) || !c->sure || rate < p->min_rate || c->fill >= c->model.media_cache_bytes)
 		return NAN;
-	return fmax(c->model.media_cache_bytes - c->fill, 0) / rate;
+	return (c->model.media_cache_bytes - c->fill) / rate;
 }

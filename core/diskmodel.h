@@ -58,6 +58,7 @@ typedef struct CacheTrack {
 	unsigned ring_head, ring_len;
 	double slow_bytes, slow_seconds;	/* the storm's slow phase */
 	bool warned;			/* the forecast fell under the warning in this fill */
+	bool forecast_shown;		/* a forecast was given in this fill: it counts down to the full cache */
 } CacheTrack;
 
 typedef struct CacheParams {
@@ -92,5 +93,5 @@ double cache_rate(const CacheTrack *c, const CacheParams *p, double now);
 /* The fill as a share of the cache; NaN when the cache is unknown. */
 double cache_fill_ratio(const CacheTrack *c);
 /* Seconds until the cache is full at the recent rate: NaN when it is
- * unknown, unsure, not filling, or a storm is under way. */
+ * unknown, unsure, not filling, already full, or a storm is under way. */
 double cache_forecast(const CacheTrack *c, const CacheParams *p, double now);

@@ -327,8 +327,10 @@ void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r)
 		prepare(m, d);
 	EmitCtx ec = {m, d};
 	double timeout = d->sys.io_timeout_ms > 0 ? (double)d->sys.io_timeout_ms / 1000 : 0;
-	detect_slow_io(&d->det, &m->cfg->detect, d->name, disk_stall_threshold(d, &m->cfg->detect), r->op, r->latency, r->sector, r->bytes,
-		       (double)r->done_mono_usec / 1e6, timeout, on_event, &ec);
+	DetectSlowIo io = {.op = r->op, .latency = r->latency, .still = r->still, .sector = r->sector, .bytes = r->bytes,
+			   .done = (double)r->done_mono_usec / 1e6};
+	detect_slow_io(&d->det, &m->cfg->detect, d->name, disk_stall_threshold(d, &m->cfg->detect), &io, timeout,
+		       on_event, &ec);
 }
 
 static void on_probe(Disk *d, double latency, double now, void *userdata)

@@ -35,6 +35,7 @@ typedef struct DevHist {
 	uint32_t dev;
 	Hist h[TRACE_OPS];
 	bool dirty;
+	struct trace_still still;	/* as the kernel half keeps it */
 } DevHist;
 
 typedef struct Event {
@@ -348,12 +349,15 @@ static void on_pair(uint32_t dev, int op, uint64_t sector, uint32_t bytes, uint6
 	hist_add(&d->h[op], lat_ns);
 	d->dirty = true;
 	b->c.completed++;
+	struct trace_still before = d->still;
+	trace_still_done(&d->still, done_ns, b->slow_ns);
 	if (lat_ns < b->slow_ns)
 		return;
 	b->c.slow_sent++;
 	if (b->slow_fn) {
+		uint64_t still = trace_still_of(&before, done_ns, lat_ns);
 		struct trace_slow s = {.done_ns = done_ns, .lat_ns = lat_ns, .sector = sector, .dev = dev,
-				       .bytes = bytes, .op = (uint32_t)op};
+				       .bytes = bytes, .op = (uint32_t)op, .still_ns = still};
 		b->slow_fn(&s, b->slow_ud);
 	}
 }

@@ -194,7 +194,8 @@ static void on_slow(const struct trace_slow *s, void *userdata)
 	if ((double)s->lat_ns / 1e9 < t->keep) {
 		/* the detector's, not the record's: a write that waited a little */
 		SlowRecord quick = {.op = (int)s->op, .sector = s->sector, .bytes = s->bytes, .error = (int)s->error,
-				    .latency = (double)s->lat_ns / 1e9, .done_mono_usec = done_us};
+				    .latency = (double)s->lat_ns / 1e9, .still = (double)s->still_ns / 1e9,
+				    .done_mono_usec = done_us};
 		if (t->cb.slow_io)
 			t->cb.slow_io(d, &quick, t->cb.userdata);
 		return;
@@ -207,7 +208,7 @@ static void on_slow(const struct trace_slow *s, void *userdata)
 		t->slow_len++;
 	}
 	*r = (SlowRecord){.op = (int)s->op, .sector = s->sector, .bytes = s->bytes, .error = (int)s->error,
-			  .latency = (double)s->lat_ns / 1e9, .done_mono_usec = done_us,
+			  .latency = (double)s->lat_ns / 1e9, .still = (double)s->still_ns / 1e9, .done_mono_usec = done_us,
 			  .done_realtime_usec = run->now_real_usec - (run->now_mono_usec > done_us ? run->now_mono_usec - done_us : 0)};
 	snprintf(r->device, sizeof r->device, "%s", d->name);
 	t->slow_total++;

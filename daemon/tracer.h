@@ -21,6 +21,7 @@ typedef struct SlowRecord {
 	uint32_t bytes;
 	int error;
 	double latency;			/* seconds */
+	double still;			/* seconds the disk completed nothing before it (at most latency) */
 	uint64_t done_realtime_usec;
 	uint64_t done_mono_usec;
 } SlowRecord;

@@ -36,6 +36,8 @@ typedef struct EmuParams {
 	uint64_t band_bytes;		/* DM-SMR band: the unit of cleaning */
 	uint64_t clean_rate;		/* bytes/s of band rewrite */
 	uint64_t idle_us;		/* host idle this long: clean in the background */
+	uint64_t idle_clean_rate;	/* bytes/s of band rewrite in the background (0: clean_rate); a
+					 * drive that yields to the host between bands cleans slower idle */
 	double high_water;		/* serial: cache fill share above which cleaning is forced */
 	double low_water;		/* ... until the fill is back under this share */
 	uint64_t host_slice_us;		/* serial, under pressure: host time between band rewrites */
@@ -92,6 +94,7 @@ typedef struct EmuModel {
 	uint64_t slow_bytes, slow_end;	/* bytes written into the cache after the cliff; the last wait's completion */
 	uint64_t slow_wait_bytes;	/* ... of them, up to that wait */
 	uint64_t waits, wait_us;	/* band rewrites a write waited for, and their total length */
+	uint64_t waited;		/* ... in any slow phase, not only the first */
 	bool slow_over;
 	/* The last idle second or more of the host: how long, and what the
 	 * drive cleaned meanwhile (idle_seq counts them, for the glue). */
@@ -190,7 +193,6 @@ static void cache_add(EmuModel *m, uint64_t band, uint64_t bytes)
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t transfer_us(uint64_t len, uint64_t rate) { return len * 1000000 / rate; }
-static uint64_t band_time(const EmuModel *m) { return transfer_us(m->p.band_bytes, m->p.clean_rate); }
 
 /* Takes the oldest band with data off the log; false when there is none. */
 static bool pop_band(EmuModel *m)
@@ -215,7 +217,7 @@ static bool pop_band(EmuModel *m)
  * (the oldest bands, as many as that takes: a drive that consolidates frees
  * more than one band's worth a pass). A write that waits for it may hit a
  * collapse: every collapse_every-th such rewrite takes collapse_us. */
-static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_waits)
+static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_waits, uint64_t rate)
 {
 	uint64_t freed = 0, before = m->fill;
 	while (pop_band(m)) {
@@ -224,11 +226,12 @@ static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_wait
 			break;
 	}
 	update_pressure(m);
-	uint64_t took = band_time(m);
+	uint64_t took = transfer_us(m->p.band_bytes, rate);
 	if (host_waits && m->p.collapse_every && ++m->forced % m->p.collapse_every == 0) {
 		took = m->p.collapse_us;
 		m->collapses++;
 	}
+	m->waited += host_waits;
 	if (host_waits && !m->slow_over) {
 		m->waits++;
 		m->wait_us += took;
@@ -253,11 +256,12 @@ static void emu_advance(EmuModel *m, uint64_t now)
 		return;
 	while (m->fill > 0) {
 		uint64_t start = max_u64(m->head_free, m->last_host + m->p.idle_us);
-		if (under_pressure(m))
+		bool forced = under_pressure(m);
+		if (forced)
 			start = max_u64(m->head_free, m->next_forced < start ? m->next_forced : start);
 		if (start > now)	/* a tie goes to the cleaner: the host request queues */
 			return;
-		clean_one(m, start, 0, false);
+		clean_one(m, start, 0, false, forced || !m->p.idle_clean_rate ? m->p.clean_rate : m->p.idle_clean_rate);
 	}
 }
 
@@ -315,11 +319,11 @@ static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t le
 		 * each write waits for a band rewrite (the destage storm), and a
 		 * full cache admits a write only once enough has been freed. */
 		if (under_pressure(m) && add) {
-			clean_one(m, max_u64(now, m->head_free), 0, true);
+			clean_one(m, max_u64(now, m->head_free), 0, true, m->p.clean_rate);
 			waited = true;
 		}
 		while (m->fill + add > m->p.cache_bytes && m->fill > 0) {
-			clean_one(m, max_u64(now, m->head_free), 0, true);
+			clean_one(m, max_u64(now, m->head_free), 0, true, m->p.clean_rate);
 			waited = true;
 		}
 	} else if (m->fill + add > m->p.cache_bytes && m->fill > 0) {
@@ -327,7 +331,7 @@ static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t le
 		 * finds the cache full waits for a rewrite that frees room for
 		 * about 1/stall_share - 1 more. */
 		uint64_t room = (uint64_t)((double)len * (1 / m->p.stall_share - 1) * (0.75 + emu_rand(m, 501) / 1000.0));
-		clean_one(m, max_u64(now, m->head_free), max_u64(room, add), true);
+		clean_one(m, max_u64(now, m->head_free), max_u64(room, add), true, m->p.clean_rate);
 		waited = true;
 	}
 	bool was_pressed = under_pressure(m);
@@ -578,6 +582,7 @@ static int emu_model_opt(EmuParams *p, const char *a, const char *v)
 	else if (strcmp(a, "--band-mib") == 0) p->band_bytes = (uint64_t)(x * 1048576);
 	else if (strcmp(a, "--clean-mibs") == 0) p->clean_rate = (uint64_t)(x * 1048576);
 	else if (strcmp(a, "--idle-ms") == 0) p->idle_us = (uint64_t)(x * 1000);
+	else if (strcmp(a, "--idle-clean-mibs") == 0) p->idle_clean_rate = (uint64_t)(x * 1048576);
 	else if (strcmp(a, "--high-water") == 0) p->high_water = x;
 	else if (strcmp(a, "--low-water") == 0) p->low_water = x;
 	else if (strcmp(a, "--stall-share") == 0) p->stall_share = x;
@@ -848,6 +853,7 @@ static void usage(void)
 		"  --band-mib N             DM-SMR band size (4)\n"
 		"  --clean-mibs N           DM-SMR band rewrite rate, MiB/s (10)\n"
 		"  --idle-ms N              idle time before background cleaning (500)\n"
+		"  --idle-clean-mibs N      band rewrite rate in the background (--clean-mibs)\n"
 		"  --high-water F           serial: cache share that forces cleaning (0.9)\n"
 		"  --low-water F            ... until the fill is back under it (0.8)\n"
 		"  --slow serial|mixed      DM-SMR slow phase: every write waits for a band\n"

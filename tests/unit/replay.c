@@ -32,12 +32,6 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->io < 0) - (y->io < 0);	/* an issue before a completion at the same time */
 }
 
-static int cmp_done(const void *a, const void *b)
-{
-	const ReplayIo *x = a, *y = b;
-	return (x->done > y->done) - (x->done < y->done);
-}
-
 void replay_trace_free(ReplayTrace *t)
 {
 	free(t->slot);
@@ -106,17 +100,15 @@ int replay_trace_from_io(const ReplayIo *io, size_t n, ReplayTrace *ret)
 	for (size_t i = 0; i < n; i++) {
 		e[2 * i] = (Edge){io[i].submit, (int64_t)i};
 		e[2 * i + 1] = (Edge){io[i].done, -(int64_t)i - 1};
-		if (io[i].done - io[i].submit >= REPLAY_KEEP)
-			t.slow[t.n_slow++] = io[i];
 	}
 	qsort(e, 2 * n, sizeof *e, cmp_edge);
-	qsort(t.slow, t.n_slow, sizeof *t.slow, cmp_done);
 
 	Hist h[2];
 	memset(h, 0, sizeof h);
 	size_t cap = 0, k = 0;
 	unsigned inflight = 0;
 	double from = t.t0, busy = 0;	/* busy time of slot k, counted up to `from` */
+	struct trace_still still = {0};
 	int r = 0;
 	for (size_t i = 0; r >= 0 && i <= 2 * n; i++) {
 		/* close every slot that ends before the next edge (or all at the end) */
@@ -143,6 +135,14 @@ int replay_trace_from_io(const ReplayIo *io, size_t n, ReplayTrace *ret)
 		inflight--;
 		const ReplayIo *x = &io[-e[i].io - 1];
 		double lat = x->done - x->submit;
+		/* still_ns as the tracer gives it, with the daemon's slow threshold */
+		uint64_t done_ns = (uint64_t)llround((x->done - t.t0 + 1) * 1e9), lat_ns = (uint64_t)llround(lat * 1e9);
+		struct trace_still before = still;
+		trace_still_done(&still, done_ns, REPLAY_STILL_GAP_NS);
+		if (lat >= REPLAY_KEEP) {
+			t.slow[t.n_slow] = *x;
+			t.slow[t.n_slow++].still = (double)trace_still_of(&before, done_ns, lat_ns) / 1e9;
+		}
 		ReplaySlot *s = &t.slot[k];
 		s->n[x->op]++;
 		s->bytes[x->op] += x->bytes;
@@ -181,7 +181,7 @@ static void on_event(const DetectEvent *e, void *userdata)
 }
 
 /* The daemon's clock: the trace's, shifted so that no time is near zero. */
-#define CLOCK_BASE 1000.0
+#define CLOCK_BASE REPLAY_CLOCK_BASE
 
 int replay_detect(const ReplayTrace *t, const DetectParams *p, const ReplayOptions *o, DetectEmit emit,
 		  void *userdata, double *now_out, ReplayResult *ret)
@@ -229,8 +229,10 @@ int replay_detect(const ReplayTrace *t, const DetectParams *p, const ReplayOptio
 			const ReplayIo *x = &t->slow[slow];
 			double lat = x->done - x->submit;
 			if (!o->untraced && lat >= threshold)
-				detect_slow_io(&d, p, "replay", detect_stall_threshold(p, NULL), x->op, lat, 0, x->bytes,
-					       CLOCK_BASE + x->done, 0, on_event, &run);
+				detect_slow_io(&d, p, "replay", detect_stall_threshold(p, NULL),
+					       &(DetectSlowIo){.op = x->op, .latency = lat, .still = x->still,
+							       .bytes = x->bytes, .done = CLOCK_BASE + x->done},
+					       0, on_event, &run);
 		}
 		Hist sums[2];
 		for (int op = 0; op < 2; op++) {
@@ -288,8 +290,8 @@ int replay_trace_write(const ReplayTrace *t, FILE *f)
 	}
 	for (size_t i = 0; i < t->n_slow; i++) {
 		const ReplayIo *x = &t->slow[i];
-		fprintf(f, "I %.0f %.0f %c %u\n", (x->submit - t->t0) * 1e6, (x->done - x->submit) * 1e6, OPS[x->op],
-			x->bytes / 512);
+		fprintf(f, "I %.0f %.0f %c %u %.0f\n", (x->submit - t->t0) * 1e6, (x->done - x->submit) * 1e6, OPS[x->op],
+			x->bytes / 512, x->still * 1e6);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -346,6 +348,38 @@ static int parse_op(ReplayTrace *t, size_t *cap, ReplaySlot *x, char *tok)
 	return 0;
 }
 
+/* A trace recorded before the tracer gave still_ns: the longest run of
+ * slots without a completion in the slow I/O's flight, and the time since
+ * the last completion before its own slot (a slot's completions are known
+ * only to REPLAY_SLOT) or the last kept I/O's. Short, never long: a wait
+ * is never made up. */
+static void guess_still(ReplayTrace *t)
+{
+	for (size_t i = 0; i < t->n_slow; i++) {
+		ReplayIo *x = &t->slow[i];
+		if (!isnan(x->still))
+			continue;
+		/* kept I/Os are in completion order */
+		double lat = x->done - x->submit, prev = i > 0 ? t->slow[i - 1].done : -INFINITY;
+		size_t k = slot_of(t, x->done), first = slot_of(t, x->submit);
+		for (size_t j = k; j-- > first && prev < t->t0 + (double)(j + 1) * REPLAY_SLOT;)
+			for (int op = 0; op < TRACE_OPS; op++)
+				if (j < t->n_slots && t->slot[j].n[op])
+					prev = fmax(prev, t->t0 + (double)(j + 1) * REPLAY_SLOT);
+		double gap = 0, run_from = x->submit;
+		for (size_t j = first; j < k && j < t->n_slots; j++) {
+			bool any = false;
+			for (int op = 0; op < TRACE_OPS; op++)
+				any |= t->slot[j].n[op] > 0;
+			if (any) {
+				gap = fmax(gap, t->t0 + (double)j * REPLAY_SLOT - run_from);
+				run_from = t->t0 + (double)(j + 1) * REPLAY_SLOT;
+			}
+		}
+		x->still = fmin(lat, fmax(fmax(x->done - prev, gap), 0));
+	}
+}
+
 static int parse_slots(char *text, ReplayTrace *ret)
 {
 	ReplayTrace t = {0};
@@ -355,10 +389,11 @@ static int parse_slots(char *text, ReplayTrace *ret)
 		if (l[0] == '#')
 			continue;
 		if (l[0] == 'I') {
-			double at, lat;
+			double at, lat, still = NAN;
 			char op;
 			unsigned sectors;
-			if (sscanf(l, "I %lf %lf %c %u", &at, &lat, &op, &sectors) != 4 || op_of(op) < 0) {
+			int got = sscanf(l, "I %lf %lf %c %u %lf", &at, &lat, &op, &sectors, &still);
+			if (got < 4 || op_of(op) < 0) {
 				r = -EBADMSG;
 				break;
 			}
@@ -372,6 +407,7 @@ static int parse_slots(char *text, ReplayTrace *ret)
 				t.slow = more;
 			}
 			t.slow[t.n_slow++] = (ReplayIo){.submit = at / 1e6, .done = (at + lat) / 1e6,
+							.still = got == 5 ? still / 1e6 : NAN,
 							.bytes = sectors * 512, .op = (uint8_t)op_of(op)};
 			continue;
 		}
@@ -407,6 +443,7 @@ static int parse_slots(char *text, ReplayTrace *ret)
 		replay_trace_free(&t);
 		return r;
 	}
+	guess_still(&t);
 	*ret = t;
 	return 0;
 }

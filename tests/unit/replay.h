@@ -27,9 +27,14 @@
 
 #define REPLAY_SLOT 0.05
 #define REPLAY_KEEP 0.05
+/* The stand-stills the tracer keeps for still_ns: the daemon's default slow-io. */
+#define REPLAY_STILL_GAP_NS 100000000ULL
+/* The detector's clock is the trace's plus this (an after hook sees it). */
+#define REPLAY_CLOCK_BASE 1000.0
 
 typedef struct ReplayIo {
 	double submit, done;	/* seconds */
+	double still;		/* kept ones: the tracer's still_ns, in seconds */
 	uint32_t bytes;
 	uint8_t op;		/* TRACE_READ, TRACE_WRITE, TRACE_DISCARD, TRACE_FLUSH */
 } ReplayIo;

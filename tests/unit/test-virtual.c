@@ -63,6 +63,8 @@ typedef struct Sim {
 	uint64_t rec_t0;
 	uint64_t cliff_us;	/* the model's cliff; 0 none */
 	double absorbed;	/* bytes the media cache had taken by then */
+	uint64_t wait_at;	/* the first write since wait_at was last zeroed that waited for a rewrite */
+	uint64_t wait_done;	/* ... and its completion */
 	bool failed;		/* out of memory */
 } Sim;
 
@@ -206,7 +208,12 @@ static void record(Sim *s, uint64_t submit, uint64_t done, uint64_t bytes, EmuOp
 /* One request into the model; notes the cliff when the model first says so. */
 static uint64_t submit(Sim *s, uint64_t now, EmuOp op, uint64_t off, uint64_t len)
 {
+	uint64_t waited = s->m.waited;
 	uint64_t done = emu_submit(&s->m, now, op, off, len);
+	if (s->m.waited > waited && !s->wait_at) {
+		s->wait_at = now;
+		s->wait_done = done;
+	}
 	if (!s->cliff_us && s->m.cliff_at) {
 		s->cliff_us = s->m.cliff_at;
 		s->absorbed = (double)(s->m.fill + s->m.bytes_cleaned);
@@ -367,7 +374,9 @@ static void debug_interval(const DetectSample *x, const DiskDetect *d, void *use
 		isfinite(x->write_max) ? x->write_max : 0, d->fast.iops, d->storm.active);
 }
 
-static int replay(const ReplayIo *io, size_t n, double phase, const char *name, ReplayResult *res)
+static int replay_with(const ReplayIo *io, size_t n, double phase, DetectEmit emit,
+		       void (*after)(const DetectSample *, const DiskDetect *, void *), void *userdata, double *now_out,
+		       ReplayResult *res)
 {
 	ReplayTrace tr;
 	int r = replay_trace_from_io(io, n, &tr);
@@ -375,12 +384,17 @@ static int replay(const ReplayIo *io, size_t n, double phase, const char *name, 
 		return r;
 	DetectParams p;
 	detect_params_init(&p);
-	/* VIRTUAL_DEBUG=1: what the detector was given and made of it, per interval */
-	ReplayOptions o = {.phase = phase, .reclassify = true, .tail = 6,
-			   .after = getenv("VIRTUAL_DEBUG") ? debug_interval : NULL};
-	r = replay_detect(&tr, &p, &o, NULL, (void *)name, NULL, res);
+	ReplayOptions o = {.phase = phase, .reclassify = true, .tail = 6, .after = after};
+	r = replay_detect(&tr, &p, &o, emit, userdata, now_out, res);
 	replay_trace_free(&tr);
 	return r;
+}
+
+static int replay(const ReplayIo *io, size_t n, double phase, const char *name, ReplayResult *res)
+{
+	/* VIRTUAL_DEBUG=1: what the detector was given and made of it, per interval */
+	return replay_with(io, n, phase, NULL, getenv("VIRTUAL_DEBUG") ? debug_interval : NULL, (void *)name, NULL,
+			   res);
 }
 
 /* The first smrd, watching from before the writes, at four sampling
@@ -599,7 +613,271 @@ static void run_case(const Case *c, Tally *t)
 	sim_done(&s);
 }
 
-static int run_file(const char *path, Tally *t)
+/* ------------------------------------------------------------------ bursts
+ * Every storm, not only the first: a DM-SMR disk written in bursts of
+ * random writes with rests between (a resilver, a restore or a backup that
+ * pauses and resumes). The first burst runs past the cliff; each later one
+ * meets a cache that the rest left full, partly cleaned or clean, as the
+ * drive's idle cleaning goes (the primer: "after a few minutes of rest the
+ * cache is cleaned and the pattern repeats"). Each burst whose writes wait
+ * is a storm within STORM_DELAY_MAX of its first wait, or the storm before
+ * it still going on (a rest under storm-end); its storm-start gives the
+ * slow phase's own rate and latency. The look-alikes, under the same
+ * bursts, never storm. */
+#define BURST_SECONDS 25.0
+#define BURST_FIRST_AFTER_CLIFF 10.0
+#define BURST_LOOKALIKE_FIRST 40.0
+#define BURST_FIGURE_TOLERANCE 0.2	/* the storm-start's, over its first slow seconds */
+#define BURST_END_TOLERANCE 0.2		/* the storm-end's, over the whole slow phase */
+#define BURST_MAX_SAMPLES 4096
+static const double burst_rests[] = {3, 30, 300};
+#define N_BURSTS (1 + sizeof burst_rests / sizeof burst_rests[0])
+
+typedef enum CacheState { CACHE_FULL, CACHE_PARTLY, CACHE_CLEAN, _CACHE_STATES } CacheState;
+static const char *const cache_state_name[_CACHE_STATES] = {"full", "partly", "clean"};
+
+typedef struct Burst {
+	double start, end;		/* its first submission, its last completion */
+	double first_wait;		/* its first write that waited for a band rewrite; NaN none */
+	double first_wait_done;		/* ... completed: a wait is seen when it ends */
+	double iops, lat;		/* from that write on: writes completed a second, and their mean latency */
+} Burst;
+
+/* What one replay made of the bursts: the detector after each interval. */
+typedef struct Timeline {
+	unsigned n;
+	double now[BURST_MAX_SAMPLES];
+	bool active[BURST_MAX_SAMPLES];
+	uint64_t count[BURST_MAX_SAMPLES];
+	float iops[BURST_MAX_SAMPLES], lat[BURST_MAX_SAMPLES];	/* the storm's figures as it began */
+	float slow_seconds[BURST_MAX_SAMPLES];	/* ... over these */
+} Timeline;
+
+static void timeline_after(const DetectSample *x, const DiskDetect *d, void *userdata)
+{
+	Timeline *t = userdata;
+	if (getenv("VIRTUAL_DEBUG"))
+		debug_interval(x, d, (void *)"burst");
+	if (t->n >= BURST_MAX_SAMPLES)
+		return;
+	t->now[t->n] = x->now - REPLAY_CLOCK_BASE;
+	t->active[t->n] = d->storm.active;
+	t->count[t->n] = d->storm.count;
+	t->iops[t->n] = (float)d->storm.iops;
+	t->lat[t->n] = (float)d->storm.latency;
+	t->slow_seconds[t->n] = (float)d->storm.slow_seconds;
+	t->n++;
+}
+
+typedef struct BurstStop {
+	double after_cliff;
+} BurstStop;
+
+static bool stop_after_cliff(Sim *s, double elapsed, uint64_t bytes, void *userdata)
+{
+	(void)elapsed, (void)bytes;
+	const BurstStop *b = userdata;
+	return s->cliff_us && s->host_free > s->cliff_us + (uint64_t)(b->after_cliff * 1e6);
+}
+
+/* The model's truth for a burst as a host sees it: the writes completed
+ * from its first wait on to end, a second, and their mean latency. */
+static void burst_truth(const Sim *s, Burst *b)
+{
+	double n = 0, lat = 0, from = b->first_wait;
+	for (size_t i = 0; i < s->n_io; i++) {
+		const ReplayIo *x = &s->io[i];
+		if (x->op != TRACE_WRITE || x->done < from || x->done > b->end)
+			continue;
+		n++;
+		lat += x->done - x->submit;
+	}
+	b->iops = b->end > from ? n / (b->end - from) : NAN;
+	b->lat = n > 0 ? lat / n : NAN;
+}
+
+/* The case's model with the drive's idle cleaning set for the state the
+ * rests leave its cache in: none within the longest rest, a third of the
+ * cache in the 30 s rest, or at the band rewrite rate. */
+static void burst_model(const Case *c, CacheState st, Case *ret)
+{
+	*ret = *c;
+	if (!c->smr)
+		return;
+	if (st == CACHE_FULL)
+		ret->p.idle_us = 1000ULL * 1000000;
+	else if (st == CACHE_PARTLY)
+		ret->p.idle_clean_rate = c->p.cache_bytes / 90;
+}
+
+static void run_bursts(Sim *s, Burst *b)
+{
+	const Case *c = s->c;
+	uint64_t t = START_US;
+	for (unsigned i = 0; i < N_BURSTS && !s->failed; i++) {
+		BurstStop stop = {.after_cliff = BURST_FIRST_AFTER_CLIFF};
+		Load l = {.qd = c->qd, .bs = c->bs, .span = c->p.size, .op = EMU_WRITE};
+		if (i == 0 && c->smr) {
+			l.stop = stop_after_cliff, l.userdata = &stop;
+			l.end_us = t + (uint64_t)(NO_CLIFF_GIVE_UP * 1e6);
+		} else {
+			l.end_us = t + (uint64_t)((i == 0 ? BURST_LOOKALIKE_FIRST : BURST_SECONDS) * 1e6);
+		}
+		s->wait_at = 0;
+		b[i] = (Burst){.start = t / 1e6, .first_wait = NAN};
+		uint64_t end = run_load(s, &l, t);
+		b[i].end = end / 1e6;
+		if (s->wait_at) {
+			b[i].first_wait = s->wait_at / 1e6;
+			b[i].first_wait_done = s->wait_done / 1e6;
+		}
+		if (isfinite(b[i].first_wait))
+			burst_truth(s, &b[i]);
+		if (i + 1 < N_BURSTS)
+			t = end + (uint64_t)(burst_rests[i] * 1e6);
+	}
+}
+
+static unsigned tl_at(const Timeline *tl, double t)	/* the first interval ending at or after t */
+{
+	unsigned i = 0;
+	while (i < tl->n && tl->now[i] < t)
+		i++;
+	return i;
+}
+
+typedef struct BurstTally {
+	unsigned bursts, waited, flagged, ongoing, unjudged, missed, look_bursts, look_storms;
+	unsigned steady;
+	double delay_max, fig_err_max, end_err_max;
+} BurstTally;
+
+static void check_bursts(const Sim *s, const Burst *b, CacheState st, BurstTally *t)
+{
+	const Case *c = s->c;
+	if (getenv("VIRTUAL_DEBUG"))
+		for (size_t i = 0; i < s->n_io; i++)
+			if (s->io[i].done - s->io[i].submit >= 0.1)
+				fprintf(stderr, "slow io op %u at %.3f took %.3f s\n", s->io[i].op, s->io[i].submit,
+					s->io[i].done - s->io[i].submit);
+	for (int k = 0; k < 4; k++) {
+		Timeline *tl = calloc(1, sizeof *tl);
+		ReplayResult res;
+		if (!tl) {
+			EXPECT(c, false, "out of memory");
+			return;
+		}
+		int r = replay_with(s->io, s->n_io, k * 0.25, NULL, timeline_after, tl, NULL, &res);
+		EXPECT(c, r == 0, "replay: %s", strerror(-r));
+		if (r < 0 || !c->smr) {
+			if (r == 0) {
+				t->look_bursts += N_BURSTS;
+				t->look_storms += res.events[EVENT_STORM_START];
+				EXPECT(c, res.events[EVENT_STORM_START] == 0 && res.max_score <= GC_LOOKALIKE_MAX &&
+					   !res.cache_known && res.forecasts == 0,
+				       "bursts (%s): %u storm(s), GC %.2f, cache %s, %u forecast(s) on a look-alike at +%.2f",
+				       cache_state_name[st], res.events[EVENT_STORM_START], res.max_score,
+				       res.cache_known ? "learnt" : "none", res.forecasts, k * 0.25);
+			}
+			free(tl);
+			continue;
+		}
+		for (unsigned i = 1; i < N_BURSTS; i++) {
+			t->bursts++;
+			if (!isfinite(b[i].first_wait))
+				continue;
+			t->waited++;
+			/* a burst whose cache lasted almost to its end has no time left to be judged in */
+			if (b[i].end - fmax(b[i].first_wait + STORM_DELAY_MAX, b[i].first_wait_done + 1) < 1) {
+				t->unjudged++;
+				continue;
+			}
+			unsigned j = tl_at(tl, b[i].first_wait);
+			uint64_t before = j > 0 ? tl->count[j - 1] : 0;
+			if (j > 0 && tl->active[j - 1] && j < tl->n && tl->active[j] && tl->count[j] == before) {
+				t->ongoing++;	/* the storm before it, still under way */
+				continue;
+			}
+			unsigned f = j;
+			while (f < tl->n && tl->count[f] == before)
+				f++;
+			/* within STORM_DELAY_MAX of the first wait, or a second after it ended if it
+			 * lasted longer: the tracer sees a write when it completes */
+			double delay = f < tl->n ? tl->now[f] - b[i].first_wait : INFINITY;
+			bool ok = delay <= fmax(STORM_DELAY_MAX, b[i].first_wait_done - b[i].first_wait + 1);
+			ok ? t->flagged++ : t->missed++;
+			EXPECT(c, ok, "bursts (%s): burst %u after a %.0f s rest, first wait at %.1f s: storm %s at +%.2f",
+			       cache_state_name[st], i, burst_rests[i - 1], b[i].first_wait - b[i].start,
+			       isfinite(delay) ? "late" : "never flagged", k * 0.25);
+			if (!ok)
+				continue;
+			t->delay_max = fmax(t->delay_max, delay);
+			/* The figures, where the model's are unambiguous: a serial slow
+			 * phase at QD1 from the burst's first write (the cache full),
+			 * where every write waits alike. Elsewhere the first slow
+			 * seconds are a ramp (QD > 1) or a mixture, and are printed. */
+			Burst truth = {.first_wait = b[i].first_wait, .end = tl->now[f]};
+			burst_truth(s, &truth);
+			bool steady = streq(c->shape, "serial") && c->qd == 1 && b[i].first_wait - b[i].start < 0.5;
+			double grain = 1.5 / fmax(truth.end - truth.first_wait, 1);	/* a write or so */
+			double ei = fmax(fabs(tl->iops[f] - truth.iops) - grain, 0) / truth.iops, el = tl->lat[f] / truth.lat - 1;
+			if (steady) {
+				t->steady++;
+				t->fig_err_max = fmax(t->fig_err_max, fmax(fabs(ei), fabs(el)));
+				EXPECT(c, fabs(ei) <= BURST_FIGURE_TOLERANCE && fabs(el) <= BURST_FIGURE_TOLERANCE,
+				       "bursts (%s): burst %u's storm-start says %.2f/s at %.0f ms, the model %.2f/s at %.0f ms "
+				       "at +%.2f", cache_state_name[st], i, tl->iops[f], tl->lat[f] * 1e3, truth.iops,
+				       truth.lat * 1e3, k * 0.25);
+			}
+			/* the storm-end, if it ended within the rest that followed: the whole slow phase's */
+			unsigned e = f;
+			while (e < tl->n && tl->active[e] && tl->count[e] == tl->count[f])
+				e++;
+			bool ended = e < tl->n && !tl->active[e] && (i + 1 == N_BURSTS || tl->now[e] < b[i + 1].start);
+			if (ended && steady) {
+				double ee = tl->iops[e] / b[i].iops - 1, le = tl->lat[e] / b[i].lat - 1;
+				t->end_err_max = fmax(t->end_err_max, fmax(fabs(ee), fabs(le)));
+				EXPECT(c, fabs(ee) <= BURST_END_TOLERANCE && fabs(le) <= BURST_END_TOLERANCE,
+				       "bursts (%s): burst %u's storm-end says %.2f/s at %.0f ms, the model %.2f/s at %.0f ms "
+				       "at +%.2f", cache_state_name[st], i, tl->iops[e], tl->lat[e] * 1e3, b[i].iops,
+				       b[i].lat * 1e3, k * 0.25);
+			}
+			if (getenv("VIRTUAL_DEBUG"))
+				fprintf(stderr, "%s/%s %s burst %u: delay %.1f s, says %.2f/s at %.0f ms, model %.2f/s at %.0f ms\n",
+					c->seed, c->name, cache_state_name[st], i, delay, tl->iops[f], tl->lat[f] * 1e3, truth.iops,
+					truth.lat * 1e3);
+		}
+		free(tl);
+	}
+}
+
+static void run_bursts_case(const Case *c0, BurstTally *t)
+{
+	for (int st = 0; st < (c0->smr ? _CACHE_STATES : 1); st++) {
+		Case c;
+		Sim s;
+		Burst b[N_BURSTS];
+		burst_model(c0, (CacheState)st, &c);
+		if (sim_init(&s, &c, c.fio_seed) < 0) {
+			EXPECT(c0, false, "the model's options are bad");
+			return;
+		}
+		run_bursts(&s, b);
+		EXPECT(c0, !s.failed, "out of memory");
+		if (c.smr)
+			EXPECT(c0, s.cliff_us, "bursts: the emulated disk never reached its cliff");
+		if (!s.failed && (!c.smr || s.cliff_us))
+			check_bursts(&s, b, (CacheState)st, t);
+		printf("%-10s %-12s %-6s", c.seed, c.name, c.smr ? cache_state_name[st] : "-");
+		for (unsigned i = 1; i < N_BURSTS; i++)
+			printf("  rest %3.0f s: wait %5.1f s", burst_rests[i - 1],
+			       isfinite(b[i].first_wait) ? b[i].first_wait - b[i].start : NAN);
+		printf("\n");
+		sim_done(&s);
+	}
+}
+
+static int run_file(const char *path, Tally *t, BurstTally *bt)
 {
 	_cleanup_free_ char *text = NULL;
 	int r = read_file_at(AT_FDCWD, path, 16 << 20, &text, NULL);
@@ -619,7 +897,10 @@ static int run_file(const char *path, Tally *t)
 			t->skipped++;
 			continue;
 		}
-		run_case(&c, t);
+		if (!bt)
+			run_case(&c, t);
+		else if (!streq(c.shape, "seqsmall") && !streq(c.shape, "idle"))	/* their own timelines */
+			run_bursts_case(&c, bt);
 	}
 	return 0;
 }
@@ -627,14 +908,28 @@ static int run_file(const char *path, Tally *t)
 int main(int argc, char **argv)
 {
 	Tally t = {0};
+	BurstTally bt = {0};
+	bool bursts = argc > 2 && streq(argv[1], "--bursts");
 	if (argc < 2) {
-		fprintf(stderr, "usage: test-virtual CASES (corpus.py draw --format lines)\n");
+		fprintf(stderr, "usage: test-virtual [--bursts] CASES (corpus.py draw --format lines)\n");
 		return 1;
 	}
-	int r = run_file(argv[1], &t);
+	const char *path = argv[bursts ? 2 : 1];
+	int r = run_file(path, &t, bursts ? &bt : NULL);
 	if (r < 0)
-		fprintf(stderr, "%s: %s\n", argv[1], strerror(-r));
+		fprintf(stderr, "%s: %s\n", path, strerror(-r));
 	CHECK_INT(r, 0);
+	if (bursts) {
+		CHECK(bt.bursts > 0);
+		printf("bursts after a rest (4 sampling offsets): %u on DM-SMR disks, %u with waits: %u flagged (at most "
+		       "%.1f s after the first wait was sent), %u the storm before going on, %u missed, %u with too little time left "
+		       "to judge; %u on a steady serial phase at QD1: storm-start figures "
+		       "within %.0f%% of the model's, storm-end's within %.0f%%; look-alikes: %u storm(s) in %u bursts\n",
+		       bt.bursts, bt.waited,
+		       bt.flagged, bt.delay_max, bt.ongoing, bt.missed, bt.unjudged, bt.steady, bt.fig_err_max * 100,
+		       bt.end_err_max * 100, bt.look_storms, bt.look_bursts);
+		return test_done("virtual-bursts");
+	}
 	CHECK(t.cases > 0);
 	printf("%u cases (%u 'fs' left to 55-corpus); daemon storm: SMR shapes %u flagged, %u missed; "
 	       "look-alikes %u flagged, %u clear\n", t.cases, t.skipped, t.smr_flagged, t.smr_missed, t.look_flagged,
