@@ -172,6 +172,13 @@ static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample
 		f->wait_span = f->wait / f->queue;
 		f->wait = fmin(f->wait_span, dt);
 		f->waiting = f->stalls > 0;
+		/* Stuck: the queue waited all of it, for what only its end will
+		 * say. Its time counts as waiting until then (a flush that ends
+		 * the run takes it back, shadow_add), so that a write waiting 8 s
+		 * for a collapse after a short wait confirms a storm while it
+		 * waits, not after; a storm still needs a write seen waiting. */
+		if (f->stuck)
+			f->wait = dt;
 		return;
 	}
 	d->waits.n = 0;
@@ -473,11 +480,20 @@ static void window_sums(const DiskDetect *d, const DetectParams *p, double now, 
 {
 	*w = (WindowSums){.start = now, .all_start = now, .all_busy = true, .first_wait = INFINITY};
 	const DetectInterval *hist = detect_ring(d);
-	bool next_slow = false, fell = false, all_fell = false;
+	bool next_slow = false, fell = false, all_fell = false, stuck_since = true;
 	for (unsigned i = 0; i < d->ring.len; i++) {
 		const DetectInterval *h = &hist[(d->ring.head + d->ring.cap - 1 - i) % d->ring.cap];
-		if (now - h->t >= storm_window(p))
+		if (now - h->t >= storm_window(p)) {
+			/* a window stuck all along, right after a write seen
+			 * waiting: the wait goes on (a collapse after a short wait) */
+			if (stuck_since && i > 0 && h->waiting) {
+				w->waited = true;
+				w->first_wait = fmin(w->first_wait, h->first_wait);
+				w->writes += h->writes;	/* the writes seen waiting */
+			}
 			break;
+		}
+		stuck_since &= h->stuck;
 		w->all_dt += h->dt;
 		w->all_writes += h->writes;
 		w->all_wtime += h->write_time;
@@ -528,7 +544,11 @@ static void recognise_cliff(DiskDetect *d, const DetectParams *p, const DetectSa
 	 * that fell without a wait and stays down (an SSD past its SLC cache)
 	 * and only later shows a long write (a large one, a new workload) is
 	 * not a cache that just filled. */
-	if (!w.waited || (d->fast.fell_at > 0 && s->now - d->fast.fell_at > p->storm_onset))
+	/* ... by when the first write that waited was sent (traced), not
+	 * when its wait ended: a burst whose first write waits 10 s for the
+	 * rewrite under way is seen waiting only then */
+	double waited_from = isfinite(w.first_wait) ? w.first_wait : s->now;
+	if (!w.waited || (d->fast.fell_at > 0 && waited_from - d->fast.fell_at > p->storm_onset))
 		return;
 	if (w.sum + 1e-6 < p->storm_confirm || w.writes <= 0 || w.wait < p->wait_share * w.sum) {
 		if (w.all_dt + 1e-6 < storm_window(p) || !w.all_busy || w.all_writes <= 0 ||

@@ -36,8 +36,8 @@ typedef struct EmuParams {
 	uint64_t band_bytes;		/* DM-SMR band: the unit of cleaning */
 	uint64_t clean_rate;		/* bytes/s of band rewrite */
 	uint64_t idle_us;		/* host idle this long: clean in the background */
-	uint64_t idle_clean_rate;	/* bytes/s of band rewrite in the background (0: clean_rate); a
-					 * drive that yields to the host between bands cleans slower idle */
+	uint64_t idle_clean_rate;	/* bytes/s of bands rewritten in the background, on average (0:
+					 * clean_rate): a drive that pauses between bands cleans slower idle */
 	double high_water;		/* serial: cache fill share above which cleaning is forced */
 	double low_water;		/* ... until the fill is back under this share */
 	uint64_t host_slice_us;		/* serial, under pressure: host time between band rewrites */
@@ -66,6 +66,7 @@ typedef struct EmuModel {
 	uint64_t chan_free;		/* when the media-cache (DM-SMR) or NAND (slc) channel is next free */
 	uint64_t last_host;		/* end of the last host I/O */
 	uint64_t next_forced;		/* earliest next forced clean (host slice) */
+	uint64_t idle_next;		/* earliest next background clean (idle_clean_rate's pause) */
 	uint64_t last_write_end;	/* byte offset: detects sequential streams */
 	bool wrote;
 	uint64_t fill;			/* bytes in the media cache */
@@ -217,7 +218,7 @@ static bool pop_band(EmuModel *m)
  * (the oldest bands, as many as that takes: a drive that consolidates frees
  * more than one band's worth a pass). A write that waits for it may hit a
  * collapse: every collapse_every-th such rewrite takes collapse_us. */
-static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_waits, uint64_t rate)
+static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_waits)
 {
 	uint64_t freed = 0, before = m->fill;
 	while (pop_band(m)) {
@@ -226,7 +227,7 @@ static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_wait
 			break;
 	}
 	update_pressure(m);
-	uint64_t took = transfer_us(m->p.band_bytes, rate);
+	uint64_t took = transfer_us(m->p.band_bytes, m->p.clean_rate);
 	if (host_waits && m->p.collapse_every && ++m->forced % m->p.collapse_every == 0) {
 		took = m->p.collapse_us;
 		m->collapses++;
@@ -255,13 +256,19 @@ static void emu_advance(EmuModel *m, uint64_t now)
 	if (m->p.kind != EMU_DMSMR)
 		return;
 	while (m->fill > 0) {
-		uint64_t start = max_u64(m->head_free, m->last_host + m->p.idle_us);
+		uint64_t start = max_u64(max_u64(m->head_free, m->idle_next), m->last_host + m->p.idle_us);
 		bool forced = under_pressure(m);
 		if (forced)
 			start = max_u64(m->head_free, m->next_forced < start ? m->next_forced : start);
 		if (start > now)	/* a tie goes to the cleaner: the host request queues */
 			return;
-		clean_one(m, start, 0, false, forced || !m->p.idle_clean_rate ? m->p.clean_rate : m->p.idle_clean_rate);
+		clean_one(m, start, 0, false);
+		/* slower in the background: a pause after each band, in which
+		 * the host finds the head free (not a slower rewrite) */
+		uint64_t r = m->p.idle_clean_rate;
+		if (!forced && r && r < m->p.clean_rate)
+			m->idle_next = m->head_free + transfer_us(m->p.band_bytes, r) -
+				       transfer_us(m->p.band_bytes, m->p.clean_rate);
 	}
 }
 
@@ -319,11 +326,11 @@ static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t le
 		 * each write waits for a band rewrite (the destage storm), and a
 		 * full cache admits a write only once enough has been freed. */
 		if (under_pressure(m) && add) {
-			clean_one(m, max_u64(now, m->head_free), 0, true, m->p.clean_rate);
+			clean_one(m, max_u64(now, m->head_free), 0, true);
 			waited = true;
 		}
 		while (m->fill + add > m->p.cache_bytes && m->fill > 0) {
-			clean_one(m, max_u64(now, m->head_free), 0, true, m->p.clean_rate);
+			clean_one(m, max_u64(now, m->head_free), 0, true);
 			waited = true;
 		}
 	} else if (m->fill + add > m->p.cache_bytes && m->fill > 0) {
@@ -331,7 +338,7 @@ static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t le
 		 * finds the cache full waits for a rewrite that frees room for
 		 * about 1/stall_share - 1 more. */
 		uint64_t room = (uint64_t)((double)len * (1 / m->p.stall_share - 1) * (0.75 + emu_rand(m, 501) / 1000.0));
-		clean_one(m, max_u64(now, m->head_free), max_u64(room, add), true, m->p.clean_rate);
+		clean_one(m, max_u64(now, m->head_free), max_u64(room, add), true);
 		waited = true;
 	}
 	bool was_pressed = under_pressure(m);
@@ -853,7 +860,7 @@ static void usage(void)
 		"  --band-mib N             DM-SMR band size (4)\n"
 		"  --clean-mibs N           DM-SMR band rewrite rate, MiB/s (10)\n"
 		"  --idle-ms N              idle time before background cleaning (500)\n"
-		"  --idle-clean-mibs N      band rewrite rate in the background (--clean-mibs)\n"
+		"  --idle-clean-mibs N      background cleaning, MiB/s of bands on average (--clean-mibs)\n"
 		"  --high-water F           serial: cache share that forces cleaning (0.9)\n"
 		"  --low-water F            ... until the fill is back under it (0.8)\n"
 		"  --slow serial|mixed      DM-SMR slow phase: every write waits for a band\n"

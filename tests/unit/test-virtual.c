@@ -641,6 +641,7 @@ typedef struct Burst {
 	double first_wait;		/* its first write that waited for a band rewrite; NaN none */
 	double first_wait_done;		/* ... completed: a wait is seen when it ends */
 	double iops, lat;		/* from that write on: writes completed a second, and their mean latency */
+	double waited;			/* ... and the share of them that took 100 ms or more */
 } Burst;
 
 /* What one replay made of the bursts: the detector after each interval. */
@@ -684,14 +685,16 @@ static bool stop_after_cliff(Sim *s, double elapsed, uint64_t bytes, void *userd
  * from its first wait on to end, a second, and their mean latency. */
 static void burst_truth(const Sim *s, Burst *b)
 {
-	double n = 0, lat = 0, from = b->first_wait;
+	double n = 0, lat = 0, waited = 0, from = b->first_wait;
 	for (size_t i = 0; i < s->n_io; i++) {
 		const ReplayIo *x = &s->io[i];
 		if (x->op != TRACE_WRITE || x->done < from || x->done > b->end)
 			continue;
 		n++;
 		lat += x->done - x->submit;
+		waited += x->done - x->submit >= 0.1;
 	}
+	b->waited = n > 0 ? waited / n : 0;
 	b->iops = b->end > from ? n / (b->end - from) : NAN;
 	b->lat = n > 0 ? lat / n : NAN;
 }
@@ -813,12 +816,13 @@ static void check_bursts(const Sim *s, const Burst *b, CacheState st, BurstTally
 				continue;
 			t->delay_max = fmax(t->delay_max, delay);
 			/* The figures, where the model's are unambiguous: a serial slow
-			 * phase at QD1 from the burst's first write (the cache full),
-			 * where every write waits alike. Elsewhere the first slow
+			 * phase at QD1 from the burst's first write (the cache full) to
+			 * its end, where every write waits alike (nine in ten or more). Elsewhere the first slow
 			 * seconds are a ramp (QD > 1) or a mixture, and are printed. */
 			Burst truth = {.first_wait = b[i].first_wait, .end = tl->now[f]};
 			burst_truth(s, &truth);
-			bool steady = streq(c->shape, "serial") && c->qd == 1 && b[i].first_wait - b[i].start < 0.5;
+			bool steady = streq(c->shape, "serial") && c->qd == 1 && b[i].first_wait - b[i].start < 0.5 &&
+				      b[i].waited >= 0.9;
 			double grain = 1.5 / fmax(truth.end - truth.first_wait, 1);	/* a write or so */
 			double ei = fmax(fabs(tl->iops[f] - truth.iops) - grain, 0) / truth.iops, el = tl->lat[f] / truth.lat - 1;
 			if (steady) {
