@@ -586,11 +586,12 @@ static double storm_check(DiskDetect *d, const DetectParams *p, const DetectSamp
 	d->ring.prev_in_flight = s->in_flight;
 	fast_phase(d, p, s, &f);
 	bool fast_known = d->storm.active ? d->storm.kind == STORM_CLIFF : fast_remembered(d, p, s->now);
-	/* A rest (no write completed, none in flight) ends a burst: what the
-	 * next one does first is its own onset. A burst that meets a cache
-	 * still full from the last storm is slow from its first write, with
-	 * no fast phase in it to fall from (docs/detection.md, "Every storm"). */
-	if (!d->storm.active && s->writes <= 0 && s->in_flight == 0)
+	/* A rest (no write completed, and the queue not stuck: reads may go
+	 * on) ends a burst: what the next one does first is its own onset. A
+	 * burst that meets a cache still full from the last storm is slow
+	 * from its first write, with no fast phase in it to fall from
+	 * (docs/detection.md, "Every storm"). */
+	if (!d->storm.active && s->writes <= 0 && !f.stuck)
 		d->fast.fell_at = 0;
 	double part;
 	bool slow = interval_slow(d, p, s, dt, &f, fast_known, &part);
