@@ -1050,6 +1050,47 @@ static void test_storm_after_rest(void)
 	}
 }
 
+/* A forecast comes before the stall or not at all (issue 40): a cache
+ * filled in seconds has none and no warning; one filled in minutes is
+ * warned once, counts down, and has none once full, never past 100%. */
+static void test_forecast_before_stall(void)
+{
+	DetectParams p;
+	detect_params_init(&p);
+	for (int slow = 0; slow < 2; slow++) {
+		DiskDetect d;
+		Rec r = {0};
+		detect_init(&d);
+		detect_seed_cache(&d, 64.0 * 1048576);
+		d.cache.sure = true;	/* as after a storm's end or a long idle */
+		d.cache.from_start = false;
+		double writes = slow ? 40 : 2000, first = NAN, last = NAN;
+		unsigned finite_after_full = 0;
+		for (double now = 1000; now < 1200; now++) {
+			run(&d, &p, &r, wsec(now, writes, 0.0003, 0.5), true);
+			if (isfinite(d.forecast) && isnan(first))
+				first = d.forecast;
+			if (isfinite(d.forecast))
+				last = d.forecast;
+			finite_after_full += d.cache.fill >= 64.0 * 1048576 && isfinite(d.forecast);
+		}
+		unsigned warned = count_kind(&r, EVENT_STALL_IMMINENT);
+		printf("  a 64 MiB cache at %.0f KiB/s: first forecast %.0f s, last %.0f s, %u warning(s)%s%s\n",
+		       writes * 16, first, last, warned, warned ? ": " : "", warned ? r.ev[0].message : "");
+		CHECK_INT(finite_after_full, 0);
+		if (!slow) {
+			CHECK(isnan(first));		/* 2 s from clean to full: nobody can act */
+			CHECK_INT(warned, 0);
+		} else {
+			CHECK(first >= p.forecast_min && first <= p.forecast_warn);
+			CHECK(last < p.forecast_min);	/* once given, it counts down */
+			CHECK_INT(warned, 1);
+			CHECK(warned == 1 && strstr(r.ev[0].message, "% full") && !strstr(r.ev[0].message, "~0 us"));
+		}
+		detect_done(&d);
+	}
+}
+
 int main(void)
 {
 	test_primer_storm();
@@ -1070,5 +1111,6 @@ int main(void)
 	test_virtual_disk_flush();
 	test_restore_rules();
 	test_storm_after_rest();
+	test_forecast_before_stall();
 	return test_done("detect");
 }
