@@ -145,8 +145,10 @@ struct trace_still {
 static inline __u64 trace_still_of(const struct trace_still *st, __u64 now, __u64 lat)
 {
 	__u64 issue = now - lat, still = lat;
-	if (st->last_done && now > st->last_done && st->last_done > issue)
-		still = now - st->last_done;
+	/* a completion since its issue, at this instant or (another CPU's)
+	 * after it: the disk did not stand still up to now */
+	if (st->last_done > issue)
+		still = now > st->last_done ? now - st->last_done : 0;
 	if (st->gap_end > issue && st->gap_end <= now && st->last_done > issue) {
 		__u64 g = st->gap_ns < st->gap_end - issue ? st->gap_ns : st->gap_end - issue;
 		if (g > still)
@@ -158,7 +160,9 @@ static inline __u64 trace_still_of(const struct trace_still *st, __u64 now, __u6
 /* Notes a completion at now in st; slow_ns: the stand-stills worth keeping. */
 static inline void trace_still_done(struct trace_still *st, __u64 now, __u64 slow_ns)
 {
-	if (st->last_done && now > st->last_done && now - st->last_done >= slow_ns) {
+	if (st->last_done && now <= st->last_done)
+		return;		/* never back in time: a gap would read longer than it was */
+	if (st->last_done && now - st->last_done >= slow_ns) {
 		st->gap_end = now;
 		st->gap_ns = now - st->last_done;
 	}

@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "detect-internal.h"
 #include "format.h"
@@ -267,11 +266,14 @@ void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *user
 	if (isfinite(m->idle_recovery_bps) && n > 0 && (size_t)n < sizeof e.message)
 		snprintf(e.message + n, sizeof e.message - (size_t)n, "; idle time gives back %s",
 			 format_rate(c, m->idle_recovery_bps));
-	/* a figure that moved less than its rounding is no news (a disk
-	 * written slower than it cleans met its full cache every second) */
-	if (streq(e.message, d->cache_said))
+	/* what the last one said, in its words and in the figures the history
+	 * keeps, is no news (a disk written slower than it cleans met its full
+	 * cache every second) */
+	const DetectEvent *l = &d->cache_said;
+	if (streq(e.message, l->message) && e.bytes == l->bytes && e.count == l->count && e.sector == l->sector &&
+	    e.value == l->value && e.duration == l->duration && e.latency == l->latency)
 		return;
-	memcpy(d->cache_said, e.message, sizeof d->cache_said);
+	d->cache_said = e;
 	detect_emit(emit, userdata, &e);
 }
 
@@ -293,7 +295,7 @@ void detect_restore_cache(DiskDetect *d, const DetectEvent *e)
 		m.rewrite_seconds = e->latency;
 	cache_restore(&d->cache, &m);
 	/* what the history already holds is not said again */
-	snprintf(d->cache_said, sizeof d->cache_said, "%.*s", (int)sizeof d->cache_said - 1, e->message);
+	d->cache_said = *e;
 }
 
 void detect_seed_cache(DiskDetect *d, double bytes) { cache_seed(&d->cache, bytes); }

@@ -121,7 +121,9 @@ void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, do
 	/* A slow flush or discard is a stall of that op, and no sign of a
 	 * shingled disk: flushes wait for volatile caches to drain, discards
 	 * for thin provisioning (fstrim of 232 GiB took 5 s here). A write
-	 * counts once its interval says no flush explains it (take_waits). */
+	 * counts once its interval says no flush explains it (take_waits),
+	 * and only if the disk stood still while it waited: one that waited
+	 * in a queue the disk kept serving is a stall event, not evidence. */
 	if (op == TRACE_READ && !detect_shadowed(d, done - latency, done))
 		d->ev.stall = fmax(d->ev.stall, done);
 	DetectEvent e = {.kind = EVENT_STALL, .op = op, .time = done - latency, .latency = latency, .count = 1,

@@ -26,7 +26,7 @@ void detect_init(DiskDetect *d)
 {
 	*d = (DiskDetect){.ring.cap = DETECT_HISTORY_INLINE, .forecast = NAN};
 	cache_init(&d->cache);
-	d->fast.last = d->storm.seen = d->stalls.risk_last = d->idle.host_io_last = -INFINITY;
+	d->fast.last = d->fast.last_storm = d->storm.seen = d->stalls.risk_last = d->idle.host_io_last = -INFINITY;
 	d->ev.storm = d->ev.idle = d->ev.band = d->ev.stall = -INFINITY;
 }
 
@@ -172,12 +172,13 @@ static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample
 		f->wait_span = f->wait / f->queue;
 		f->wait = fmin(f->wait_span, dt);
 		f->waiting = f->stalls > 0;
-		/* Stuck: the queue waited all of it, for what only its end will
-		 * say. Its time counts as waiting until then (a flush that ends
-		 * the run takes it back, shadow_add), so that a write waiting 8 s
-		 * for a collapse after a short wait confirms a storm while it
-		 * waits, not after; a storm still needs a write seen waiting. */
-		if (f->stuck)
+		/* Stuck, on a disk that has stormed: the queue waited all of it,
+		 * most likely for a rewrite (a collapse after a short wait), and
+		 * counts as waiting so that the storm is confirmed while it
+		 * waits, not after; a storm still needs a write seen waiting. On
+		 * a disk that never stormed only its end says what stood still
+		 * (a flush that ends the run clears it, shadow_add). */
+		if (f->stuck && d->storm.known)
 			f->wait = dt;
 		return;
 	}
@@ -267,6 +268,7 @@ static void remember(DiskDetect *d, const DetectParams *p, const DetectSample *s
 	ring_fit(d, s->now, storm_window(p));
 	detect_ring(d)[d->ring.head] = (DetectInterval){.t = s->now, .dt = (float)dt, .writes = (float)s->writes,
 						  .write_time = (float)s->write_time, .write_bytes = (float)s->write_bytes,
+						  .fast = (float)f->fast,
 						  .part = (float)(slow ? dt : part), .slow = slow,
 						  .wait = (float)f->wait, .peak = (float)f->peak,
 						  .waiting = f->waiting, .busy = f->busy,
@@ -389,13 +391,16 @@ static void storm_follow(DiskDetect *d, const DetectParams *p, const DetectSampl
 			 DetectEmit emit, void *userdata)
 {
 	d->storm.seen = s->now;
+	if (d->storm.kind == STORM_CLIFF)
+		d->fast.last_storm = s->now;
 	if (slow) {
 		d->storm.last = s->now;
 		d->storm.peak = fmax(d->storm.peak, f->peak);
 		d->ev.storm = s->now;
 	}
-	/* its figures as the storm-start's: slow seconds in which writes waited */
-	if (slow && (f->waiting || f->stuck)) {
+	/* its figures as the storm-start's: slow seconds in which writes
+	 * waited (untraced, a mixed phase's waits are not seen: every slow one) */
+	if (slow && (f->waiting || f->stuck || !f->traced)) {
 		d->storm.slow_seconds += s->dt > 0 ? s->dt : 1;
 		d->storm.slow_writes += s->writes;
 		d->storm.slow_wtime += s->write_time;
@@ -448,8 +453,8 @@ static bool recognise_slow_run(DiskDetect *d, const DetectParams *p, const Detec
 /* The confirmation window's sums: the slow intervals (and the slow part of
  * one just before a slow one: the cliff), and the window as a whole. */
 typedef struct WindowSums {
-	double sum, writes, wtime, wait, start;
-	double all_dt, all_writes, all_wtime, all_wait, all_start;
+	double sum, writes, wtime, bytes, wait, start;
+	double all_dt, all_writes, all_wtime, all_bytes, all_wait, all_start;
 	double peak;
 	double first_wait;		/* the first write that waited (traced); INFINITY none */
 	bool waited, all_busy;
@@ -465,11 +470,15 @@ static void slow_add(SlowFigures *a, const SlowFigures *b)
  * interval whose rate stands collapse-ratio above the newer ones' holds
  * fast acks from before the cliff (a cliff's second counted in gave
  * "109 writes/s at 9 ms" for 2.5 at 400 ms), and so does all before it. */
-static void slow_take(const DetectParams *p, SlowFigures *acc, bool *fell, const SlowFigures *x)
+static void slow_take(const DetectParams *p, SlowFigures *acc, bool *fell, const SlowFigures *x, double fast)
 {
 	if (*fell)
 		return;
-	if (acc->writes > 0 && x->seconds > 0 && x->writes / x->seconds > p->collapse_ratio * acc->writes / acc->seconds) {
+	/* with no write in the newer ones yet (stuck seconds), an interval
+	 * mostly of fast acks is the fall's */
+	bool fallen = acc->writes > 0 ? x->seconds > 0 && x->writes / x->seconds > p->collapse_ratio * acc->writes / acc->seconds
+				      : x->writes > 0 && fast * p->collapse_ratio >= (p->collapse_ratio - 1) * x->writes;
+	if (fallen) {
 		*fell = true;
 		return;
 	}
@@ -481,22 +490,27 @@ static void window_sums(const DiskDetect *d, const DetectParams *p, double now, 
 	*w = (WindowSums){.start = now, .all_start = now, .all_busy = true, .first_wait = INFINITY};
 	const DetectInterval *hist = detect_ring(d);
 	bool next_slow = false, fell = false, all_fell = false, stuck_since = true;
+	double oldest = now;		/* where the window's oldest interval began */
 	for (unsigned i = 0; i < d->ring.len; i++) {
 		const DetectInterval *h = &hist[(d->ring.head + d->ring.cap - 1 - i) % d->ring.cap];
 		if (now - h->t >= storm_window(p)) {
-			/* a window stuck all along, right after a write seen
-			 * waiting: the wait goes on (a collapse after a short wait) */
-			if (stuck_since && i > 0 && h->waiting) {
+			/* A window stuck all along, right after a write seen
+			 * waiting, on a disk that has stormed: the wait goes on
+			 * (a collapse after a short wait). That interval's writes
+			 * are the window's. */
+			if (stuck_since && i > 0 && h->waiting && d->storm.known && h->t >= oldest - 0.5 * h->dt) {
 				w->waited = true;
 				w->first_wait = fmin(w->first_wait, h->first_wait);
-				w->writes += h->writes;	/* the writes seen waiting */
+				w->writes += h->writes;
 			}
 			break;
 		}
 		stuck_since &= h->stuck;
+		oldest = h->t - h->dt;
 		w->all_dt += h->dt;
 		w->all_writes += h->writes;
 		w->all_wtime += h->write_time;
+		w->all_bytes += h->write_bytes;
 		w->all_wait += h->wait;
 		w->all_busy &= h->busy;
 		w->waited |= h->waiting;
@@ -509,16 +523,17 @@ static void window_sums(const DiskDetect *d, const DetectParams *p, double now, 
 		 * intervals of fast acks alone are no slow phase's) */
 		bool figures = h->slow && (h->waiting || h->stuck);
 		if (figures)
-			slow_take(p, &w->all_slow, &all_fell, &x);
+			slow_take(p, &w->all_slow, &all_fell, &x, h->fast);
 		bool counts = h->slow || (next_slow && h->part > 0);
 		next_slow = h->slow;
 		if (!counts)
 			continue;
 		if (figures)
-			slow_take(p, &w->slow, &fell, &x);
+			slow_take(p, &w->slow, &fell, &x, h->fast);
 		w->sum += h->part;
 		w->writes += h->writes;
 		w->wtime += h->write_time;
+		w->bytes += h->write_bytes;
 		w->wait += h->wait;
 		w->start = h->t - h->part;
 	}
@@ -555,14 +570,14 @@ static void recognise_cliff(DiskDetect *d, const DetectParams *p, const DetectSa
 		    w.all_writes * p->collapse_ratio > d->fast.iops * w.all_dt || w.all_wait < p->wait_share * w.all_dt)
 			return;
 		w.start = w.all_start;
-		/* the slow intervals of the window if it has any with writes, else all of it */
+		/* the window's slow seconds with waits if it has any, else all of it */
 		w.slow = w.all_slow;
 		if (!(w.slow.seconds > 0))
-			w.slow = (SlowFigures){.writes = w.all_writes, .wtime = w.all_wtime, .seconds = w.all_dt};
+			w.slow = (SlowFigures){w.all_writes, w.all_wtime, w.all_dt, w.all_bytes};
 	}
 	/* the cliff's interval holds fast acks as well: only when it is all there is */
 	if (!(w.slow.seconds > 0))
-		w.slow = (SlowFigures){.writes = w.writes, .wtime = w.wtime, .seconds = w.sum};
+		w.slow = (SlowFigures){w.writes, w.wtime, w.sum, w.bytes};
 	/* the longest wait in the window, for the event */
 	storm_begin(d, STORM_CLIFF, w.start, s->now, &w.slow, fmax(peak, w.peak), w.first_wait, emit, userdata);
 }
@@ -572,7 +587,7 @@ static void recognise_cliff(DiskDetect *d, const DetectParams *p, const DetectSa
  * same speed back once it is cleaned, however long the storms went on). */
 static bool fast_remembered(const DiskDetect *d, const DetectParams *p, double now)
 {
-	double last = d->fast.iops > 0 ? fmax(d->fast.last, d->storm.seen) : d->fast.last;
+	double last = fmax(d->fast.last, d->fast.last_storm);
 	return now - last <= p->fast_memory;
 }
 

@@ -107,6 +107,7 @@ typedef struct DetectBand {
 typedef struct DetectInterval {
 	double t;
 	float dt, writes, write_time, write_bytes;
+	float fast;		/* writes acked faster than platters (traced) */
 	float part;		/* seconds of it that were slow: dt if slow, else what the rate lost */
 	float wait;		/* seconds of it the queue spent in writes' waits */
 	float peak;		/* the longest of those waits */
@@ -157,6 +158,7 @@ typedef struct DetectScore {
 /* The fast phase: writes acknowledged faster than platters can. */
 typedef struct DetectFast {
 	double last, iops, latency;
+	double last_storm;		/* the last interval of a storm that fell from it; -INFINITY none */
 	double fell_at;			/* when the rate first fell after the last fast interval; 0 none */
 } DetectFast;
 
@@ -248,7 +250,7 @@ typedef struct DiskDetect {
 	DetectEvidence ev;
 	DetectScore score;		/* as of the last interval (or restore): computed once */
 	CacheTrack cache;		/* the media cache, learnt from the storms */
-	char cache_said[sizeof(((DetectEvent *)0)->message)];	/* the last media-cache event's: one per change */
+	DetectEvent cache_said;		/* the last media-cache event: one per change */
 	double forecast;		/* seconds until it is full, as of the last interval; NaN */
 } DiskDetect;
 

@@ -60,6 +60,10 @@ struct TraceBackend {
 	TraceCounters c;
 	TraceSlowFn slow_fn;
 	void *slow_ud;
+	/* the completing device's still state before the completion being
+	 * paired: every completion counts, paired or not, as in the kernel half */
+	struct trace_still still_before;
+	bool still_known;
 };
 
 static const char *tracefs_dir(void)
@@ -349,13 +353,13 @@ static void on_pair(uint32_t dev, int op, uint64_t sector, uint32_t bytes, uint6
 	hist_add(&d->h[op], lat_ns);
 	d->dirty = true;
 	b->c.completed++;
-	struct trace_still before = d->still;
-	trace_still_done(&d->still, done_ns, b->slow_ns);
 	if (lat_ns < b->slow_ns)
 		return;
 	b->c.slow_sent++;
 	if (b->slow_fn) {
-		uint64_t still = trace_still_of(&before, done_ns, lat_ns);
+		/* an orphan paired later by its issue: when the disk last
+		 * completed then is not known, and a wait is never made up */
+		uint64_t still = b->still_known ? trace_still_of(&b->still_before, done_ns, lat_ns) : 0;
 		struct trace_slow s = {.done_ns = done_ns, .lat_ns = lat_ns, .sector = sector, .dev = dev,
 				       .bytes = bytes, .op = (uint32_t)op, .still_ns = still};
 		b->slow_fn(&s, b->slow_ud);
@@ -375,7 +379,14 @@ static int perf_poll(TraceBackend *b, TraceHistFn hist, TraceSlowFn slow, void *
 	for (size_t i = 0; i < b->nev; i++) {
 		const Event *e = &b->ev[i];
 		if (e->complete) {
+			DevHist *d = find_dev(b, e->dev);
+			if (d) {
+				b->still_before = d->still;
+				trace_still_done(&d->still, e->ts, b->slow_ns);
+			}
+			b->still_known = d != NULL;
 			pairing_complete(&b->pair, e->dev, e->op, e->sector, e->ts, on_pair, b);
+			b->still_known = false;
 		} else {
 			pairing_issue(&b->pair, e->dev, e->op, e->sector, e->bytes, e->ts, on_pair, b);
 		}

@@ -350,9 +350,10 @@ static int parse_op(ReplayTrace *t, size_t *cap, ReplaySlot *x, char *tok)
 
 /* A trace recorded before the tracer gave still_ns: the longest run of
  * slots without a completion in the slow I/O's flight, and the time since
- * the last completion before its own slot (a slot's completions are known
- * only to REPLAY_SLOT) or the last kept I/O's. Short, never long: a wait
- * is never made up. */
+ * the last completion before it: the last kept I/O's, the end of the last
+ * slot before its own with one, or its own slot's start if others
+ * completed in it (a slot's completions are known only to REPLAY_SLOT).
+ * Short, never long: a wait is never made up. */
 static void guess_still(ReplayTrace *t)
 {
 	for (size_t i = 0; i < t->n_slow; i++) {
@@ -362,6 +363,11 @@ static void guess_still(ReplayTrace *t)
 		/* kept I/Os are in completion order */
 		double lat = x->done - x->submit, prev = i > 0 ? t->slow[i - 1].done : -INFINITY;
 		size_t k = slot_of(t, x->done), first = slot_of(t, x->submit);
+		unsigned in_k = 0;
+		for (int op = 0; k < t->n_slots && op < TRACE_OPS; op++)
+			in_k += t->slot[k].n[op];
+		if (in_k > 1)	/* the others in its own slot may have come first */
+			prev = fmax(prev, t->t0 + (double)k * REPLAY_SLOT);
 		for (size_t j = k; j-- > first && prev < t->t0 + (double)(j + 1) * REPLAY_SLOT;)
 			for (int op = 0; op < TRACE_OPS; op++)
 				if (j < t->n_slots && t->slot[j].n[op])
