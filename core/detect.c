@@ -80,6 +80,7 @@ typedef struct WriteFacts {
 	double peak;			/* the longest of them */
 	double fast;			/* acks faster than platters (traced) */
 	double first_wait;		/* when the first of them was sent (traced); INFINITY none */
+	double waits_from, waits_to;	/* when the first and the last of them ended; INFINITY, -INFINITY none */
 	bool traced, stuck, crawl, shadow, waiting, busy;
 } WriteFacts;
 
@@ -109,6 +110,8 @@ static void take_waits(DiskDetect *d, const DetectParams *p, double floor, Write
 		f->wait += w->n * lat;
 		f->peak = fmax(f->peak, lat);
 		f->first_wait = fmin(f->first_wait, start);
+		f->waits_from = fmin(f->waits_from, end);
+		f->waits_to = fmax(f->waits_to, end);
 		if (lat >= fmax(p->slow_stall, floor))
 			f->long_stalls += w->n;
 	}
@@ -142,7 +145,7 @@ static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample
 	double busy = waited_all ? 1 : s->busy;
 	*f = (WriteFacts){.wiops = s->writes / dt, .service = done > 0 ? busy * dt / done : INFINITY,
 			  .wlat = s->writes > 0 ? s->write_time / s->writes : NAN, .busy = busy >= p->busy,
-			  .busy_share = busy, .first_wait = INFINITY};
+			  .busy_share = busy, .first_wait = INFINITY, .waits_from = INFINITY, .waits_to = -INFINITY};
 	/* The queue in front of a write explains a wait of queue-wait per I/O
 	 * on any disk; a band rewrite makes writes wait longer than that. The
 	 * time-weighted queue is credited late too: no deeper than was seen. */
@@ -172,12 +175,10 @@ static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample
 		f->wait_span = f->wait / f->queue;
 		f->wait = fmin(f->wait_span, dt);
 		f->waiting = f->stalls > 0;
-		/* Stuck, on a disk that has stormed: the queue waited all of it,
-		 * most likely for a rewrite (a collapse after a short wait), and
-		 * counts as waiting so that the storm is confirmed while it
-		 * waits, not after; a storm still needs a write seen waiting. On
-		 * a disk that never stormed only its end says what stood still
-		 * (a flush that ends the run clears it, shadow_add). */
+		/* Stuck, on a disk that has stormed: most likely a rewrite (a
+		 * collapse after a short wait), waiting so that the storm is
+		 * confirmed while it lasts; a storm still needs a write seen
+		 * waiting. Elsewhere only what ends the run says (shadow_add). */
 		if (f->stuck && d->storm.known)
 			f->wait = dt;
 		return;
@@ -272,7 +273,8 @@ static void remember(DiskDetect *d, const DetectParams *p, const DetectSample *s
 						  .part = (float)(slow ? dt : part), .slow = slow,
 						  .wait = (float)f->wait, .peak = (float)f->peak,
 						  .waiting = f->waiting, .busy = f->busy,
-						  .stuck = f->stuck, .first_wait = f->first_wait};
+						  .stuck = f->stuck, .first_wait = f->first_wait,
+						  .stalls = (float)f->stalls, .waits_from = f->waits_from, .waits_to = f->waits_to};
 	d->ring.head = (d->ring.head + 1) % d->ring.cap;
 	if (d->ring.len < d->ring.cap)
 		d->ring.len++;
@@ -311,7 +313,36 @@ static void run_update(DiskDetect *d, const DetectSample *s, double dt, const Wr
  * average with the fast acks of the second the cliff fell in. */
 typedef struct SlowFigures {
 	double writes, wtime, seconds, bytes;
+	/* traced: the writes among them that waited, when the first and the
+	 * last of those ended, and the longest wait */
+	double waits, waits_from, waits_to, peak;
 } SlowFigures;
+
+/* Writes a second in the slow seconds. When every write in them waited
+ * (a serialised slow phase), by the spacing of their completions: the
+ * whole seconds around the first few waits read a rate a write too low or
+ * high (3 writes in 2 s for 2.4/s), while each wait's end is known. */
+static bool slow_serial(const SlowFigures *x)
+{
+	return x->waits >= 2 && x->waits >= x->writes && x->waits_to > x->waits_from;
+}
+
+static double slow_rate(const SlowFigures *x)
+{
+	if (slow_serial(x))
+		return (x->waits - 1) / (x->waits_to - x->waits_from);
+	return x->seconds > 0 ? x->writes / x->seconds : 0;
+}
+
+/* Their mean latency; of a serialised phase's first seconds without the
+ * longest wait, which is the cliff's: the first write to find the cache
+ * full also waits for the rewrite already under way (800 ms among 400s). */
+static double slow_latency(const SlowFigures *x, double peak)
+{
+	if (slow_serial(x) && x->writes >= 3 && x->peak > 0 && x->wtime > x->peak)
+		return (x->wtime - x->peak) / (x->writes - 1);
+	return x->writes > 0 ? x->wtime / x->writes : peak;
+}
 
 static void storm_begin(DiskDetect *d, DetectStormKind kind, double start, double now, const SlowFigures *slow,
 			double peak, double cliff, DetectEmit emit, void *userdata)
@@ -328,9 +359,9 @@ static void storm_begin(DiskDetect *d, DetectStormKind kind, double start, doubl
 	d->storm.slow_writes = slow->writes;
 	d->storm.slow_wtime = slow->wtime;
 	d->storm.slow_bytes = slow->bytes;
-	d->storm.iops = slow->seconds > 0 ? slow->writes / slow->seconds : 0;
+	d->storm.iops = slow_rate(slow);
 	/* no write completed in its slow seconds: the wait under way says how slow */
-	d->storm.latency = slow->writes > 0 ? slow->wtime / slow->writes : peak;
+	d->storm.latency = slow_latency(slow, peak);
 	d->ev.storm = now;
 	/* the longest wait: what made it a storm (detect_restore checks it) */
 	DetectEvent e = {.kind = EVENT_STORM_START, .op = TRACE_WRITE, .time = start, .latency = peak,
@@ -463,7 +494,13 @@ typedef struct WindowSums {
 
 static void slow_add(SlowFigures *a, const SlowFigures *b)
 {
+	if (!(a->writes > 0 || a->seconds > 0))
+		a->waits_from = INFINITY, a->waits_to = -INFINITY;
 	a->writes += b->writes, a->wtime += b->wtime, a->seconds += b->seconds, a->bytes += b->bytes;
+	a->waits += b->waits;
+	a->peak = fmax(a->peak, b->peak);
+	a->waits_from = fmin(a->waits_from, b->waits_from);
+	a->waits_to = fmax(a->waits_to, b->waits_to);
 }
 
 /* The slow seconds' figures, newest first, up to the fall: an older
@@ -518,7 +555,9 @@ static void window_sums(const DiskDetect *d, const DetectParams *p, double now, 
 		w->peak = fmax(w->peak, h->peak);
 		if (h->part > 0)
 			w->all_start = h->t - h->part;
-		SlowFigures x = {.writes = h->writes, .wtime = h->write_time, .seconds = h->dt, .bytes = h->write_bytes};
+		SlowFigures x = {.writes = h->writes, .wtime = h->write_time, .seconds = h->dt, .bytes = h->write_bytes,
+				 .waits = h->stalls, .waits_from = h->waits_from, .waits_to = h->waits_to,
+				 .peak = h->peak};
 		/* the figures: slow intervals in which writes waited (fallen
 		 * intervals of fast acks alone are no slow phase's) */
 		bool figures = h->slow && (h->waiting || h->stuck);
@@ -573,11 +612,12 @@ static void recognise_cliff(DiskDetect *d, const DetectParams *p, const DetectSa
 		/* the window's slow seconds with waits if it has any, else all of it */
 		w.slow = w.all_slow;
 		if (!(w.slow.seconds > 0))
-			w.slow = (SlowFigures){w.all_writes, w.all_wtime, w.all_dt, w.all_bytes};
+			w.slow = (SlowFigures){.writes = w.all_writes, .wtime = w.all_wtime, .seconds = w.all_dt,
+					       .bytes = w.all_bytes};
 	}
 	/* the cliff's interval holds fast acks as well: only when it is all there is */
 	if (!(w.slow.seconds > 0))
-		w.slow = (SlowFigures){w.writes, w.wtime, w.sum, w.bytes};
+		w.slow = (SlowFigures){.writes = w.writes, .wtime = w.wtime, .seconds = w.sum, .bytes = w.bytes};
 	/* the longest wait in the window, for the event */
 	storm_begin(d, STORM_CLIFF, w.start, s->now, &w.slow, fmax(peak, w.peak), w.first_wait, emit, userdata);
 }
@@ -601,12 +641,12 @@ static double storm_check(DiskDetect *d, const DetectParams *p, const DetectSamp
 	d->ring.prev_in_flight = s->in_flight;
 	fast_phase(d, p, s, &f);
 	bool fast_known = d->storm.active ? d->storm.kind == STORM_CLIFF : fast_remembered(d, p, s->now);
-	/* A rest (no write completed, and the queue not stuck: reads may go
-	 * on) ends a burst: what the next one does first is its own onset. A
-	 * burst that meets a cache still full from the last storm is slow
-	 * from its first write, with no fast phase in it to fall from
-	 * (docs/detection.md, "Every storm"). */
-	if (!d->storm.active && s->writes <= 0 && !f.stuck)
+	/* A rest (no write completed, the queue not stuck) ends a burst: the
+	 * next one's first slow second is its own onset, though it meets a
+	 * cache still full and falls from no fast phase ("Every storm" in
+	 * docs/detection.md). Also in a storm: one rest just over storm-end
+	 * ends it only as the next burst begins. */
+	if (s->writes <= 0 && !f.stuck)
 		d->fast.fell_at = 0;
 	double part;
 	bool slow = interval_slow(d, p, s, dt, &f, fast_known, &part);

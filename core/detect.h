@@ -114,6 +114,8 @@ typedef struct DetectInterval {
 	bool slow, busy, waiting;	/* waiting: a write waited longer than its queue explains */
 	bool stuck;		/* nothing completed: slow only until a flush or discard explains it */
 	double first_wait;	/* when the first write that waited was sent (traced); INFINITY none */
+	float stalls;		/* writes that waited (traced) */
+	double waits_from, waits_to;	/* when the first and the last of them ended */
 } DetectInterval;
 
 /* Writes that waited (slow-I/O records) since the last interval, as spans
