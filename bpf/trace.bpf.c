@@ -39,7 +39,7 @@ __u64 watch_tab[WATCH_TAB];
 __u64 kernel_stamps[TRACE_MAX_DISKS];
 /* Set at a completion without the kernel's stamp, cleared at the next one
  * with it: user space attaches block_rq_issue's program only while some
- * watched disk needs it (core/issuegate.h); on stamped disks it would only
+ * watched disk needs it (core/trace/issuegate.h); on stamped disks it would only
  * return. Written on the switch alone, never per I/O. */
 __u8 unstamped[TRACE_MAX_DISKS];
 /* Each disk's last completion and stand-still, for a slow I/O's still_ns:

@@ -31,10 +31,10 @@ void output_json(FILE *f, json_object *r);
 char *output_escape(const char *s);
 /* Every string in r escaped so, in place: before any text rendering. */
 void output_make_safe(json_object *r);
-/* A size as lsblk writes it ("931.5G"; core/format.h), into buf. */
+/* A size as lsblk writes it ("931.5G"; core/output/format.h), into buf. */
 const char *output_bytes(double v, char *buf, size_t n);
 /* Seconds as a latency ("850 us", "12 ms", "1.2 s", "-" for null), and
  * "<1 ms" for diskstats' 0 (it counts whole milliseconds). */
 const char *output_latency(json_object *v, char *buf, size_t n);
-/* core/format.h's duration: "140 us", "7.9 ms", "1.62 s"; "-" for NaN */
+/* core/output/format.h's duration: "140 us", "7.9 ms", "1.62 s"; "-" for NaN */
 const char *output_seconds(double s, char *buf, size_t n);

@@ -2,7 +2,7 @@
 /*
  * The disk model a qualification measures (pure): from the random writes
  * until the cliff and after it, and from refills after two rests, the
- * figures of core/diskmodel.h's DiskModel, each with how it was measured
+ * figures of core/detect/diskmodel.h's DiskModel, each with how it was measured
  * and how far it can be off. Skylight (Aghayev & Desnoyers, FAST'15) read
  * the same figures off real DM-SMR drives by host-side timing alone.
  *

@@ -22,7 +22,7 @@
 #include "http.h"
 #include "log.h"
 #include "monitor.h"
-#include "notify.h"
+#include "notifier.h"
 #include "sampler.h"
 #include "service.h"
 #include "tracer.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Events are stored first (SQLite), then logged; the journal gets them with
- * the stable MESSAGE_ID of their kind (core/events.c) so that
+ * the stable MESSAGE_ID of their kind (core/detect/events.c) so that
  * `journalctl MESSAGE_ID=...` finds every storm on every host. Stall
  * messages in the log are rate-limited per disk (the database and the
  * counters keep every one).
@@ -13,7 +13,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
-#include "probe.h"
+#include "prober.h"
 
 #define STALL_LOGS_PER_MINUTE 10
 #define RESTORE_MAX 5000
@@ -240,7 +240,7 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 	}
 }
 
-/* A jump of the wall clock is said; see core/retention.h for what it stops. */
+/* A jump of the wall clock is said; see core/detect/retention.h for what it stops. */
 static void watch_clock(Monitor *m)
 {
 	int64_t jump = retention_watch(&m->retention, m->now_mono_usec, m->now_real_usec);

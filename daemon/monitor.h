@@ -3,7 +3,7 @@
  * The detector's shell: feeds each disk's interval, latency windows and slow
  * I/Os to the pure detector, and sends its events to the history database,
  * the log and the journal. It owns the history and the idle-cleaning
- * prober, and fills each disk's view (core/diskview.h) once per sample.
+ * prober, and fills each disk's view (core/disk/diskview.h) once per sample.
  */
 #pragma once
 
@@ -13,7 +13,7 @@
 #include "detect.h"
 #include "disk.h"
 #include "history.h"
-#include "probe.h"
+#include "prober.h"
 #include "retention.h"
 #include "tracer.h"
 

@@ -60,7 +60,7 @@ iops = min(2200, int(cache * hw * 1048576 / 6 / 4096))
 # 3-15x); a draw in which it cleans as fast as it is written to (draw
 # 678259157: 3.9 against 4.3 MB/s) has waits, but no storm to learn from.
 # The floor is 3.5x, not 3: 3x is the detector's collapse-ratio
-# (core/detect-params.c), and a draw on it is a coin toss, not a shape.
+# (core/detect/detect-params.c), and a draw on it is a coin toss, not a shape.
 fall = rng.uniform(3.5, 6)
 clean = iops * 4096 / 1048576 * region / cache / fall
 opts = f"--seed {rng.randint(1, 1 << 30)} --cache-mib {cache:.2f} --band-mib {band} --clean-mibs {clean:.1f} " \

@@ -320,7 +320,7 @@ private_journal() {
 
 # journal_check [EVENTS_JSON]: every smrd entry in the private journal has
 # the MESSAGE_ID and priority docs/detection.md gives its kind (which
-# test-events ties to core/events.c and the catalog), and every kind in
+# test-events ties to core/detect/events.c and the catalog), and every kind in
 # EVENTS_JSON (smrctl --json events) reached the journal.
 journal_check() {
 	journalctl -o json --no-pager >"$T/journal.json" 2>"$T/jc.err" || fail "journalctl: $(head -c 300 "$T/jc.err")"

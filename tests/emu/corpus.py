@@ -134,7 +134,7 @@ def draw_case(rng, shape, idx, scale):
             # falls are 3x and up (aicodix 3-15x; RAIDZ resilvers 13x slower);
             # a rewrite fast enough for 2.4x (draw 222) is none of them.
             # The floor is 3.5x, not 3: 3x is exactly the detector's
-            # collapse-ratio (core/detect-params.c), and a draw on the
+            # collapse-ratio (core/detect/detect-params.c), and a draw on the
             # threshold is a coin toss between runs, not a disk shape.
             rate = c["daemon_bs"] / ((ack_lo + ack_hi) / 2e6 + c["daemon_bs"] / cache_rate + 300e-6) / MIB
             if band / stall > rate / 5:

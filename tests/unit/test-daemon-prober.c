@@ -13,7 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "log.h"
-#include "probe.h"
+#include "prober.h"
 #include "test.h"
 #include "unit-tree.h"
 

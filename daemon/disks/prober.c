@@ -7,7 +7,7 @@
  * away with a probe outstanding hands it to a drain list reaped from the
  * eventfd, instead of blocking the loop behind a stalled disk.
  */
-#include "probe.h"
+#include "prober.h"
 
 #include <fcntl.h>
 #include <libaio.h>

@@ -3,7 +3,7 @@
  * No external resource, no framework: a meta refresh, server-side sorting
  * by query string, and inline SVG, so that the pages work offline on a NAS
  * with nothing but a browser. Every figure comes from the disk's view
- * (core/diskview.h) and is written by core/format.c, as smrctl writes it.
+ * (core/disk/diskview.h) and is written by core/output/format.c, as smrctl writes it.
  */
 #include "pages.h"
 #include "pages-internal.h"
@@ -15,7 +15,7 @@
 #include "format.h"
 #include "history.h"
 #include "monitor.h"
-#include "notify.h"
+#include "notifier.h"
 #include "statuspage.h"
 #include "tracer.h"
 

@@ -467,7 +467,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			     resp);
 }
 
-/* core/statuspage.c's url_unescape: a %00 must not end the path early. */
+/* daemon/views/statuspage.c's url_unescape: a %00 must not end the path early. */
 static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 {
 	(void)cls, (void)c;

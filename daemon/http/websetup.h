@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A web configuration file made ready for the HTTP server: parsed
- * (core/webconfig.c), the certificate, key and CA files it names read and
+ * (daemon/http/webconfig.c), the certificate, key and CA files it names read and
  * loaded once with GnuTLS (a bad pair is refused at load, with a reason,
  * not at every handshake), the TLS version range as a GnuTLS priority
  * string, and the basic-auth users behind their bcrypt cache. Used by the

@@ -200,7 +200,7 @@ const char status_css[] =
 	"svg{max-width:100%;height:auto}"
 	/* A phone: the plots scale, cells wrap, and the list keeps device,
 	 * class, SMR, GC score, storm, stalls and write latency (columns[] in
-	 * daemon/pages.c: model, serial, pool, evidence, cache, read and
+	 * daemon/views/pages.c: model, serial, pool, evidence, cache, read and
 	 * throughput go); 37-status-page measures it at 400 px. */
 	"@media (max-width:640px){body{margin:.5em}th,td{white-space:normal;padding:3px 4px}td{overflow-wrap:anywhere}"
 	"#disks th:nth-child(2),#disks td:nth-child(2),#disks th:nth-child(3),#disks td:nth-child(3),#disks th:nth-child(4),#disks td:nth-child(4),#disks th:nth-child(7),#disks td:nth-child(7),#disks th:nth-child(10),#disks td:nth-child(10),#disks th:nth-child(12),#disks td:nth-child(12),#disks th:nth-child(14),#disks td:nth-child(14){display:none}}";

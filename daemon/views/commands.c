@@ -16,7 +16,7 @@
 #include "verdict-json.h"
 #include "log.h"
 #include "monitor.h"
-#include "notify.h"
+#include "notifier.h"
 #include "tracer.h"
 
 #ifndef SMRD_VERSION

@@ -6,7 +6,7 @@
  * started too (sendmail, curl). Its exit is polled every 100 ms while
  * anything runs: no SIGCHLD handler to share with the event loop's.
  */
-#include "notify.h"
+#include "notifier.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 #include "metrics.h"
 #include "sampler.h"
 #include "monitor.h"
-#include "notify.h"
+#include "notifier.h"
 #include "tracer.h"
 
 #ifndef SMRD_VERSION
@@ -181,7 +181,7 @@ static void add_latency(MetricSet *set, Context *ctx)
 	}
 }
 
-/* The media cache learnt from the storms, and the forecast (core/diskmodel.h). */
+/* The media cache learnt from the storms, and the forecast (core/detect/diskmodel.h). */
 static void add_cache(MetricSet *set, Context *ctx, const DevLabels *dl)
 {
 	MetricFamily *cache = metricset_family(set, "smrd_disk_media_cache_bytes", METRIC_GAUGE,

@@ -157,7 +157,7 @@ static int watch_find(const __u64 *tab, uint32_t dev, bool want_free)
 }
 
 /* block_rq_issue's program runs only while a watched disk needs it
- * (core/issuegate.h): on a disk the kernel stamps it would only return,
+ * (core/trace/issuegate.h): on a disk the kernel stamps it would only return,
  * and detached it costs every I/O on the host nothing. */
 static void issue_gate(TraceBackend *b, uint64_t now)
 {
