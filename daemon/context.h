@@ -12,7 +12,7 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
-#include "disk.h"
+#include "registry.h"
 #include "filter.h"
 #include "modellist.h"
 #include "sysdisk.h"

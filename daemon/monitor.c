@@ -192,7 +192,7 @@ static void prepare(Monitor *m, Disk *d)
 	history_query(m->history, &fc, on_restore, &run);
 	detect_restore_done(&d->det, &m->cfg->detect, (double)m->now_mono_usec / 1e6);
 	DiskViewClock c = view_clock(m);
-	disk_view_update(d, &m->cfg->detect, &c);
+	diskview_update(d, &m->cfg->detect, &c);
 	if (run.n)
 		log_info("%s: restored %u event(s) from the history (%" PRIu64 " storm(s))", d->name, run.n,
 			 d->det.storm.known);
@@ -315,7 +315,7 @@ void monitor_tick(Monitor *m, uint64_t now_mono_usec, double host_steal)
 			    (md = mon_of(d)))
 				prober_maybe(m->prober, &md->probe, d, now, m->cfg->probe_interval);
 		}
-		disk_view_update(d, &m->cfg->detect, &c);
+		diskview_update(d, &m->cfg->detect, &c);
 	}
 	prune(m);
 }
@@ -358,7 +358,7 @@ void monitor_disk_gone(Monitor *m, Disk *d)
 	if (d->det.storm.active || d->det.idle.active)
 		detect_interval(&d->det, p, &s, disk_may_reclassify(d), on_event, &ec);
 	DiskViewClock c = view_clock(m);
-	disk_view_update(d, p, &c);
+	diskview_update(d, p, &c);
 }
 
 int monitor_forget(Monitor *m, Disk *d)
@@ -370,7 +370,7 @@ int monitor_forget(Monitor *m, Disk *d)
 	detect_init(&d->det);	/* det_ready stays: nothing to restore */
 	clocks(m);
 	DiskViewClock c = view_clock(m);
-	disk_view_update(d, &m->cfg->detect, &c);
+	diskview_update(d, &m->cfg->detect, &c);
 	return n;
 }
 

@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "detect.h"
-#include "disk.h"
+#include "registry.h"
 #include "history.h"
 #include "prober.h"
 #include "retention.h"

@@ -16,7 +16,7 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
-#include "disk.h"
+#include "registry.h"
 #include "events.h"
 #include "history.h"
 

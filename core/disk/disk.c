@@ -1,111 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * A sorted array of pointers: lookups are a binary search per diskstats line,
- * which keeps a 1000-disk sample cheap without a hash table to get wrong.
- */
 #include "disk.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pack.h"
-
-struct DiskRegistry {
-	Disk **disks;
-	size_t n, cap;
-};
-
-DiskRegistry *registry_new(void) { return calloc(1, sizeof(DiskRegistry)); }
-
-DiskRegistry *registry_free(DiskRegistry *r)
-{
-	if (!r)
-		return NULL;
-	for (size_t i = 0; i < r->n; i++) {
-		disk_release(r->disks[i]);
-		free(r->disks[i]);
-	}
-	free(r->disks);
-	free(r);
-	return NULL;
-}
-
-size_t registry_size(const DiskRegistry *r) { return r ? r->n : 0; }
-Disk *registry_at(const DiskRegistry *r, size_t i) { return i < r->n ? r->disks[i] : NULL; }
-
-/* Index of name, or of where it would go (with *found false). */
-static size_t find(const DiskRegistry *r, const char *name, bool *found)
-{
-	size_t lo = 0, hi = r->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = devname_cmp(r->disks[mid]->name, name);
-		if (c == 0) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
-}
-
-Disk *registry_get(const DiskRegistry *r, const char *name)
-{
-	bool found;
-	size_t i = find(r, name, &found);
-	return found ? r->disks[i] : NULL;
-}
-
-int registry_add(DiskRegistry *r, const Disk *d, Disk **ret)
-{
-	bool found;
-	size_t i = find(r, d->name, &found);
-	if (found)
-		return -EEXIST;
-	if (r->n >= REGISTRY_MAX_DISKS)
-		return -E2BIG;
-	if (r->n == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 16;
-		Disk **n = realloc(r->disks, ncap * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		r->disks = n;
-		r->cap = ncap;
-	}
-	Disk *copy = malloc(sizeof *copy);
-	if (!copy)
-		return -ENOMEM;
-	*copy = *d;
-	/* nothing shown before the monitor's first sample: not a zero forecast */
-	if (!copy->view.sample)
-		diskview_init(&copy->view);
-	memmove(r->disks + i + 1, r->disks + i, (r->n - i) * sizeof *r->disks);
-	r->disks[i] = copy;
-	r->n++;
-	if (ret)
-		*ret = copy;
-	return 0;
-}
-
-bool registry_remove(DiskRegistry *r, const char *name)
-{
-	bool found;
-	size_t i = find(r, name, &found);
-	if (!found)
-		return false;
-	disk_release(r->disks[i]);
-	free(r->disks[i]);
-	memmove(r->disks + i, r->disks + i + 1, (r->n - i - 1) * sizeof *r->disks);
-	r->n--;
-	return true;
-}
 
 void disk_rates(const Disk *d, DiskRates *ret)
 {
@@ -224,4 +127,71 @@ const char *disk_identity(const Disk *d)
 double disk_stall_threshold(const Disk *d, const DetectParams *p)
 {
 	return isfinite(d->tuning.stall_threshold) ? d->tuning.stall_threshold : detect_stall_threshold(p, d->name);
+}
+
+static bool static_smr(const Disk *d)
+{
+	DiskClass c = d->verdict.class;
+	return c == DISK_CLASS_DM_SMR || c == DISK_CLASS_HOST_AWARE || c == DISK_CLASS_HOST_MANAGED;
+}
+
+bool disk_may_reclassify(const Disk *d)
+{
+	return !static_smr(d) && d->sys.admin_class < 0 && !d->sys.stacked;
+}
+
+bool disk_by_behaviour(const Disk *d) { return d->view.behaviour && disk_may_reclassify(d); }
+
+DiskClass disk_class(const Disk *d) { return disk_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class; }
+
+double disk_smr_confidence(const Disk *d) { return diskview_smr_confidence(&d->view, d->verdict.smr_confidence); }
+
+/* What behaviour adds to the static class: the combined confidence, and a
+ * disk with storms and no static SMR evidence becomes dm-smr. Returns
+ * whether it did. */
+static bool apply_behaviour(const Disk *d, DiskClass *class, double *confidence, double *smr_confidence, char *basis,
+			    size_t n)
+{
+	*smr_confidence = disk_smr_confidence(d);
+	if (!disk_by_behaviour(d))
+		return false;
+	*class = DISK_CLASS_DM_SMR;
+	*confidence = d->view.behaviour_confidence;
+	snprintf(basis, n, "behaviour: destage storms with no static SMR evidence (GC score %.2f)", d->view.score.score);
+	return true;
+}
+
+void disk_summary(const Disk *d, VerdictSummary *ret)
+{
+	*ret = d->verdict;
+	apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis);
+}
+
+static void detector_evidence(const Disk *d, Evidence *e, bool decisive, const char *implies)
+{
+	*e = (Evidence){.decisive = decisive};
+	snprintf(e->source, sizeof e->source, "smrd detector");
+	snprintf(e->value, sizeof e->value, "%" PRIu64 " destage storm(s) on record, GC score %.2f",
+		 d->view.storms_known, d->view.score.score);
+	snprintf(e->implies, sizeof e->implies, "%s", implies);
+}
+
+void disk_verdict(const Disk *d, const ModelList *models, Verdict *ret)
+{
+	DiskFacts f;
+	disk_sys_facts(&d->sys, &f);
+	classify_disk(&f, models, ret);
+	if (!apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis)) {
+		/* a declared or stacked disk keeps its class; what it did is still evidence to read */
+		if (d->view.storms_known && !static_smr(d) && ret->n_evidence < VERDICT_MAX_EVIDENCE)
+			detector_evidence(d, &ret->evidence[ret->n_evidence++], false,
+					  d->sys.stacked ? "behaves like DM-SMR; a stacked device: judge its member disks"
+							 : "behaves like DM-SMR; the class declared in smrd.conf is kept");
+		return;
+	}
+	for (unsigned i = 0; i < ret->n_evidence; i++)
+		ret->evidence[i].decisive = false;
+	unsigned i = ret->n_evidence < VERDICT_MAX_EVIDENCE ? ret->n_evidence++ : VERDICT_MAX_EVIDENCE - 1;
+	detector_evidence(d, &ret->evidence[i], true,
+			  "drive-managed SMR by behaviour (the media cache fills, then writes stall)");
 }

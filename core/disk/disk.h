@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The registry of watched disks: what smrd knows about each (identity,
- * verdict, counters), kept sorted by name for stable output and lookups.
+ * One watched disk: what smrd knows of it (identity, verdict, counters,
+ * the detector's state and the view every output shows).
  */
 #pragma once
 
@@ -15,8 +15,6 @@
 #include "membership.h"
 #include "modellist.h"
 #include "sysdisk.h"
-
-#define REGISTRY_MAX_DISKS 8192
 
 /* What was read of a disk (SysfsDisk, 1.2 KiB of mostly empty buffers)
  * as kept for as long as it is watched: what every sample and scrape uses
@@ -64,24 +62,9 @@ typedef struct Disk {
 	DiskLatency *lat;	/* traced latency; NULL until the first traced I/O */
 	DiskDetect det;		/* the detector's state: only the monitor reads it */
 	bool det_ready;		/* det initialised and restored from the history */
-	DiskView view;		/* what the views show: disk_view_update() */
+	DiskView view;		/* what the views show: diskview_update() */
 	struct MonitorDisk *mon;	/* the monitor's own (probe, log limits); it frees it */
 } Disk;
-
-typedef struct DiskRegistry DiskRegistry;
-
-DiskRegistry *registry_new(void);
-DiskRegistry *registry_free(DiskRegistry *r);
-size_t registry_size(const DiskRegistry *r);
-/* The i-th disk in name order. */
-Disk *registry_at(const DiskRegistry *r, size_t i);
-Disk *registry_get(const DiskRegistry *r, const char *name);
-/* Inserts a copy of d, which then owns what d pointed to (sys, members,
- * latency, the detector's ring); -EEXIST, or -E2BIG past
- * REGISTRY_MAX_DISKS, and d keeps it (disk_release). */
-int registry_add(DiskRegistry *r, const Disk *d, Disk **ret);
-/* Removes and frees; returns whether it was there. */
-bool registry_remove(DiskRegistry *r, const char *name);
 
 void disk_rates(const Disk *d, DiskRates *ret);
 /* Frees what a Disk owns, not the Disk itself. */
@@ -104,7 +87,7 @@ typedef struct DiskViewClock {
 
 /* Fills d->view from the detector (once it is ready), the counters and
  * the latency windows: once per sample. */
-void disk_view_update(Disk *d, const DetectParams *p, const DiskViewClock *c);
+void diskview_update(Disk *d, const DetectParams *p, const DiskViewClock *c);
 /* Whether behaviour may make the disk dm-smr: not when its static evidence
  * already does, not when smrd.conf declares its class (the way to silence a
  * false positive), not for a stacked device (its members shingle, if any). */
@@ -116,5 +99,3 @@ double disk_smr_confidence(const Disk *d);
 /* The verdict as shown: the static one plus behaviour; with the evidence. */
 void disk_summary(const Disk *d, VerdictSummary *ret);
 void disk_verdict(const Disk *d, const ModelList *models, Verdict *ret);
-/* Disks whose SMR confidence reaches the TRIM hint's, and storms under way. */
-void registry_count(const DiskRegistry *r, unsigned *ret_suspects, unsigned *ret_storms);

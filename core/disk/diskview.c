@@ -112,7 +112,7 @@ void diskview_init(DiskView *v)
 			summarize(&(Hist){0}, &v->op[op].win[w]);
 }
 
-void disk_view_update(Disk *d, const DetectParams *p, const DiskViewClock *c)
+void diskview_update(Disk *d, const DetectParams *p, const DiskViewClock *c)
 {
 	DiskView *v = &d->view;
 	OpView ops[TRACE_OPS];
@@ -125,83 +125,4 @@ void disk_view_update(Disk *d, const DetectParams *p, const DiskViewClock *c)
 	disk_rates(d, &v->rates);
 	for (int op = 0; op < TRACE_OPS; op++)
 		fill_op(&v->op[op], d->lat ? d->lat->op[op] : NULL);
-}
-
-static bool static_smr(const Disk *d)
-{
-	DiskClass c = d->verdict.class;
-	return c == DISK_CLASS_DM_SMR || c == DISK_CLASS_HOST_AWARE || c == DISK_CLASS_HOST_MANAGED;
-}
-
-bool disk_may_reclassify(const Disk *d)
-{
-	return !static_smr(d) && d->sys.admin_class < 0 && !d->sys.stacked;
-}
-
-bool disk_by_behaviour(const Disk *d) { return d->view.behaviour && disk_may_reclassify(d); }
-
-DiskClass disk_class(const Disk *d) { return disk_by_behaviour(d) ? DISK_CLASS_DM_SMR : d->verdict.class; }
-
-double disk_smr_confidence(const Disk *d) { return diskview_smr_confidence(&d->view, d->verdict.smr_confidence); }
-
-/* What behaviour adds to the static class: the combined confidence, and a
- * disk with storms and no static SMR evidence becomes dm-smr. Returns
- * whether it did. */
-static bool apply_behaviour(const Disk *d, DiskClass *class, double *confidence, double *smr_confidence, char *basis,
-			    size_t n)
-{
-	*smr_confidence = disk_smr_confidence(d);
-	if (!disk_by_behaviour(d))
-		return false;
-	*class = DISK_CLASS_DM_SMR;
-	*confidence = d->view.behaviour_confidence;
-	snprintf(basis, n, "behaviour: destage storms with no static SMR evidence (GC score %.2f)", d->view.score.score);
-	return true;
-}
-
-void disk_summary(const Disk *d, VerdictSummary *ret)
-{
-	*ret = d->verdict;
-	apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis);
-}
-
-static void detector_evidence(const Disk *d, Evidence *e, bool decisive, const char *implies)
-{
-	*e = (Evidence){.decisive = decisive};
-	snprintf(e->source, sizeof e->source, "smrd detector");
-	snprintf(e->value, sizeof e->value, "%" PRIu64 " destage storm(s) on record, GC score %.2f",
-		 d->view.storms_known, d->view.score.score);
-	snprintf(e->implies, sizeof e->implies, "%s", implies);
-}
-
-void disk_verdict(const Disk *d, const ModelList *models, Verdict *ret)
-{
-	DiskFacts f;
-	disk_sys_facts(&d->sys, &f);
-	classify_disk(&f, models, ret);
-	if (!apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis)) {
-		/* a declared or stacked disk keeps its class; what it did is still evidence to read */
-		if (d->view.storms_known && !static_smr(d) && ret->n_evidence < VERDICT_MAX_EVIDENCE)
-			detector_evidence(d, &ret->evidence[ret->n_evidence++], false,
-					  d->sys.stacked ? "behaves like DM-SMR; a stacked device: judge its member disks"
-							 : "behaves like DM-SMR; the class declared in smrd.conf is kept");
-		return;
-	}
-	for (unsigned i = 0; i < ret->n_evidence; i++)
-		ret->evidence[i].decisive = false;
-	unsigned i = ret->n_evidence < VERDICT_MAX_EVIDENCE ? ret->n_evidence++ : VERDICT_MAX_EVIDENCE - 1;
-	detector_evidence(d, &ret->evidence[i], true,
-			  "drive-managed SMR by behaviour (the media cache fills, then writes stall)");
-}
-
-void registry_count(const DiskRegistry *r, unsigned *ret_suspects, unsigned *ret_storms)
-{
-	unsigned suspects = 0, storms = 0;
-	for (size_t i = 0; r && i < registry_size(r); i++) {
-		const Disk *d = registry_at(r, i);
-		suspects += disk_smr_confidence(d) >= SMR_CONF_TRIM_HINT;
-		storms += d->view.storm;
-	}
-	*ret_suspects = suspects;
-	*ret_storms = storms;
 }

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "disk.h"
+#include "registry.h"
 #include "filter.h"
 #include "modellist.h"
 #include "sysfs.h"

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "disk.h"
+#include "registry.h"
 
 typedef struct Sampler Sampler;
 

@@ -9,7 +9,7 @@
 
 #include <systemd/sd-event.h>
 
-#include "disk.h"
+#include "registry.h"
 #include "trace.h"
 
 #define SLOW_QUEUE_LEN 1024

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "disk.h"
+#include "registry.h"
 #include "test.h"
 #include "util.h"
 
