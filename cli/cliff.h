@@ -58,3 +58,17 @@ typedef struct CliffResult {
 void cliff_find(const IoRec *r, size_t n, double duration, const CliffRules *rules, CliffResult *ret);
 /* Median of latencies of r[from, to); NaN if empty. */
 double cliff_median_lat(const IoRec *r, size_t from, size_t to);
+
+/* The same fall as cliff_find() decides (fell, found, cliff_t; the floors
+ * it judged waits by), kept as a run goes on: each call costs what was
+ * completed since the last (records are appended, never changed), not the
+ * whole run again. */
+typedef struct CliffScan CliffScan;
+int cliff_scan_new(const CliffRules *rules, CliffScan **ret);
+CliffScan *cliff_scan_free(CliffScan *s);
+static inline void cliff_scan_freep(CliffScan **s) { cliff_scan_free(*s); }
+/* Takes r[fed so far .. n). */
+int cliff_scan_feed(CliffScan *s, const IoRec *r, size_t n);
+/* cliff_find(r, n, duration)'s fell, found and cliff_t (the rest of *ret
+ * zero but the floors); 0 or -ENOMEM. */
+int cliff_scan_fall(CliffScan *s, const IoRec *r, size_t n, double duration, CliffResult *ret);

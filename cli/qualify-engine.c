@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "output.h"
 #include "util.h"
 
@@ -43,18 +44,6 @@ static uint64_t next_rand(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
 	return *s >> 11;
-}
-
-const char *fmt_bytes(char *buf, size_t n, double b)
-{
-	const double gib = 1024.0 * 1024 * 1024;
-	if (b >= gib)
-		snprintf(buf, n, "%.2f GiB", b / gib);
-	else if (b >= 1024 * 1024)
-		snprintf(buf, n, "%.1f MiB", b / 1024 / 1024);
-	else
-		snprintf(buf, n, "%.0f KiB", b / 1024);
-	return buf;
 }
 
 Engine *engine_free(Engine *e)
@@ -276,10 +265,10 @@ static void second_done(Phase *p, Tally *t, double done, size_t cap, bool live)
 		p->sec[p->n_sec++] = (Second){.t = done - t->t0, .iops = (double)t->ios / dt,
 					      .lat_mean = t->ios ? t->lat / (double)t->ios : NAN, .lat_max = t->max};
 	if (live) {
-		char spark[128], b[32], l[32];
+		char spark[128], b[FORMAT_MAX], l[32];
 		sparkline(spark, sizeof spark, p->sec, p->n_sec);
 		fprintf(stderr, "\r\033[K[%s] %5.0f s  %s %s  %7.0f IOPS  %s  %s", p->name, done - t->t0,
-			p->write ? "written" : "read", fmt_bytes(b, sizeof b, (double)p->bytes), (double)t->ios / dt,
+			p->write ? "written" : "read", format_size(b, (double)p->bytes), (double)t->ios / dt,
 			output_seconds(t->ios ? t->lat / (double)t->ios : NAN, l, sizeof l), spark);
 	}
 	t->last_sec = done;

@@ -68,5 +68,3 @@ void engine_rest(Engine *e, double seconds, const volatile sig_atomic_t *interru
 int engine_run(Engine *e, Phase *p, uint64_t range, double limit, EngineStopFn stop, void *userdata,
 	       const volatile sig_atomic_t *interrupt, bool live);
 void phase_free(Phase *p);
-/* "4 KiB", "1.5 MiB", "2.00 GiB" */
-const char *fmt_bytes(char *buf, size_t n, double b);

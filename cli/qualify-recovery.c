@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 
+#include "format.h"
 #include "qualify-report.h"
 #include "util.h"
 
@@ -25,8 +27,9 @@ uint64_t qualify_write_budget(const Opts *o, uint64_t size)
 
 typedef struct WriteStop {
 	uint64_t budget;
-	CliffRules rules;
+	CliffScan *scan;		/* the cliff so far, fed as the writes complete */
 	double hold, last_check;
+	int error;
 } WriteStop;
 
 /* Stop once the rate has fallen and stayed down for --hold seconds, or at
@@ -38,11 +41,18 @@ static bool write_stop(Phase *p, double elapsed, void *userdata)
 		p->stopped = "write budget";
 		return true;
 	}
+	if ((w->error = cliff_scan_feed(w->scan, p->rec, p->n)) < 0) {
+		p->stopped = "out of memory";
+		return true;
+	}
 	if (elapsed - w->last_check < 1 && elapsed >= w->last_check)
 		return false;
 	w->last_check = elapsed;
 	CliffResult c;
-	cliff_find(p->rec, p->n, elapsed, &w->rules, &c);
+	if ((w->error = cliff_scan_fall(w->scan, p->rec, p->n, elapsed, &c)) < 0) {
+		p->stopped = "out of memory";
+		return true;
+	}
 	if (c.fell && elapsed - c.cliff_t >= w->hold) {
 		p->stopped = c.found ? "cliff seen" : "write rate fell";
 		return true;
@@ -53,12 +63,19 @@ static bool write_stop(Phase *p, double elapsed, void *userdata)
 int qualify_write_run(Engine *e, Phase *p, const Opts *o, uint64_t size, uint64_t budget,
 		      const volatile sig_atomic_t *interrupt, bool live, CliffResult *ret_cliff)
 {
+	_cleanup_(cliff_scan_freep) CliffScan *scan = NULL;
 	WriteStop ws = {.budget = budget, .hold = o->hold};
-	cliff_rules_init(&ws.rules, o->iodepth, o->confirm_s);
+	CliffRules rules;
+	cliff_rules_init(&rules, o->iodepth, o->confirm_s);
 	*p = (Phase){.name = "write", .write = true, .io_bytes = o->bs};
-	int k = engine_run(e, p, size, o->time_limit, write_stop, &ws, interrupt, live);
-	cliff_find(p->rec, p->n, p->duration, &ws.rules, ret_cliff);
-	return k;
+	int k = cliff_scan_new(&rules, &scan);
+	if (k < 0)
+		return k;
+	ws.scan = scan;
+	k = engine_run(e, p, size, o->time_limit, write_stop, &ws, interrupt, live);
+	/* the whole run once more: the cliff with every figure of it */
+	cliff_find(p->rec, p->n, p->duration, &rules, ret_cliff);
+	return k < 0 ? k : ws.error;
 }
 
 static bool seq_stop(Phase *p, double elapsed, void *userdata)
@@ -77,6 +94,18 @@ int qualify_seq_run(Engine *e, Phase *p, const Opts *o, uint64_t size, uint64_t 
 	if (left < SEQ_BLOCK)
 		return -ENOSPC;
 	return engine_run(e, p, size, o->seq_seconds, seq_stop, &left, interrupt, live);
+}
+
+/* A progress line, in text mode (out set) only. */
+static void say(const Recovery *r, const char *fmt, ...) _printf_(2, 3);
+static void say(const Recovery *r, const char *fmt, ...)
+{
+	if (!r->out)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(r->out, fmt, ap);
+	va_end(ap);
 }
 
 void recovery_done(Recovery *r)
@@ -110,12 +139,12 @@ static bool refill_stop(Phase *p, double elapsed, void *userdata)
 
 static int refill(Recovery *r, Engine *e, double rest, double limit, unsigned *ret)
 {
-	char b[32];
+	char b[FORMAT_MAX];
 	if (r->n_fp == MAX_REFILLS)
 		return -E2BIG;
 	unsigned i = *ret = r->n_fp++;
 	if (rest > 0) {
-		fprintf(r->out, "resting %.0f s, then writing until a write waits\n", rest);
+		say(r, "resting %.0f s, then writing until a write waits\n", rest);
 		engine_rest(e, rest, r->interrupt);
 	}
 	if (*r->interrupt)
@@ -142,7 +171,7 @@ static int refill(Recovery *r, Engine *e, double rest, double limit, unsigned *r
 				.bytes = qualify_refill_bytes(r->fp[i].rec, r->fp[i].n, r->o->bs,
 							      waited ? st.scan.cand_sent : INFINITY)};
 	if (i)
-		fprintf(r->out, "  took %s %s\n", fmt_bytes(b, sizeof b, r->refill[i].bytes),
+		say(r, "  took %s %s\n", format_size(b, r->refill[i].bytes),
 			waited ? "before a write waited" : "without a wait: the rest cleaned it all");
 	return 0;
 }
@@ -193,7 +222,7 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 		return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for two rests and refills");
 	if (bytes_left < 3 * 1.5 * q->m.media_cache_bytes)
 		return qualify_model_skip(q, "idle recovery: the write budget (--write-budget) left too little for three refills");
-	fprintf(r->out, "measuring idle recovery: rests of %.0f s and up to %.0f s from where writes wait, each followed by "
+	say(r, "measuring idle recovery: rests of %.0f s and up to %.0f s from where writes wait, each followed by "
 		"writes until one waits\n", shorter, r->o->recovery_rest);
 	double limit = 1.5 * fill_s * 3 + 30;	/* per refill: a slow disk's refill is no endless write */
 	double t0 = engine_now(e), half = r->o->recovery_rest / 2;
@@ -214,7 +243,7 @@ void recovery_run(Recovery *r, Engine *e, json_object *phases)
 			return qualify_model_skip(q, MUDDLED);
 		if (!took_nothing(r, s))
 			break;
-		fprintf(r->out, "  it is still cleaning: resting longer\n");
+		say(r, "  it is still cleaning: resting longer\n");
 		shorter *= 2;
 		if (engine_now(e) - t0 + 4 * shorter + 3 * 1.5 * fill_s > left)
 			return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for rests "

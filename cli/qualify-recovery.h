@@ -37,7 +37,7 @@ typedef struct Recovery {
 	/* given */
 	const Opts *o;
 	uint64_t size;				/* the disk's: writes land anywhere on it */
-	FILE *out;
+	FILE *out;				/* progress lines; NULL: none (--json) */
 	const volatile sig_atomic_t *interrupt;
 	bool live;				/* a progress line on stderr */
 	QualifyModel *model;			/* its cache known; the recovery goes in */

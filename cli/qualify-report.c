@@ -11,6 +11,7 @@
 #include "format.h"
 #include "output.h"
 #include "protocol.h"
+#include "qualify-text.h"
 #include "util.h"
 
 static json_object *jd(double v) { return json_number(v, 6); }
@@ -108,19 +109,6 @@ json_object *report_verdict(const QualifyVerdict *v)
 	return o;
 }
 
-void report_read_line(FILE *f, const Phase *p)
-{
-	Band b[BANDS_MAX];
-	unsigned nb = verdict_bands(&p->hist, b);
-	char p50[32], p99[32], mx[32];
-	fprintf(f, "%-10s %6.0f IOPS  p50 %s  p99 %s  max %s  bands:", p->name, p->duration > 0 ? (double)p->n / p->duration : 0,
-		output_seconds(hist_quantile(&p->hist, 0.5), p50, sizeof p50),
-		output_seconds(hist_quantile(&p->hist, 0.99), p99, sizeof p99), output_seconds(hist_max(&p->hist), mx, sizeof mx));
-	for (unsigned k = 0; k < nb; k++)
-		fprintf(f, "%s %s (%.0f%%)", k ? "," : "", output_seconds(b[k].centre, p50, sizeof p50), b[k].share * 100);
-	fprintf(f, "\n");
-}
-
 int report_create(const char *path, FILE **ret)
 {
 	/* O_EXCL with O_CREAT refuses any existing name, a symbolic link
@@ -159,11 +147,11 @@ static void svg_text(FILE *f, const char *s)
 		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
 }
 
-int report_svg(FILE *f, const Phase *p, const char *title, const QualifyModel *q)
+int report_svg(FILE *f, const Phase *p, const char *title, json_object *model)
 {
 	const double W = 900, H = 260, L = 70, R = 20, T = 30, B = 30;
-	char lines[8][REPORT_LINE];
-	unsigned nl = q ? report_model_lines(q, lines, 8) : 0;
+	char lines[8][QUALIFY_LINE];
+	unsigned nl = model ? qualify_text_model_lines(model, lines, 8) : 0;
 	double tmax = 1, imax = 1, lmin = 1e-5, lmax = 1e-3;
 	for (size_t i = 0; i < p->n_sec; i++) {
 		tmax = fmax(tmax, p->sec[i].t);
@@ -215,7 +203,6 @@ int report_svg(FILE *f, const Phase *p, const char *title, const QualifyModel *q
 	fprintf(f, "</svg>\n");
 	return fclose(f) == 0 ? 0 : -errno;
 }
-
 
 json_object *report_refill(const Phase *p, const Refill *f)
 {
@@ -269,28 +256,4 @@ json_object *report_model(const QualifyModel *q)
 		json_object_array_add(skipped, json_object_new_string(q->skipped[i]));
 	json_object_object_add(o, "skipped", skipped);
 	return o;
-}
-
-/* "media cache      29.8M +- 128K   (bytes written fast from clean)" */
-unsigned report_model_lines(const QualifyModel *q, char lines[][REPORT_LINE], unsigned max)
-{
-	const DiskModel *m = &q->m;
-	char v[FORMAT_MAX], e[FORMAT_MAX];
-	unsigned n = 0;
-	if (n < max && isfinite(m->media_cache_bytes))
-		snprintf(lines[n++], REPORT_LINE, "media cache       %s +- %s (written fast from the start, before a write waited)",
-			 format_size(v, m->media_cache_bytes), format_size(e, q->cache_err));
-	if (n < max && isfinite(m->slow_write_bps))
-		snprintf(lines[n++], REPORT_LINE, "sustained writes  %s +- %s (random writes after the cliff)",
-			 format_rate(v, m->slow_write_bps), format_rate(e, q->slow_err));
-	if (n < max && isfinite(m->rewrite_seconds))
-		snprintf(lines[n++], REPORT_LINE, "one wait          %s +- %s (median of %u gaps after the cliff: a band rewrite)",
-			 format_duration(v, m->rewrite_seconds), format_duration(e, q->rewrite_err), q->rewrites);
-	if (n < max && isfinite(m->idle_recovery_bps))
-		snprintf(lines[n++], REPORT_LINE, "idle recovery     %s%s%s%s (fast space given back a second of rest)",
-			 q->recovery_lower_bound ? "at least " : "", format_rate(v, m->idle_recovery_bps),
-			 isfinite(q->recovery_err) ? " +- " : "", isfinite(q->recovery_err) ? format_rate(e, q->recovery_err) : "");
-	for (unsigned i = 0; i < q->n_skipped && n < max; i++)
-		snprintf(lines[n++], REPORT_LINE, "not measured: %s", q->skipped[i]);
-	return n;
 }

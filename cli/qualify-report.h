@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The qualification's report: the JSON document (phases, per-second rows,
- * latency summaries with bands, the verdict), the SVG plot of IOPS and
- * latency over time, and the text lines for the terminal.
+ * latency summaries with bands, the verdict) and the SVG plot of IOPS and
+ * latency over time; the text is qualify-text.c's, from the JSON.
  */
 #pragma once
 
@@ -25,11 +25,9 @@ json_object *report_refill(const Phase *p, const Refill *f);
 /* The disk_model object: each figure with its uncertainty and method,
  * absent where not measured, and what was skipped. */
 json_object *report_model(const QualifyModel *q);
-#define REPORT_LINE 160
-/* The model as text lines, for the text report and the SVG. */
-unsigned report_model_lines(const QualifyModel *q, char lines[][REPORT_LINE], unsigned max);
-/* Two panels over time: IOPS (log) and mean latency (log), into f (closed here). */
-int report_svg(FILE *f, const Phase *p, const char *title, const QualifyModel *q);
+/* Two panels over time: IOPS (log) and mean latency (log), into f
+ * (closed here); below them the disk model (the report's disk_model, or NULL). */
+int report_svg(FILE *f, const Phase *p, const char *title, json_object *model);
 /* A new report file: never an existing one, never through a symbolic link
  * (qualify runs as root, often in a directory others can write); -EEXIST
  * when the name is taken. */
@@ -38,5 +36,3 @@ int report_create(const char *path, FILE **ret);
  * kernel name): letters, digits, '.', '-' and '_' only, never ".." or a
  * leading dot, so that a serial such as "x/../../etc/y" stays a name. */
 void report_safe_name(const char *from, char *ret, size_t n);
-/* "read 4 KiB   150 IOPS  p50 8.0ms  p99 ...  bands: ..." */
-void report_read_line(FILE *f, const Phase *p);

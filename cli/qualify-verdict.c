@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "output.h"
-#include "qualify-engine.h"
 
 unsigned verdict_bands(const Hist *h, Band out[BANDS_MAX])
 {
@@ -57,34 +57,32 @@ void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret)
 {
 	QualifyVerdict v = {0};
 	const CliffResult *c = &f->cliff;
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	char b1[FORMAT_MAX], b2[32], b3[32], b4[FORMAT_MAX], b5[FORMAT_MAX];
 	if (f->wrote && verdict_cliff_is_smr(c)) {
 		v.smr_like = true;
 		snprintf(v.text, sizeof v.text,
 			 "behaves like DM-SMR: fast phase of %.1f s at %.0f IOPS (%s at %s), then %.1f IOPS with %" PRIu64
 			 " write(s) waiting up to %s%s%s",
-			 c->cliff_t, c->fast_iops, fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)),
+			 c->cliff_t, c->fast_iops, format_size(b1, (double)(c->fast_ios * f->block_size)),
 			 output_seconds(c->fast_lat, b2, sizeof b2), c->slow_iops, c->stalls,
 			 output_seconds(c->slowest, b3, sizeof b3),
 			 verdict_sequential_fast(f) ? "; sequential writes stay fast at " : "",
-			 verdict_sequential_fast(f) ? fmt_bytes(b4, sizeof b4, f->seq_rate) : "");
-		if (verdict_sequential_fast(f))
-			strncat(v.text, "/s", sizeof v.text - strlen(v.text) - 1);
+			 verdict_sequential_fast(f) ? format_rate(b4, f->seq_rate) : "");
 		if (f->seq_ran && !verdict_sequential_fast(f))
 			limit(&v, "sequential writes were slow after the cliff too (a drive busy cleaning, or a small band cache)");
 	} else if (f->wrote && c->fell && f->seq_ran && !verdict_sequential_fast(f)) {
 		snprintf(v.text, sizeof v.text,
 			 "SSD write cache exhausted: %s at %.0f IOPS, then %.0f IOPS with the disk completing writes "
-			 "throughout (no pause of %s with a write waiting over %s), and sequential writes as slow (%s/s): "
+			 "throughout (no pause of %s with a write waiting over %s), and sequential writes as slow (%s): "
 			 "an SSD's SLC cache ran out or a virtual disk's host cache filled, not a shingled disk's media cache",
-			 fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)), c->fast_iops, c->slow_iops,
+			 format_size(b1, (double)(c->fast_ios * f->block_size)), c->fast_iops, c->slow_iops,
 			 output_seconds(c->pause_floor, b3, sizeof b3), output_seconds(c->stall_floor, b2, sizeof b2),
-			 fmt_bytes(b5, sizeof b5, f->seq_rate));
+			 format_rate(b5, f->seq_rate));
 	} else if (f->wrote && c->fell) {
 		snprintf(v.text, sizeof v.text,
 			 "write rate fell after %s (%.0f to %.0f IOPS) but the disk kept completing writes (no pause of %s "
 			 "with a write waiting over %s): not the shape of a media cache filling%s",
-			 fmt_bytes(b1, sizeof b1, (double)(c->fast_ios * f->block_size)), c->fast_iops, c->slow_iops,
+			 format_size(b1, (double)(c->fast_ios * f->block_size)), c->fast_iops, c->slow_iops,
 			 output_seconds(c->pause_floor, b3, sizeof b3), output_seconds(c->stall_floor, b2, sizeof b2),
 			 f->seq_ran ? "; sequential writes stayed fast" : "");
 		limit(&v, "an SSD's write cache running out looks like this; a sequential phase (--seq-seconds) tells it apart");
@@ -92,20 +90,20 @@ void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret)
 		snprintf(v.text, sizeof v.text,
 			 "no cliff after %s written at %.0f IOPS (%s), and random reads in %s (median): faster than any "
 			 "platter seeks, so solid-state storage; not a shingled disk's slow phase",
-			 fmt_bytes(b1, sizeof b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
+			 format_size(b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
 			 output_seconds(hist_quantile(f->reads, 0.5), b3, sizeof b3));
 		limit(&v, "a media cache larger than what was written looks like this too: a larger --write-budget tells");
 	} else if (f->wrote && verdict_faster_than_platter(c)) {
 		snprintf(v.text, sizeof v.text,
 			 "no cliff after %s written at %.0f IOPS (%s): more random writes a second than any platter takes, "
 			 "so %s took them; not a shingled disk's slow phase",
-			 fmt_bytes(b1, sizeof b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
+			 format_size(b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
 			 f->static_class == DISK_CLASS_SSD || c->fast_lat < SOLID_STATE_LAT ? "solid-state storage"
 											  : "solid-state storage or a cache");
 		limit(&v, "a media cache larger than what was written looks like this too: a larger --write-budget tells");
 	} else if (f->wrote) {
 		snprintf(v.text, sizeof v.text, "no cliff after %s written at %.0f IOPS (%s): consistent with CMR%s",
-			 fmt_bytes(b1, sizeof b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
+			 format_size(b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
 			 f->static_class == DISK_CLASS_SSD ? " or an SSD, as the static classification says" : "");
 		limit(&v, "a larger write budget could still reveal a larger media cache");
 	} else {

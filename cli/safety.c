@@ -58,7 +58,7 @@ static int read_dev(const char *path, unsigned *major, unsigned *minor)
 
 /* ------------------------------------------------------------- identity */
 
-int safety_identity(int fd, const SafetyTarget *t, DiskIdentity *ret)
+int safety_identity(int fd, const SafetyTarget *t, const SysfsDisk *sys, DiskIdentity *ret)
 {
 	DiskIdentity id = {0};
 	struct stat st;
@@ -75,19 +75,14 @@ int safety_identity(int fd, const SafetyTarget *t, DiskIdentity *ret)
 	id.logical_block = (unsigned)lbs;
 	if (major(id.rdev) != t->major || minor(id.rdev) != t->minor)
 		return -ENODEV;
+	if (sys->major != t->major || sys->minor != t->minor)
+		return -ENODEV;
+	snprintf(id.serial, sizeof id.serial, "%s", sys->serial);
+	snprintf(id.wwn, sizeof id.wwn, "%s", sys->wwn);
+	snprintf(id.model, sizeof id.model, "%s", sys->model);
 	_cleanup_close_ int sysfs = open(t->sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int udev = open(t->udev_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	SysfsDisk sys;
 	if (sysfs < 0)
 		return -errno;
-	int r = sysfs_read_disk(sysfs, udev, t->name, &sys, NULL);
-	if (r < 0)
-		return r;
-	if (sys.major != t->major || sys.minor != t->minor)
-		return -ENODEV;
-	snprintf(id.serial, sizeof id.serial, "%s", sys.serial);
-	snprintf(id.wwn, sizeof id.wwn, "%s", sys.wwn);
-	snprintf(id.model, sizeof id.model, "%s", sys.model);
 	char path[512];
 	snprintf(path, sizeof path, "block/%s/loop/backing_file", t->name);
 	_cleanup_free_ char *backing = NULL;
@@ -100,6 +95,17 @@ int safety_identity(int fd, const SafetyTarget *t, DiskIdentity *ret)
 	}
 	*ret = id;
 	return 0;
+}
+
+int safety_identity_again(int fd, const SafetyTarget *t, DiskIdentity *ret)
+{
+	_cleanup_close_ int sysfs = open(t->sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int udev = open(t->udev_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	SysfsDisk sys;
+	if (sysfs < 0)
+		return -errno;
+	int r = sysfs_read_identity(sysfs, udev, t->name, &sys);
+	return r < 0 ? r : safety_identity(fd, t, &sys, ret);
 }
 
 bool safety_same_disk(const DiskIdentity *a, const DiskIdentity *b, char *why, size_t n)

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sysdisk.h"
+
 #define SAFETY_MAX_REASONS 16
 #define SAFETY_SAMPLE_BYTES (1u << 20)	/* read at the start, middle and end */
 
@@ -42,9 +44,13 @@ typedef struct DiskIdentity {
 	ino_t backing_ino;
 } DiskIdentity;
 
-/* Reads fd's identity (its device number and size from the fd itself, the
- * rest from sysfs for that device number). */
-int safety_identity(int fd, const SafetyTarget *t, DiskIdentity *ret);
+/* fd's identity: its device number and size from the fd itself, model,
+ * serial and WWN from sys (what was read of t->name, which must be that
+ * device number), a loop device's backing file from sysfs. */
+int safety_identity(int fd, const SafetyTarget *t, const SysfsDisk *sys, DiskIdentity *ret);
+/* The same from a fresh read of those fields alone (sysfs_read_identity()):
+ * after the confirmation, whether the disk is still the one checked. */
+int safety_identity_again(int fd, const SafetyTarget *t, DiskIdentity *ret);
 /* False, with *why, when b is not the disk a was. */
 bool safety_same_disk(const DiskIdentity *a, const DiskIdentity *b, char *why, size_t n);
 /* Every rule; allow_nonzero skips the "sampled regions hold data" rule. */

@@ -304,6 +304,42 @@ int sysfs_read_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret,
 	return 0;
 }
 
+int sysfs_read_identity(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret)
+{
+	char path[64];
+	if (!sysfs_valid_name(name))
+		return -EINVAL;
+	snprintf(path, sizeof path, "block/%s", name);
+	_cleanup_close_ int blk = openat(sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (blk < 0)
+		return -errno;
+	SysfsDisk d = {.io_timeout_ms = -1};
+	disk_facts_init(&d.facts, name);
+	int r = probe_devnum(blk, &d.major, &d.minor);
+	if (r < 0)
+		return r;
+	uint64_t size = 0;
+	d.facts.size_status = read_u64_at(blk, "size", &size);
+	d.size_sectors = d.facts.size_status == 0 && size <= (uint64_t)INT64_MAX / 512 ? size : 0;
+	/* what probe_identity() reads the model, serial and WWN from, no more */
+	_cleanup_close_ int dev = openat(blk, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ uint8_t *p89 = NULL;
+	size_t len;
+	if (dev >= 0) {
+		attr_str(dev, "model", d.facts.sysfs_model, sizeof d.facts.sysfs_model);
+		d.facts.id_status = read_vpd(dev, "vpd_pg89", &p89, &len);
+		if (d.facts.id_status == 0)
+			d.facts.id_status = vpd_decode_89(p89, len, &d.facts.id);
+	}
+	_cleanup_free_ char *udev = NULL;
+	if (sysfs_udev_record(udev_fd, d.major, d.minor, &udev) < 0)
+		udev = NULL;
+	probe_udev(udev, &d.facts);
+	probe_identity(dev, &d);
+	*ret = d;
+	return 0;
+}
+
 int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret)
 {
 	char path[64];

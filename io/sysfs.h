@@ -23,6 +23,11 @@ int sysfs_udev_record(int udev_fd, unsigned major, unsigned minor, char **ret);
  * read, or NULL: for sysfs_disk_identity() and sysfs_read_memberships(), so
  * that one probe reads it once. */
 int sysfs_read_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret, char **ret_udev);
+/* Reads the identity alone, afresh: major:minor, size, and the model,
+ * serial and WWN as sysfs_read_disk() gives them (the rest of ret is
+ * left as disk_facts_init() sets it): the re-check that a disk is still
+ * the one that was read. */
+int sysfs_read_identity(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret);
 /* Reads block/<name>/size only: the cheap check for a disk that went to size 0. */
 int sysfs_read_size(int sysfs_fd, const char *name, uint64_t *ret);
 /* Looks up KEY in the text of a udev database file ("E:KEY=value" lines). */

@@ -310,3 +310,97 @@ const ModelEntry *modellist_match(const ModelList *ml, const char *model)
 			return &ml->entries[i].pub;
 	return NULL;
 }
+
+void modellists_done(ModelLists *m)
+{
+	m->list = modellist_free(m->list);
+	free(m->origin);
+	free(m->list_origin);
+	free(m->drivedb_path);
+	free(m->drivedb_warning);
+	*m = (ModelLists){0};
+}
+
+/* smartmontools' SMR and CMR families, or none (*ret NULL). A database
+ * found by "auto" that does not parse is warned about and left out; one
+ * named in the settings must load. */
+static int load_drivedb_setting(const char *setting, ModelLists *m, ModelList **ret, char **ret_error)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = modellist_load_drivedb_setting(setting, ret, &m->drivedb_path, &m->drivedb_skipped, &err);
+	if (r == 0) {
+		m->drivedb_warning = TAKE_PTR(err);
+		m->drivedb_entries = modellist_size(*ret);
+		return 0;
+	}
+	if (r == -ENOENT && streq(setting, "auto"))
+		return 0;
+	if (streq(setting, "auto")) {
+		if (asprintf(&m->drivedb_warning, "%s: %s", m->drivedb_path, err ? err : read_error_string(r)) < 0)
+			m->drivedb_warning = NULL;
+		free(m->drivedb_path);
+		m->drivedb_path = NULL;
+		return 0;
+	}
+	return set_errorf(ret_error, r, "drivedb %s: %s", setting, err ? err : read_error_string(r));
+}
+
+static int load_list_setting(const ModelSettings *s, ModelLists *m, ModelList **ret, char **ret_error)
+{
+	_cleanup_free_ char *err = NULL;
+	const char *origin = s->model_list;
+	int r;
+	if (streq(s->model_list, "builtin"))
+		r = modellist_parse(s->builtin, ret, &err);
+	else {
+		r = modellist_load(s->model_list, ret, &err);
+		if (r == -ENOENT && s->installed && streq(s->model_list, s->installed)) {
+			m->builtin_instead = true;
+			origin = "builtin";
+			free(err);
+			err = NULL;
+			r = modellist_parse(s->builtin, ret, &err);
+		}
+	}
+	if (r < 0)
+		return set_errorf(ret_error, r, "model list %s: %s", s->model_list, err ? err : strerror(-r));
+	m->list_entries = modellist_size(*ret);
+	m->list_origin = strdup(origin);
+	return m->list_origin ? 0 : set_errorf(ret_error, -ENOMEM, "model list %s: %s", s->model_list, strerror(ENOMEM));
+}
+
+int modellist_load_settings(const ModelSettings *s, ModelLists *ret, char **ret_error)
+{
+	ModelLists m = {0};
+	_cleanup_(modellist_freep) ModelList *db = NULL;
+	_cleanup_(modellist_freep) ModelList *list = NULL;
+	int r = load_drivedb_setting(s->drivedb, &m, &db, ret_error);
+	if (r >= 0)
+		r = load_list_setting(s, &m, &list, ret_error);
+	if (r < 0) {
+		modellists_done(&m);
+		return r;
+	}
+	bool chosen = !streq(s->model_list, "builtin") && !(s->installed && streq(s->model_list, s->installed));
+	/* modellist_concat() frees its second list, on failure too */
+	if (db && !chosen) {
+		r = modellist_concat(db, TAKE_PTR(list));
+		m.list = TAKE_PTR(db);
+	} else {
+		r = modellist_concat(list, TAKE_PTR(db));
+		m.list = TAKE_PTR(list);
+	}
+	if (r >= 0 && m.drivedb_path && asprintf(&m.origin, "%s + %s", chosen ? m.list_origin : m.drivedb_path,
+						 chosen ? m.drivedb_path : m.list_origin) < 0) {
+		m.origin = NULL;
+		r = -ENOMEM;
+	} else if (r >= 0 && !m.drivedb_path && !(m.origin = strdup(m.list_origin)))
+		r = -ENOMEM;
+	if (r < 0) {
+		set_errorf(ret_error, r, "the model lists together: %s", strerror(-r));
+		modellists_done(&m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}

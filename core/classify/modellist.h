@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -14,7 +15,7 @@ typedef enum ModelClass {
 	MODEL_CLASS_DM_SMR,
 	MODEL_CLASS_CMR,
 	_MODEL_CLASS_MAX,
-	_MODEL_CLASS_INVALID = -22,
+	_MODEL_CLASS_INVALID = -EINVAL,
 } ModelClass;
 
 typedef struct ModelEntry {
@@ -51,6 +52,34 @@ int modellist_load_drivedb_setting(const char *setting, ModelList **ret, char **
  * takes the first entry that matches, so the list first given wins. */
 int modellist_concat(ModelList *dst, ModelList *src);
 unsigned modellist_size(const ModelList *ml);
+
+/* The lists smrd and smrctl qualify classify with, as the settings name
+ * them: model-list ("builtin" or a path; the list smrd installs falls back
+ * to the built-in one when it is not there) and drivedb ("none", "auto" or a
+ * path). drivedb goes first (update-smart-drivedb keeps it current) unless
+ * the administrator chose a list. */
+typedef struct ModelSettings {
+	const char *model_list;		/* "builtin", or a path */
+	const char *installed;		/* the path smrd installs its list at */
+	const char *builtin;		/* the built-in list's text */
+	const char *drivedb;		/* "none", "auto" or a path */
+} ModelSettings;
+
+typedef struct ModelLists {
+	ModelList *list;		/* merged: a model takes the first entry that matches */
+	char *origin;			/* "builtin", a path, or "A + B" in matching order */
+	/* what a caller may log */
+	bool builtin_instead;		/* the installed list is not there: the built-in one */
+	char *list_origin;		/* the model list alone: "builtin" or its path */
+	unsigned list_entries;
+	char *drivedb_path;		/* the drivedb.h read, NULL for none */
+	unsigned drivedb_entries, drivedb_skipped;
+	char *drivedb_warning;		/* "auto" left a broken one out: "PATH: why[; read OTHER instead]" */
+} ModelLists;
+
+/* 0, or -errno with *ret_error ("model list PATH: why", "drivedb PATH: why"). */
+int modellist_load_settings(const ModelSettings *s, ModelLists *ret, char **ret_error);
+void modellists_done(ModelLists *m);
 /* The first entry whose pattern matches the whole model string, or NULL. */
 const ModelEntry *modellist_match(const ModelList *ml, const char *model);
 const char *model_class_to_string(ModelClass c);

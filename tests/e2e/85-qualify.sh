@@ -90,7 +90,7 @@ timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 2 --sizes 4k,1m --no-report >"$T/r
 w1=$(wr "$N")
 sed -n '/^read /p; s/^verdict: /  verdict: /p' "$T/ro.out" | sed 's/^/  /'
 check "read-only: writes completed on $N before and after: $w0 and $w1" [ "$w0" = "$w1" ]
-check "read-only: reads at both sizes" bash -c "grep -q '^read 4 KiB' '$T/ro.out' && grep -q '^read 1.0 MiB' '$T/ro.out'"
+check "read-only: reads at both sizes" bash -c "grep -q '^read 4K ' '$T/ro.out' && grep -q '^read 1M ' '$T/ro.out'"
 check "read-only: the static evidence is listed" grep -q 'queue/rotational' "$T/ro.out"
 timeout -k 5 60 "${Q[@]}" "$N" --read-seconds 1 --sizes 4k --no-report --json >"$T/ro.json" 2>"$T/ro.err"
 check "--json: stdout is the report alone, stderr is silent" \

@@ -75,6 +75,33 @@ static void check_cliff(const char *name, const CliffResult *c, double at, doubl
 	CHECK(c->stalls > 0);
 }
 
+/* The scan that qualify's write phase keeps as it runs decides as
+ * cliff_find() over every record so far does, at every second and at
+ * uneven steps between (records in completion order, as they arrive). */
+static unsigned scans, scan_fails;
+static void as_it_runs(const char *name, const IoRec *r, size_t n, double duration, const CliffRules *rules)
+{
+	CliffScan *s = NULL;
+	CHECK_INT(cliff_scan_new(rules, &s), 0);
+	size_t m = 0;
+	for (double d = 0.37; s && d <= duration + 1; d += d < 5 ? 0.37 : 1) {
+		double now = fmin(d, duration);
+		while (m < n && r[m].t + r[m].lat <= now)
+			m++;
+		CliffResult want, got;
+		cliff_find(r, m, now, rules, &want);
+		CHECK_INT(cliff_scan_fall(s, r, m, now, &got), 0);
+		bool same = got.fell == want.fell && got.found == want.found && got.cliff_t == want.cliff_t &&
+			    got.stall_floor == want.stall_floor;
+		scans++;
+		if (!same && scan_fails++ < 5)
+			printf("%s at %.2f s (%zu records): the scan says fell %d found %d at %.3f, cliff_find %d %d at %.3f\n",
+			       name, now, m, got.fell, got.found, got.cliff_t, want.fell, want.found, want.cliff_t);
+		CHECK(same);
+	}
+	cliff_scan_free(s);
+}
+
 int main(void)
 {
 	size_t cap = 2000000;
@@ -86,6 +113,7 @@ int main(void)
 
 	size_t n = simulate(r, cap, 1, 130, serial);
 	cliff_find(r, n, 130, &rules, &c);
+	as_it_runs("case 1", r, n, 130, &rules);
 	check_cliff("serial", &c, 70, 2500);
 	CHECK(fabs(c.fast_lat - 0.0004) < 0.00005);
 	CHECK(fabs(c.slow_iops - 3) < 0.3);
@@ -95,26 +123,31 @@ int main(void)
 	/* most writes still fast after the cliff: the median says nothing, the rate does */
 	n = simulate(r, cap, 1, 50, mixed);
 	cliff_find(r, n, 50, &rules, &c);
+	as_it_runs("case 2", r, n, 50, &rules);
 	check_cliff("mixed", &c, 20, 2700);
 	CHECK(c.slow_lat < 0.001);
 
 	n = simulate(r, cap, 1, 50, hiccups);
 	cliff_find(r, n, 50, &rules, &c);
+	as_it_runs("case 3", r, n, 50, &rules);
 	check_cliff("hiccups then mixed", &c, 20, 2270);	/* four 1 s hiccups in 20 s */
 
 	/* a fast phase of ~1.1 s: too short to need two seconds of it */
 	n = simulate(r, cap, 1, 20, small_cache);
 	cliff_find(r, n, 20, &rules, &c);
+	as_it_runs("case 4", r, n, 20, &rules);
 	check_cliff("small cache", &c, 1.08, 1667);
 
 	/* at queue depth 16 every fast write waits 16 services in the queue */
 	n = simulate(r, cap, 16, 50, mixed);
 	cliff_find(r, n, 50, &qd16, &c);
+	as_it_runs("case 5", r, n, 50, &qd16);
 	check_cliff("mixed at QD16", &c, 20, 2700);
 
 	/* every write waits 16 band rewrites in the queue: each one the disk stopped for */
 	n = simulate(r, cap, 16, 130, serial);
 	cliff_find(r, n, 130, &qd16, &c);
+	as_it_runs("case 6", r, n, 130, &qd16);
 	check_cliff("serial at QD16", &c, 70, 2500);
 	CHECK(c.stalls * 10 > c.slow_ios * 9);
 
@@ -122,6 +155,7 @@ int main(void)
 	 * stopped: a fall with nothing waiting, as for an SSD */
 	n = simulate(r, cap, 16, 30, capped);
 	cliff_find(r, n, 30, &qd16, &c);
+	as_it_runs("case 7", r, n, 30, &qd16);
 	printf("capped at QD16: fell %d at %.2f s, waits %d (%llu over %.0f ms on %.0f ms pauses), slowest %.0f ms, "
 	       "%.0f IOPS then %.0f\n", c.fell, c.cliff_t, c.found, (unsigned long long)c.stalls, c.stall_floor * 1000,
 	       c.pause_floor * 1000, c.slowest * 1000, c.fast_iops, c.slow_iops);
@@ -134,6 +168,7 @@ int main(void)
 	/* the rate falls, nothing waits: a plateau, not a media cache */
 	n = simulate(r, cap, 4, 40, slc);
 	cliff_find(r, n, 40, &rules, &c);
+	as_it_runs("case 8", r, n, 40, &rules);
 	printf("slc: fell %d at %.2f s, waits %d (%llu), %.0f IOPS then %.0f\n", c.fell, c.cliff_t, c.found,
 	       (unsigned long long)c.stalls, c.fast_iops, c.slow_iops);
 	CHECK(c.fell);
@@ -143,27 +178,32 @@ int main(void)
 
 	n = simulate(r, cap, 1, 120, cmr);
 	cliff_find(r, n, 120, &rules, &c);
+	as_it_runs("case 9", r, n, 120, &rules);
 	CHECK(!c.fell && !c.found);
 	CHECK(fabs(c.fast_iops - 490) < 40);
 	CHECK_INT(c.fast_ios, n);
 
 	n = simulate(r, cap, 1, 60, cmr_burst);
 	cliff_find(r, n, 60, &rules, &c);
+	as_it_runs("case 10", r, n, 60, &rules);
 	printf("cmr after a DRAM burst: fell %d, found %d, %.0f IOPS\n", c.fell, c.found, c.fast_iops);
 	CHECK(!c.fell && !c.found);
 
 	n = simulate(r, cap, 1, 30, serial);	/* stopped before the cache filled */
 	cliff_find(r, n, 30, &rules, &c);
+	as_it_runs("case 11", r, n, 30, &rules);
 	CHECK(!c.found && !c.fell);
 	CHECK(c.fast_iops > 2000);
 
 	/* a cliff in the last seconds cannot be confirmed yet */
 	n = simulate(r, cap, 1, 71.5, serial);
 	cliff_find(r, n, 71.5, &rules, &c);
+	as_it_runs("case 12", r, n, 71.5, &rules);
 	CHECK(!c.found);
 
 	cliff_find(r, 0, 10, &rules, &c);
 	CHECK(!c.found);
+	printf("the scan as it runs: %u comparisons, %u differed\n", scans, scan_fails);
 	free(r);
 	return test_done("cliff");
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The shipped model list: every family of the primer, in every spelling smrd sees. */
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "modellist.h"
 #include "test.h"
@@ -80,9 +82,48 @@ static void test_bad_lists(void)
 	CHECK(modellist_load("/nonexistent/list", &ml, &err) == -ENOENT);
 }
 
+/* The settings as smrd and smrctl qualify load them (one loader). */
+static void test_settings(void)
+{
+	ModelLists m;
+	char *err = NULL;
+	ModelSettings s = {.model_list = "/nonexistent/smr-models.tsv", .installed = "/nonexistent/smr-models.tsv",
+			   .builtin = smrd_builtin_models, .drivedb = "none"};
+	/* the installed list not there: the built-in one, said so */
+	CHECK_INT(modellist_load_settings(&s, &m, &err), 0);
+	CHECK(m.builtin_instead && m.list_entries >= 14 && !m.drivedb_path);
+	CHECK_STR(m.origin, "builtin");
+	CHECK_INT(modellist_size(m.list), m.list_entries);
+	modellists_done(&m);
+	/* a list the administrator named must be there */
+	s.model_list = "/nonexistent/mine.tsv";
+	CHECK_INT(modellist_load_settings(&s, &m, &err), -ENOENT);
+	CHECK(err && strncmp(err, "model list /nonexistent/mine.tsv: ", 34) == 0);
+	free(err);
+	err = NULL;
+	/* so must a drivedb.h named */
+	s = (ModelSettings){.model_list = "builtin", .builtin = smrd_builtin_models, .drivedb = "/nonexistent/drivedb.h"};
+	CHECK_INT(modellist_load_settings(&s, &m, &err), -ENOENT);
+	CHECK(err && strncmp(err, "drivedb /nonexistent/drivedb.h: ", 32) == 0);
+	free(err);
+	err = NULL;
+	char path[] = "/tmp/test-modellist-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && write(fd, "cmr\tA.*\tx\n", 10) == 10);
+	close(fd);
+	s = (ModelSettings){.model_list = path, .installed = "/nonexistent/smr-models.tsv", .builtin = smrd_builtin_models,
+			    .drivedb = "none"};
+	CHECK_INT(modellist_load_settings(&s, &m, &err), 0);
+	CHECK_STR(m.origin, path);
+	CHECK(!m.builtin_instead && m.list_entries == 1 && modellist_match(m.list, "ABC"));
+	modellists_done(&m);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_shipped();
 	test_bad_lists();
+	test_settings();
 	return test_done("test-modellist");
 }

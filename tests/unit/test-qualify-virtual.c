@@ -21,6 +21,8 @@
 #include "qualify-opts.h"
 #include "qualify-recovery.h"
 #include "qualify-report.h"
+#include "qualify-run.h"
+#include "qualify-text.h"
 #include "qualify-verdict.h"
 #include "test.h"
 
@@ -70,80 +72,48 @@ static int split(char *line, char **argv, int argc, int max)
 	return argc;
 }
 
-/* One qualification, as qualify.c's measure() runs it with --rest 0. */
+/* One qualification: qualify's own phases and conclusion (qualify-run.c)
+ * on the model disk. */
 typedef struct Qual {
-	Opts o;
+	QualifyRun q;
 	Disk disk;
 	Engine *e;
-	Phase wp, sp, rp;
-	CliffResult cliff;
-	QualifyModel model;
-	Recovery rec;
-	json_object *phases;
-	QualifyVerdict verdict;
+	bool smr_like;
+	const char *verdict;		/* the report's */
 } Qual;
 
 static void qual_done(Qual *q)
 {
-	phase_free(&q->wp);
-	phase_free(&q->sp);
-	phase_free(&q->rp);
-	recovery_done(&q->rec);
-	json_object_put(q->phases);
+	qualify_run_done(&q->q);
 	engine_free(q->e);
 	emu_done(&q->disk.m);
 }
 
-static bool phase_ok(const Phase *p, const char *what)
-{
-	if (p->error[0])
-		printf("  %s: %s\n", what, p->error);
-	return !p->error[0];
-}
-
-static void qual_verdict(Qual *q)
-{
-	QualifyFacts f = {.destructive = true, .static_class = DISK_CLASS_UNKNOWN, .wrote = true, .cliff = q->cliff,
-			  .block_size = q->o.bs, .written = q->wp.bytes, .seq_ran = q->sp.n > 0,
-			  .seq_rate = q->sp.duration > 0 ? (double)q->sp.bytes / q->sp.duration : 0,
-			  .reads = q->rp.n ? &q->rp.hist : NULL};
-	qualify_verdict(&f, &q->verdict);
-}
-
-/* The phases on the model disk: the writes, the model of them, the
- * sequential writes, idle recovery, a read phase, the verdict. */
 static int qual_run(Qual *q)
 {
-	uint64_t size = q->disk.m.p.size, budget = qualify_write_budget(&q->o, size);
-	int k = engine_new_model(disk_submit, &q->disk, q->o.iodepth, 1, START_S, &q->e);
+	QualifyRun *r = &q->q;
+	int k = engine_new_model(disk_submit, &q->disk, r->o.iodepth, 1, START_S, &q->e);
 	if (k < 0)
 		return k;
-	q->phases = json_object_new_object();
-	if ((k = qualify_write_run(q->e, &q->wp, &q->o, size, budget, &never, false, &q->cliff)) < 0 ||
-	    !phase_ok(&q->wp, "write"))
-		return k < 0 ? k : -EIO;
-	qualify_model_writes(q->wp.rec, q->wp.n, q->wp.duration, &q->cliff, q->o.bs, q->o.iodepth, &q->model);
-	if ((k = qualify_seq_run(q->e, &q->sp, &q->o, size, budget - q->wp.bytes, &never, false)) < 0 && k != -ENOSPC)
-		return k;
-	if (!phase_ok(&q->sp, "sequential"))
+	r->size = q->disk.m.p.size;
+	r->static_class = DISK_CLASS_UNKNOWN;
+	r->interrupt = &never;
+	r->rep = json_object_new_object();
+	qualify_measure(r, q->e);
+	qualify_conclude(r);
+	const char *err = qualify_run_error(r);
+	if (err) {
+		printf("  %s\n", err);
 		return -EIO;
-	uint64_t written = q->wp.bytes + q->sp.bytes;
-	q->rec = (Recovery){.o = &q->o, .size = size, .out = stdout, .interrupt = &never, .model = &q->model,
-			    .cliff = &q->cliff, .time_left = q->o.time_limit - q->wp.duration - q->sp.duration,
-			    .bytes_left = budget > written ? (double)(budget - written) : 0};
-	recovery_run(&q->rec, q->e, q->phases);
-	for (unsigned i = 0; i < q->rec.n_fp; i++)
-		if (!phase_ok(&q->rec.fp[i], "refill"))
-			return -EIO;
-	q->rp = (Phase){.name = "read 4 KiB", .io_bytes = 4096};
-	if ((k = engine_run(q->e, &q->rp, size, q->o.read_seconds, NULL, NULL, &never, false)) < 0)
-		return k;
-	qual_verdict(q);
+	}
+	json_object *v = json_object_object_get(r->rep, "verdict");
+	q->smr_like = json_object_get_boolean(json_object_object_get(v, "smr_like"));
+	q->verdict = json_object_get_string(json_object_object_get(v, "text"));
 	return 0;
 }
 
 /* The emulator's options and qualify's, as the e2e test gives them. */
-static int qual_setup(Qual *q, const char *model, char *emu_opts, const char *qualify_opts)
+static int qual_setup(Qual *q, const char *model, char *emu_opts, const char *qualify_opts, FILE *out)
 {
 	char *eargv[MAX_ARGS] = {"smr-emu", "--model", (char *)model}, qbuf[512];
 	int eargc = split(emu_opts, eargv, 3, MAX_ARGS), qargc;
@@ -153,9 +123,10 @@ static int qual_setup(Qual *q, const char *model, char *emu_opts, const char *qu
 	if (eargc < 0 || (qargc = split(qbuf, qargv, 1, MAX_ARGS)) < 0)
 		return -E2BIG;
 	EmuParams p;
-	if (emu_parse_model(eargc, eargv, &p) < 0 || qualify_parse_opts(qargc, qargv, false, &q->o, &dev) != 0)
+	if (emu_parse_model(eargc, eargv, &p) < 0 || qualify_parse_opts(qargc, qargv, false, &q->q.o, &dev) != 0)
 		return -EINVAL;
 	p.size = DISK_BYTES;	/* the glue takes it from the backing file */
+	q->q.out = out;
 	if (emu_init(&q->disk.m, &p) < 0)
 		return -EINVAL;
 	return qual_run(q);
@@ -163,14 +134,13 @@ static int qual_setup(Qual *q, const char *model, char *emu_opts, const char *qu
 
 static void report_done(const Qual *q)
 {
-	char lines[8][REPORT_LINE], meaning[512];
-	unsigned n = report_model_lines(&q->model, lines, 8);
+	json_object *model = json_object_object_get(q->q.rep, "disk_model");
+	char lines[8][QUALIFY_LINE];
+	unsigned n = qualify_text_model_lines(model, lines, 8);
 	for (unsigned i = 0; i < n; i++)
 		printf("  %s\n", lines[i]);
-	for (unsigned i = 0; i < q->model.n_skipped; i++)
-		printf("  skipped: %s\n", q->model.skipped[i]);
-	json_object_put(report_model(&q->model));	/* the report's own path, under the sanitizers */
-	printf("  verdict: %s\n  meaning: %s\n", q->verdict.text, qualify_model_meaning(&q->model, meaning, sizeof meaning));
+	printf("  verdict: %s\n  meaning: %s\n", q->verdict,
+	       json_object_get_string(json_object_object_get(model, "meaning")));
 }
 
 /* The worst error of each figure over the draws, for the summary. */
@@ -215,7 +185,7 @@ static bool used_rests(const Qual *q, double *ret_shorter, double *ret_longer)
 {
 	json_object *refills, *x, *used, *rest;
 	unsigned found = 0;
-	if (!json_object_object_get_ex(q->phases, "refills", &refills))
+	if (!json_object_object_get_ex(json_object_object_get(q->q.rep, "phases"), "refills", &refills))
 		return false;
 	for (size_t i = 0; i < json_object_array_length(refills); i++) {
 		x = json_object_array_get_idx(refills, i);
@@ -234,7 +204,7 @@ static bool used_rests(const Qual *q, double *ret_shorter, double *ret_longer)
 static void check_recovery(const Qual *q)
 {
 	const Disk *d = &q->disk;
-	double rs = NAN, rl = NAN, got = q->model.m.idle_recovery_bps;
+	double rs = NAN, rl = NAN, got = q->q.model.m.idle_recovery_bps;
 	bool have = used_rests(q, &rs, &rl) && d->n_idle >= 2;
 	CHECK(have && isfinite(got));
 	if (!have || !isfinite(got)) {
@@ -245,7 +215,7 @@ static void check_recovery(const Qual *q)
 	double d1 = d->idle_s[a], c1 = d->idle_cleaned[a], d2 = d->idle_s[b], c2 = d->idle_cleaned[b];
 	printf("  rests %.1f s and %.1f s; the model was idle %.2f s (cleaned %.0f bytes) and %.2f s (cleaned %.0f)\n", rs,
 	       rl, d1, c1, d2, c2);
-	if (!q->model.recovery_lower_bound) {
+	if (!q->q.model.recovery_lower_bound) {
 		near(3, got, (c2 - c1) / (d2 - d1), RECOVERY_TOL);
 		return;
 	}
@@ -259,9 +229,9 @@ static void check_recovery(const Qual *q)
 static void check_figures(const Qual *q)
 {
 	const EmuModel *m = &q->disk.m;
-	const DiskModel *dm = &q->model.m;
-	char meaning[512];
-	CHECK(q->verdict.smr_like);
+	const DiskModel *dm = &q->q.model.m;
+	json_object *model = json_object_object_get(q->q.rep, "disk_model");
+	CHECK(q->smr_like);
 	near(0, dm->media_cache_bytes, (double)m->cliff_written, CACHE_TOL);
 	CHECK(m->slow_over && m->slow_end > m->cliff_at);	/* the slow phase is on record */
 	if (m->slow_over && m->slow_end > m->cliff_at)
@@ -269,7 +239,7 @@ static void check_figures(const Qual *q)
 		     SUSTAINED_TOL);
 	near(2, dm->rewrite_seconds, m->waits ? (double)m->wait_us / (double)m->waits / 1e6 : 0, REWRITE_TOL);
 	check_recovery(q);
-	CHECK(strstr(qualify_model_meaning(&q->model, meaning, sizeof meaning), "a resilver") != NULL);
+	CHECK(strstr(json_object_get_string(json_object_object_get(model, "meaning")), "a resilver") != NULL);
 }
 
 #define DRAW_QUALIFY "emu --destructive --yes-destroy emu --iodepth %s --time-limit 300 --hold 8 --seq-seconds 2 " \
@@ -287,7 +257,7 @@ static void run_draw(char *line)
 	printf("draw %s: dm-smr %s, queue depth %s, fast again after %s s of idle\n", seed, opts, qd, back);
 	snprintf(qopts, sizeof qopts, DRAW_QUALIFY, qd);
 	Qual q = {0};
-	int k = qual_setup(&q, "dm-smr", opts, qopts);
+	int k = qual_setup(&q, "dm-smr", opts, qopts, stdout);
 	CHECK_INT(k, 0);
 	if (k == 0) {
 		report_done(&q);
@@ -312,14 +282,72 @@ static void test_lookalikes(void)
 		Qual q = {0};
 		int k = qual_setup(&q, disks[i][0], opts,
 				   "emu --destructive --yes-destroy emu --time-limit 20 --hold 4 --seq-seconds 2 "
-				   "--recovery-rest 8 --rest 0 --read-seconds 1 --write-budget 256M --no-report");
+				   "--recovery-rest 8 --rest 0 --read-seconds 1 --write-budget 256M --no-report", stdout);
 		CHECK_INT(k, 0);
-		const DiskModel *m = &q.model.m;
+		const DiskModel *m = &q.q.model.m;
 		bool none = !isfinite(m->media_cache_bytes) && !isfinite(m->slow_write_bps) &&
 			    !isfinite(m->rewrite_seconds) && !isfinite(m->idle_recovery_bps);
-		printf("look-alike %s %s: %s; %s\n", disks[i][0], disks[i][1], q.verdict.text,
+		printf("look-alike %s %s: %s; %s\n", disks[i][0], disks[i][1], q.verdict,
 		       none ? "no media cache, no model figures" : "FAIL: model figures");
 		CHECK(k == 0 && none);
+		qual_done(&q);
+	}
+}
+
+static ssize_t count_write(void *cookie, const char *buf, size_t n)
+{
+	(void)buf;
+	*(size_t *)cookie += n;
+	return (ssize_t)n;
+}
+
+/* --json builds no text: the whole run on a DM-SMR model with a stream
+ * that counts what reaches it, nothing; the text mode's stream gets the
+ * progress lines, and the record renders as the text a user reads. */
+static void test_json_builds_no_text(void)
+{
+	static const char draw[] = "--seed 988343649 --cache-mib 18.88 --band-mib 4 --clean-mibs 13.4 --idle-ms 700 "
+				   "--slow serial --high-water 0.9 --low-water 0.8";
+	static const char qopts[] = "emu --destructive --yes-destroy emu --iodepth 1 --time-limit 300 --hold 8 "
+				    "--seq-seconds 2 --recovery-rest 50 --rest 0 --read-seconds 1 --no-report";
+	for (int json = 1; json >= 0; json--) {
+		size_t written = 0;
+		FILE *counting = fopencookie(&written, "w", (cookie_io_functions_t){.write = count_write});
+		char opts[sizeof draw], q_opts[sizeof qopts + 8];
+		snprintf(opts, sizeof opts, "%s", draw);
+		snprintf(q_opts, sizeof q_opts, "%s%s", qopts, json ? " --json" : "");
+		Qual q = {0};
+		CHECK(counting != NULL);
+		int k = counting ? qual_setup(&q, "dm-smr", opts, q_opts, counting) : -ENOMEM;
+		CHECK_INT(k, 0);
+		CHECK_INT(q.q.o.json, json);
+		fflush(counting);
+		printf("--json %s: %zu bytes of text while it ran; verdict: %s\n", json ? "on" : "off", written, q.verdict);
+		if (json)
+			CHECK_INT(written, 0);
+		else
+			CHECK(written > 0);	/* the progress lines: the counter sees what is written */
+		CHECK(q.smr_like);
+		/* what it prints at the end: the JSON document alone, or the
+		 * text rendered from it */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+		q.q.out = mem;
+		qualify_emit(&q.q);
+		fclose(mem);
+		json_object *back = text ? json_tokener_parse(text) : NULL;
+		const char *doc = json_object_to_json_string_ext(q.q.rep, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+		if (json)	/* the record, and nothing before or after it */
+			CHECK(back && text && strncmp(text, doc, strlen(doc)) == 0 && streq(text + strlen(doc), "\n"));
+		else
+			CHECK(!back && text && strstr(text, "\nverdict: behaves like DM-SMR") &&
+			      strstr(text, "\ndisk model:\n  media cache ") && strstr(text, "\nread 4K "));
+		json_object_put(back);
+		if (!json)
+			fputs(text, stdout);
+		free(text);
+		fclose(counting);
 		qual_done(&q);
 	}
 }
@@ -339,6 +367,7 @@ int main(int argc, char **argv)
 	}
 	CHECK(draws > 0);
 	test_lookalikes();
+	test_json_builds_no_text();
 	for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
 		printf("%s: %u draw(s), worst error %.1f%%\n", errors[i].name, errors[i].n, errors[i].worst * 100);
 	return test_done("qualify-virtual");

@@ -104,7 +104,7 @@ static void test_verdicts(void)
 	f.static_class = DISK_CLASS_CMR;
 	qualify_verdict(&f, &v);
 	CHECK(!v.smr_like);
-	CHECK(strstr(v.text, "no cliff after 60.0 MiB written at 180 IOPS") == v.text);
+	CHECK(strstr(v.text, "no cliff after 60M written at 180 IOPS") == v.text);
 	CHECK(strstr(v.text, "or an SSD") == NULL);
 	CHECK(has_limit(&v, "larger write budget"));
 	f.static_class = DISK_CLASS_SSD;
