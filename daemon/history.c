@@ -13,10 +13,9 @@
  * following ones queue behind it), which keeps queries a simple join of the
  * two.
  */
-#include "history.h"
+#include "history-private.h"
 
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,24 +23,6 @@
 
 #include "util.h"
 
-struct History {
-	sqlite3 *db;			/* read-write; NULL when it cannot be used */
-	sqlite3 *ro;			/* read-only, while db is NULL */
-	char *path;
-	int watch_fd;			/* the file db writes: its link count says if it was deleted */
-	dev_t watch_dev;
-	ino_t watch_ino;
-	bool orphaned;			/* db's file was deleted: it is read, not written, until recreated */
-	sqlite3_stmt *insert;
-	uint64_t errors, dropped;
-	int64_t next_id;
-	uint64_t last_retry_usec;
-	HistoryEvent *pending;		/* ring of HISTORY_PENDING_MAX, allocated when first needed */
-	unsigned pend_head, pend_len;
-	char last_error[256];
-	char notice[320];
-	bool has_notice;
-};
 
 static const char *const state_names[_HISTORY_STATE_MAX] = {
 	[HISTORY_OK] = "ok", [HISTORY_PENDING] = "pending", [HISTORY_READ_ONLY] = "read-only",
@@ -66,13 +47,13 @@ const char *history_state_to_string(HistoryState s)
 #define COLUMNS "id, time_usec, logged_usec, device, serial, kind, op, severity, duration, latency, value, " \
 		"count, bytes, sector, message"
 
-static void note_error(History *h, const char *what, sqlite3 *db)
+void history_note_error(History *h, const char *what, sqlite3 *db)
 {
 	snprintf(h->last_error, sizeof h->last_error, "%s %s: %s", what, h->path, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
 /* What an SQLite failure means for us: a corrupt file, or one we may not write. */
-static int classify_rc(int rc)
+int history_classify_rc(int rc)
 {
 	switch (rc & 0xff) {
 	case SQLITE_CORRUPT:
@@ -108,10 +89,10 @@ static int check_integrity(sqlite3 *db)
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &s, NULL);
 	if (rc != SQLITE_OK)
-		return classify_rc(rc);
+		return history_classify_rc(rc);
 	rc = sqlite3_step(s);
 	bool ok = rc == SQLITE_ROW && streq_ptr((const char *)sqlite3_column_text(s, 0), "ok");
-	int r = ok ? 0 : rc == SQLITE_ROW ? -EBADMSG : classify_rc(rc);
+	int r = ok ? 0 : rc == SQLITE_ROW ? -EBADMSG : history_classify_rc(rc);
 	sqlite3_finalize(s);
 	return r;
 }
@@ -167,7 +148,7 @@ static int open_rw(History *h)
 		return -EACCES;
 	}
 	int rc = sqlite3_open_v2(h->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
-	int r = rc == SQLITE_OK ? 0 : classify_rc(rc);
+	int r = rc == SQLITE_OK ? 0 : history_classify_rc(rc);
 	const char *what = "cannot open";
 	if (r == 0) {
 		sqlite3_busy_timeout(db, 1000);
@@ -175,23 +156,25 @@ static int open_rw(History *h)
 		 * events a minute and the reads one disk's recent past */
 		rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-256;", NULL,
 				  NULL, NULL);
-		r = rc == SQLITE_OK ? check_integrity(db) : classify_rc(rc);
+		r = rc == SQLITE_OK ? check_integrity(db) : history_classify_rc(rc);
 		what = r == -EBADMSG ? "corrupt database" : "cannot write";
 	}
 	if (r == 0 && (rc = sqlite3_exec(db, SCHEMA(""), NULL, NULL, NULL)) != SQLITE_OK) {
-		r = classify_rc(rc);
+		r = history_classify_rc(rc);
 		what = "cannot set up";
 	}
+	if (r == 0 && (r = history_notify_setup(db)) < 0)
+		what = "cannot bring up to date";
 	if (r == 0 &&
 	    (rc = sqlite3_prepare_v2(db,
 				     "INSERT INTO events (id, time_usec, logged_usec, device, serial, kind, op, severity,"
 				     " duration, latency, value, count, bytes, sector, message)"
 				     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &h->insert, NULL)) != SQLITE_OK) {
-		r = classify_rc(rc);
+		r = history_classify_rc(rc);
 		what = "cannot set up";
 	}
 	if (r < 0) {
-		note_error(h, what, db);
+		history_note_error(h, what, db);
 		sqlite3_close(db);
 		return r;
 	}
@@ -211,6 +194,7 @@ static int open_rw(History *h)
 	h->db = db;
 	if (top >= h->next_id)
 		h->next_id = top + 1;
+	history_notify_ids(h, db);
 	watch_file(h);
 	return 0;
 }
@@ -239,6 +223,7 @@ static int open_ro(History *h)
 					 (pass ? SQLITE_OPEN_URI : 0), NULL);
 		if (rc == SQLITE_OK && sqlite3_exec(db, "SELECT count(*) FROM events", NULL, NULL, NULL) == SQLITE_OK) {
 			h->ro = db;
+			history_notify_ids(h, db);
 			int64_t top = max_id(db);
 			if (top >= h->next_id)
 				h->next_id = top < INT64_MAX ? top + 1 : INT64_MAX;
@@ -319,6 +304,7 @@ History *history_close(History *h)
 		return NULL;
 	history_maintain(h, UINT64_MAX);	/* a last chance for what is pending */
 	close_db(h);
+	history_notify_free(h);
 	free(h->pending);
 	free(h->path);
 	free(h);
@@ -330,7 +316,7 @@ HistoryState history_state(const History *h)
 	if (!h)
 		return HISTORY_MEMORY;
 	if (h->db)
-		return h->pend_len || h->orphaned ? HISTORY_PENDING : HISTORY_OK;
+		return h->pend_len || h->orphaned || history_notify_pending(h) ? HISTORY_PENDING : HISTORY_OK;
 	return h->ro ? HISTORY_READ_ONLY : HISTORY_MEMORY;
 }
 
@@ -390,8 +376,8 @@ static int insert(History *h, const HistoryEvent *e)
 	if (rc == SQLITE_DONE || (rc & 0xff) == SQLITE_CONSTRAINT)	/* already there: written before a failed commit */
 		return 0;
 	h->errors++;
-	note_error(h, "cannot write to", h->db);
-	return classify_rc(rc);
+	history_note_error(h, "cannot write to", h->db);
+	return history_classify_rc(rc);
 }
 
 int history_add(History *h, HistoryEvent *e)
@@ -410,7 +396,7 @@ static int flush_pending(History *h)
 		return 0;
 	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		h->errors++;
-		note_error(h, "cannot write to", h->db);
+		history_note_error(h, "cannot write to", h->db);
 		return -EIO;
 	}
 	for (unsigned i = 0; i < h->pend_len; i++)
@@ -420,7 +406,7 @@ static int flush_pending(History *h)
 		}
 	if (sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		h->errors++;
-		note_error(h, "cannot write to", h->db);
+		history_note_error(h, "cannot write to", h->db);
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 		return -EIO;
 	}
@@ -450,18 +436,21 @@ static int rescue(History *h)
 	}
 	if (rc != SQLITE_OK) {
 		h->errors++;
-		note_error(h, "cannot recreate", h->db);
-		return classify_rc(rc);
+		history_note_error(h, "cannot recreate", h->db);
+		return history_classify_rc(rc);
 	}
-	rc = sqlite3_exec(h->db, SCHEMA("fresh.") "INSERT OR IGNORE INTO fresh.events SELECT * FROM main.events;", NULL, NULL,
-			  NULL);
+	rc = sqlite3_exec(h->db, "BEGIN;" SCHEMA("fresh.") HISTORY_NOTIFY_SCHEMA("fresh.")
+			  "INSERT OR IGNORE INTO fresh.events SELECT * FROM main.events;" HISTORY_NOTIFY_COPY
+			  "PRAGMA fresh.user_version = " HISTORY_STR(HISTORY_SCHEMA_VERSION) "; COMMIT;", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		h->errors++;
-		note_error(h, "cannot recreate", h->db);
+		history_note_error(h, "cannot recreate", h->db);
 	}
 	sqlite3_exec(h->db, "DETACH DATABASE fresh", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return classify_rc(rc);
+		return history_classify_rc(rc);
 	close_db(h);
 	h->orphaned = false;
 	int r = open_rw(h);
@@ -505,7 +494,7 @@ int history_maintain(History *h, uint64_t now_mono_usec)
 		snprintf(h->last_error, sizeof h->last_error, "%s was deleted or replaced while in use", h->path);
 		due = true;
 	}
-	if (!due || (h->db && !h->orphaned && !h->pend_len))
+	if (!due || (h->db && !h->orphaned && !h->pend_len && !history_notify_pending(h)))
 		return 0;
 	h->last_retry_usec = now_mono_usec;
 	if (h->orphaned) {
@@ -519,7 +508,9 @@ int history_maintain(History *h, uint64_t now_mono_usec)
 			return 0;
 		}
 	}
-	return flush_pending(h);
+	int n = flush_pending(h);
+	(void)history_notify_flush(h);	/* counted in errors when it fails; retried as the events are */
+	return n;
 }
 
 static void copy_text(char *dst, size_t n, const unsigned char *src)
@@ -619,6 +610,7 @@ int history_forget(History *h, const char *device, const char *serial)
 	}
 	h->pend_len = kept;
 	int forgotten = (int)(n - kept);
+	int r = history_notify_forget(h, device, serial);	/* the notifier's rows, stored and waiting */
 	if (!h->db)
 		return h->ro ? -EROFS : forgotten;
 	sqlite3_stmt *s;
@@ -633,10 +625,11 @@ int history_forget(History *h, const char *device, const char *serial)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		h->errors++;
-		note_error(h, "cannot write to", h->db);
-		return classify_rc(rc);
+		history_note_error(h, "cannot write to", h->db);
+		return history_classify_rc(rc);
 	}
-	return forgotten + sqlite3_changes(h->db);
+	forgotten += sqlite3_changes(h->db);
+	return r < 0 ? r : forgotten;
 }
 
 uint64_t history_newest_logged(History *h)
@@ -669,9 +662,11 @@ int history_prune(History *h, uint64_t before_usec, uint64_t max_events)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		h->errors++;
-		return classify_rc(rc);
+		return history_classify_rc(rc);
 	}
+	int pruned = sqlite3_changes(h->db);
+	(void)history_notify_prune(h, before_usec, max_events);
 	/* keep the WAL from growing without bound between automatic checkpoints */
 	sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	return sqlite3_changes(h->db);
+	return pruned;
 }

@@ -7,7 +7,9 @@
  * kept in memory, shown by every query, and written back as soon as the
  * database works again; a database file deleted under us is recreated from
  * the copy we still hold open; a read-only directory is opened read-only so
- * that the stored events stay visible.
+ * that the stored events stay visible. The notifier keeps what it sent and
+ * what was acknowledged in tables of its own in the same file (not as
+ * events: `smrctl events` lists what the disks did).
  */
 #pragma once
 
@@ -91,3 +93,54 @@ int history_forget(History *h, const char *device, const char *serial);
  * HISTORY_RETRY_USEC retries a database that could not be written or opened,
  * writing back the pending events. Returns how many it wrote back. */
 int history_maintain(History *h, uint64_t now_mono_usec);
+
+/* ------------------------------------------------ the notifier's records */
+
+/* One notification handed to notify-command (or dropped before it ran). */
+typedef struct HistorySend {
+	int64_t id;
+	uint64_t time_usec;		/* CLOCK_REALTIME: when it was sent */
+	uint64_t event_usec;		/* the event's time (a summary's last) */
+	char device[32], identity[96];	/* identity: wwn, else serial, else the device name */
+	char kind[32];			/* the event kind: storm-start, stall, ... */
+	char incident[40];		/* a storm's start and end share it */
+	bool follow_up;
+	int64_t count;			/* events it stands for */
+	char command[256];		/* notify-command as it was then */
+	char result[48];		/* "exit 0", "killed after 3.0 s", ...; "" until known */
+	int exit_status;		/* its exit code; -1 unless it exited */
+	uint64_t done_usec;		/* when it ended; 0 until then */
+} HistorySend;
+
+/* smrctl ack: a disk's kind (or every kind) silenced while its class stays. */
+typedef struct HistoryAck {
+	int64_t id;
+	uint64_t time_usec;
+	char device[32], identity[96];
+	char kind[32];			/* an event kind, or "all" */
+	char disk_class[24];		/* the class it was acknowledged at */
+} HistoryAck;
+
+typedef enum HistorySendSet {
+	HISTORY_SENDS_NEWEST,		/* the newest `limit` */
+	HISTORY_SENDS_LAST_PER_KIND,	/* each disk's newest of each kind */
+	HISTORY_SENDS_OPEN_STORMS,	/* the start of each disk's newest storm whose end was not sent */
+	_HISTORY_SEND_SET_MAX,
+	_HISTORY_SEND_SET_INVALID = -22,
+} HistorySendSet;
+
+/* Records a notification (sets s->id) and its incident; a storm's
+ * follow-up closes it. As history_add: 0 stored, -EIO kept in memory until
+ * the database takes it (history_maintain), -ENOBUFS the oldest kept dropped. */
+int history_add_send(History *h, HistorySend *s);
+/* How a send ended: its result line and exit code (-1: it did not exit). */
+int history_send_done(History *h, int64_t id, const char *result, int exit_status, uint64_t when_usec);
+/* Records an acknowledgement (sets a->id); returns as history_add_send. */
+int history_add_ack(History *h, HistoryAck *a);
+typedef int (*HistorySendCb)(const HistorySend *s, void *userdata);
+typedef int (*HistoryAckCb)(const HistoryAck *a, void *userdata);
+/* The stored sends of a set, oldest first; limit 0 = all. (What waits in
+ * memory is not listed: the notifier reads these once, at start.) */
+int history_query_sends(History *h, HistorySendSet set, unsigned limit, HistorySendCb cb, void *userdata);
+/* The newest `limit` stored acknowledgements (0 = all), oldest first. */
+int history_query_acks(History *h, unsigned limit, HistoryAckCb cb, void *userdata);

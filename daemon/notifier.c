@@ -3,8 +3,10 @@
  * A job is spawned with posix_spawn (no shell: the command is a path, the
  * event is in the environment, where a model string cannot become a
  * command), in a session of its own so that the deadline kills what it
- * started too (sendmail, curl). Its exit is polled every 100 ms while
- * anything runs: no SIGCHLD handler to share with the event loop's.
+ * started too (sendmail, curl). sd-event reaps it (a child source: SIGCHLD
+ * is blocked in every thread, main.c) and a timer of its own enforces
+ * notify-timeout. Each send, its result and each acknowledgement are rows
+ * of the history's notifier tables, which rebuild the incident book at start.
  */
 #include "notifier.h"
 
@@ -27,18 +29,21 @@
 #include "log.h"
 #include "util.h"
 
-#define POLL_USEC 100000
 #define KILL_GRACE_USEC 2000000
+#define DEADLINE_ACCURACY_USEC 10000
 #define ENV_MAX 24
+#define RESTORE_ACKS_MAX 100000
 
 typedef struct Job {
 	struct Job *next;
+	struct Notifier *n;
 	char *env[ENV_MAX + 1];		/* owned strings, NULL-terminated */
 	char what[32], device[32], incident[INCIDENT_ID_MAX];
+	int64_t send_id;		/* its row in the history; 0 if not recorded */
 	pid_t pid;			/* 0: queued */
 	int out_fd;
-	sd_event_source *out_src;
-	uint64_t started, deadline;	/* CLOCK_MONOTONIC */
+	sd_event_source *out_src, *child_src, *deadline_src;
+	uint64_t started;		/* CLOCK_MONOTONIC */
 	bool termed, killed;
 	size_t logged;			/* bytes of output logged */
 	char line[256];
@@ -48,57 +53,33 @@ typedef struct Job {
 struct Notifier {
 	sd_event *event;
 	const Config *cfg;
+	IncidentParams params;		/* from cfg: notifier_configure() */
 	History *history;
 	DiskRegistry *disks;
 	IncidentBook *book;
 	Job *queue, *running;
 	unsigned n_queued, n_running;
-	sd_event_source *poll;
 	NotifyStats st;
 	NotifyRecent recent[NOTIFY_RECENT];
 	unsigned recent_n;		/* recent[]: oldest first */
 	char host[256];
-	struct StormRecord *storms;	/* while restoring: each disk's newest storm notification */
-	size_t n_storms;
 };
 
-#define STORM_RESTORE_MAX 1024
-typedef struct StormRecord {
-	char identity[96], device[32], incident[INCIDENT_ID_MAX];
-	uint64_t newest;
-	bool open;			/* the newest was a start */
-} StormRecord;
-
-static inline void *mfree(void *p)
+void notifier_configure(Notifier *n)
 {
-	free(p);
-	return NULL;
+	if (!n)
+		return;
+	const char *s = n->cfg->notify_min_severity ? n->cfg->notify_min_severity : "warning";
+	n->params = (IncidentParams){
+		.min_priority = streq(s, "crit") ? LOG_CRIT : streq(s, "notice") ? LOG_NOTICE
+			      : streq(s, "info") ? LOG_INFO : LOG_WARNING,
+		.interval_usec = (uint64_t)(fmax(n->cfg->notify_interval, 1) * 1e6),
+	};
 }
 
-static uint64_t mono_usec(void)
+static bool enabled(const Notifier *n)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static uint64_t real_usec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static int min_priority(const Config *cfg)
-{
-	const char *s = cfg->notify_min_severity ? cfg->notify_min_severity : "warning";
-	return streq(s, "crit") ? LOG_CRIT : streq(s, "notice") ? LOG_NOTICE : streq(s, "info") ? LOG_INFO : LOG_WARNING;
-}
-
-static void params(const Notifier *n, IncidentParams *p)
-{
-	*p = (IncidentParams){.min_priority = min_priority(n->cfg),
-			      .interval_usec = (uint64_t)(fmax(n->cfg->notify_interval, 1) * 1e6)};
+	return n && n->cfg->notify_command && n->cfg->notify_command[0];
 }
 
 /* The recent list, oldest first: what the history restores comes in no
@@ -127,7 +108,7 @@ static void remember_at(Notifier *n, uint64_t when, const char *device, const ch
 
 static void remember(Notifier *n, const char *device, const char *what, const char *result, const char *incident)
 {
-	remember_at(n, real_usec(), device, what, result, incident);
+	remember_at(n, now_usec(CLOCK_REALTIME), device, what, result, incident);
 }
 
 /* The newest recent line of a job: where its result goes. */
@@ -141,6 +122,17 @@ static NotifyRecent *recent_of(Notifier *n, const Job *j)
 	return NULL;
 }
 
+/* How a job ended: on the page's line and in its history row. */
+static void job_result(Notifier *n, const Job *j, const char *result, int exit_status)
+{
+	NotifyRecent *rec = recent_of(n, j);
+	if (rec)
+		snprintf(rec->result, sizeof rec->result, "%s", result);
+	int r = j->send_id ? history_send_done(n->history, j->send_id, result, exit_status, now_usec(CLOCK_REALTIME)) : 0;
+	if (r < 0)
+		log_debug_errno(r, "history: could not record how the notification of %s %s ended: %m", j->what, j->device);
+}
+
 static Job *job_free(Job *j)
 {
 	if (!j)
@@ -148,6 +140,9 @@ static Job *job_free(Job *j)
 	for (unsigned i = 0; j->env[i]; i++)
 		free(j->env[i]);
 	sd_event_source_disable_unref(j->out_src);
+	sd_event_source_disable_unref(j->deadline_src);
+	/* sd-event reaps the child after its callback, which frees the job */
+	sd_event_source_unref(j->child_src);
 	if (j->out_fd >= 0)
 		close(j->out_fd);
 	free(j);
@@ -175,20 +170,6 @@ static void format_time(char out[40], uint64_t usec)
 		snprintf(out, 40, "%" PRIu64, usec / 1000000);
 }
 
-/* The pools, arrays and volume groups: "zfs:tank raid:md0". */
-static void pools(const Disk *d, char *out, size_t size)
-{
-	size_t off = 0;
-	out[0] = 0;
-	for (unsigned i = 0; d && i < d->n_members && off + 1 < size; i++) {
-		int w = snprintf(out + off, size - off, "%s%s:%s", off ? " " : "", member_type_to_string(d->members[i].type),
-				 d->members[i].name);
-		if (w < 0)
-			break;
-		off += (size_t)w < size - off ? (size_t)w : size - off - 1;
-	}
-}
-
 static Job *job_new(Notifier *n, const Disk *d, const IncidentNote *note, const char *cls)
 {
 	Job *j = calloc(1, sizeof *j);
@@ -199,14 +180,12 @@ static Job *job_new(Notifier *n, const Disk *d, const IncidentNote *note, const 
 	snprintf(j->what, sizeof j->what, "%s", k->name);
 	snprintf(j->device, sizeof j->device, "%s", note->device);
 	snprintf(j->incident, sizeof j->incident, "%s", note->incident);
-	SysfsDisk sd = {0};
-	if (d)
-		disk_sys_get(&d->sys, &sd);
+	const SysfsDisk *sd = d ? &d->sys : &(SysfsDisk){0};
 	char when[40], first[40], count[24], pool[512];
 	format_time(when, note->time_usec);
 	format_time(first, note->first_usec);
 	snprintf(count, sizeof count, "%" PRIu64, note->count);
-	pools(d, pool, sizeof pool);
+	snprintf(pool, sizeof pool, "%s", d ? d->view.pool : "");	/* "zfs:tank md:md0", as every view has it */
 	unsigned i = 0;
 	int r = 0;
 	r |= env_add(j, &i, "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
@@ -218,9 +197,9 @@ static Job *job_new(Notifier *n, const Disk *d, const IncidentNote *note, const 
 	r |= env_add(j, &i, "SMRD_COUNT", count);
 	r |= env_add(j, &i, "SMRD_DEVICE", note->device);
 	r |= env_add(j, &i, "SMRD_DISK_ID", note->identity);
-	r |= env_add(j, &i, "SMRD_MODEL", sd.model);
-	r |= env_add(j, &i, "SMRD_SERIAL", sd.serial);
-	r |= env_add(j, &i, "SMRD_WWN", sd.wwn);
+	r |= env_add(j, &i, "SMRD_MODEL", sd->model);
+	r |= env_add(j, &i, "SMRD_SERIAL", sd->serial);
+	r |= env_add(j, &i, "SMRD_WWN", sd->wwn);
 	r |= env_add(j, &i, "SMRD_POOL", pool);
 	r |= env_add(j, &i, "SMRD_CLASS", cls);
 	r |= env_add(j, &i, "SMRD_MESSAGE", note->message);
@@ -287,6 +266,95 @@ static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 static void start_next(Notifier *n);
 
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Job *j = userdata;
+	/* its session: what it started goes with it */
+	if (!j->termed) {
+		kill(-j->pid, SIGTERM);
+		j->termed = true;
+		sd_event_source_set_time(s, usec + KILL_GRACE_USEC);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	} else {
+		kill(-j->pid, SIGKILL);
+		j->killed = true;
+	}
+	return 0;
+}
+
+static void job_done(Notifier *n, Job *j, const siginfo_t *si)
+{
+	/* what it printed before it ended (a child it left behind may hold
+	 * the pipe open: what is there now, then no more) */
+	while (j->out_fd >= 0 && drain_once(j))
+		;
+	flush_line(j);
+	double secs = (double)(now_usec(CLOCK_MONOTONIC) - j->started) / 1e6;
+	char result[48];
+	int code = si->si_code == CLD_EXITED ? si->si_status : -1;
+	if (j->termed || j->killed) {
+		n->st.timed_out++;
+		snprintf(result, sizeof result, "killed after %.1f s", secs);
+		log_warning("notify-command for %s %s (incident %s) ran past notify-timeout: killed after %.1f s", j->what,
+			    j->device, j->incident, secs);
+	} else if (code == 0) {
+		n->st.ok++;
+		snprintf(result, sizeof result, "exit 0");
+		log_info("notify-command for %s %s (incident %s): done in %.1f s", j->what, j->device, j->incident, secs);
+	} else {
+		n->st.failed++;
+		if (code > 0)
+			snprintf(result, sizeof result, "exit %d", code);
+		else
+			snprintf(result, sizeof result, "signal %d", si->si_status);
+		log_warning("notify-command for %s %s (incident %s) failed: %s", j->what, j->device, j->incident, result);
+	}
+	job_result(n, j, result, code);
+}
+
+static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
+{
+	(void)s;
+	Job *j = userdata;
+	Notifier *n = j->n;
+	job_done(n, j, si);
+	for (Job **p = &n->running; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			break;
+		}
+	n->n_running--;
+	job_free(j);
+	start_next(n);
+	return 0;
+}
+
+/* Without its sources nobody would reap or time it: it goes now. */
+static void job_abandon(Job *j)
+{
+	kill(-j->pid, SIGKILL);
+	(void)waitpid(j->pid, NULL, 0);
+	j->pid = 0;
+}
+
+static int job_watch(Notifier *n, Job *j)
+{
+	j->started = now_usec(CLOCK_MONOTONIC);
+	uint64_t deadline = j->started + (uint64_t)(fmax(n->cfg->notify_timeout, 0.1) * 1e6);
+	int r = sd_event_add_child(n->event, &j->child_src, j->pid, WEXITED, on_child, j);
+	if (r >= 0)
+		r = sd_event_add_time(n->event, &j->deadline_src, CLOCK_MONOTONIC, deadline, DEADLINE_ACCURACY_USEC,
+				      on_deadline, j);
+	if (r < 0) {
+		j->child_src = sd_event_source_disable_unref(j->child_src);
+		job_abandon(j);
+		return r;
+	}
+	if (sd_event_add_io(n->event, &j->out_src, j->out_fd, EPOLLIN, on_output, j) < 0)
+		j->out_src = NULL;	/* unlogged, and the pipe closes with the job */
+	return 0;
+}
+
 static int job_spawn(Notifier *n, Job *j)
 {
 	int pipefd[2];
@@ -318,75 +386,7 @@ static int job_spawn(Notifier *n, Job *j)
 	}
 	j->out_fd = pipefd[0];
 	fcntl(j->out_fd, F_SETFL, O_NONBLOCK);
-	if (sd_event_add_io(n->event, &j->out_src, j->out_fd, EPOLLIN, on_output, j) < 0)
-		j->out_src = NULL;	/* unlogged, and the pipe closes with the job */
-	j->started = mono_usec();
-	j->deadline = j->started + (uint64_t)(fmax(n->cfg->notify_timeout, 0.1) * 1e6);
-	return 0;
-}
-
-static void job_done(Notifier *n, Job *j, int status)
-{
-	/* what it printed before it ended (a child it left behind may hold
-	 * the pipe open: what is there now, then no more) */
-	while (j->out_fd >= 0 && drain_once(j))
-		;
-	flush_line(j);
-	double secs = (double)(mono_usec() - j->started) / 1e6;
-	char result[48];
-	if (j->termed || j->killed) {
-		n->st.timed_out++;
-		snprintf(result, sizeof result, "killed after %.1f s", secs);
-		log_warning("notify-command for %s %s (incident %s) ran past notify-timeout: killed after %.1f s", j->what,
-			    j->device, j->incident, secs);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		n->st.ok++;
-		snprintf(result, sizeof result, "exit 0");
-		log_info("notify-command for %s %s (incident %s): done in %.1f s", j->what, j->device, j->incident, secs);
-	} else {
-		n->st.failed++;
-		if (WIFEXITED(status))
-			snprintf(result, sizeof result, "exit %d", WEXITSTATUS(status));
-		else
-			snprintf(result, sizeof result, "signal %d", WTERMSIG(status));
-		log_warning("notify-command for %s %s (incident %s) failed: %s", j->what, j->device, j->incident, result);
-	}
-	NotifyRecent *rec = recent_of(n, j);
-	if (rec)
-		snprintf(rec->result, sizeof rec->result, "%s", result);
-}
-
-static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	(void)s, (void)usec;
-	Notifier *n = userdata;
-	uint64_t now = mono_usec();
-	for (Job **p = &n->running; *p;) {
-		Job *j = *p;
-		int status;
-		pid_t r = waitpid(j->pid, &status, WNOHANG);
-		if (r == j->pid || (r < 0 && errno == ECHILD)) {
-			job_done(n, j, r == j->pid ? status : 0);
-			*p = j->next;
-			job_free(j);
-			n->n_running--;
-			continue;
-		}
-		/* its session: what it started goes with it */
-		if (!j->termed && now >= j->deadline) {
-			kill(-j->pid, SIGTERM);
-			j->termed = true;
-		} else if (j->termed && !j->killed && now >= j->deadline + KILL_GRACE_USEC) {
-			kill(-j->pid, SIGKILL);
-			j->killed = true;
-		}
-		p = &j->next;
-	}
-	start_next(n);
-	if (n->n_running)
-		sd_event_source_set_time_relative(n->poll, POLL_USEC);
-	sd_event_source_set_enabled(n->poll, n->n_running ? SD_EVENT_ONESHOT : SD_EVENT_OFF);
-	return 0;
+	return job_watch(n, j);
 }
 
 static void start_next(Notifier *n)
@@ -395,14 +395,14 @@ static void start_next(Notifier *n)
 		Job *j = n->queue;
 		n->queue = j->next;
 		n->n_queued--;
-		int r = n->cfg->notify_command && n->cfg->notify_command[0] ? job_spawn(n, j) : -ENOENT;
+		int r = enabled(n) ? job_spawn(n, j) : -ENOENT;
 		if (r < 0) {
 			n->st.failed++;
 			log_warning("notify-command %s for %s %s could not run: %s", n->cfg->notify_command, j->what, j->device,
 				    strerror(-r));
-			NotifyRecent *rec = recent_of(n, j);
-			if (rec)
-				snprintf(rec->result, sizeof rec->result, "not run: %s", strerror(-r));
+			char result[48];
+			snprintf(result, sizeof result, "not run: %s", strerror(-r));
+			job_result(n, j, result, -1);
 			job_free(j);
 			continue;
 		}
@@ -410,47 +410,46 @@ static void start_next(Notifier *n)
 		n->running = j;
 		n->n_running++;
 	}
-	if (n->n_running && sd_event_source_get_enabled(n->poll, NULL) == 0) {
-		sd_event_source_set_time_relative(n->poll, POLL_USEC);
-		sd_event_source_set_enabled(n->poll, SD_EVENT_ONESHOT);
-	}
 }
 
 /* What was sent, in the history: a restart repeats nothing. */
-static void record(Notifier *n, const IncidentNote *note, const char *prefix, const char *kind_name,
-		   const char *message)
+static int64_t record_send(Notifier *n, const IncidentNote *note)
 {
-	HistoryEvent h = {.time_usec = note->time_usec, .logged_usec = real_usec(), .count = (int64_t)note->count,
-			  .value = note->follow_up};
-	snprintf(h.device, sizeof h.device, "%s", note->device);
-	snprintf(h.serial, sizeof h.serial, "%s", note->identity);
-	snprintf(h.kind, sizeof h.kind, "%s:%s", prefix, kind_name);
-	snprintf(h.severity, sizeof h.severity, "info");
-	snprintf(h.message, sizeof h.message, "%s", message);
-	if (history_add(n->history, &h) < 0)
-		log_warning("history: could not record a notification of %s %s", kind_name, note->device);
+	HistorySend s = {.time_usec = now_usec(CLOCK_REALTIME), .event_usec = note->time_usec,
+			 .follow_up = note->follow_up, .count = (int64_t)note->count, .exit_status = -1};
+	snprintf(s.device, sizeof s.device, "%s", note->device);
+	snprintf(s.identity, sizeof s.identity, "%s", note->identity);
+	snprintf(s.kind, sizeof s.kind, "%s", event_kind_info(note->kind)->name);
+	snprintf(s.incident, sizeof s.incident, "%s", note->incident);
+	snprintf(s.command, sizeof s.command, "%s", n->cfg->notify_command);
+	int r = history_add_send(n->history, &s);
+	if (r < 0 && r != -EIO)	/* -EIO: kept until the database takes it */
+		log_warning_errno(r, "history: could not record a notification of %s %s, ignoring: %m", s.kind, s.device);
+	return s.id;
 }
 
 static void send_note(Notifier *n, const Disk *d, const IncidentNote *note, const char *cls)
 {
 	const char *name = event_kind_info(note->kind)->name;
-	char msg[320];
-	snprintf(msg, sizeof msg, "%s%s", note->incident, note->follow_up ? " (follow-up)" : "");
-	record(n, note, "notify", name, msg);
+	int64_t id = record_send(n, note);
 	n->st.sent++;
-	if (n->n_queued >= NOTIFY_QUEUE_MAX) {
-		n->st.dropped++;
-		log_warning("notify: %u notifications waiting already; dropped %s for %s (incident %s)", n->n_queued, name,
-			    note->device, note->incident);
-		remember(n, note->device, name, "dropped: queue full", note->incident);
+	Job *j = n->n_queued < NOTIFY_QUEUE_MAX ? job_new(n, d, note, cls) : NULL;
+	const char *failed = n->n_queued >= NOTIFY_QUEUE_MAX ? "dropped: queue full" : !j ? "not run: out of memory" : NULL;
+	if (failed) {
+		if (n->n_queued >= NOTIFY_QUEUE_MAX) {
+			n->st.dropped++;
+			log_warning("notify: %u notifications waiting already; dropped %s for %s (incident %s)", n->n_queued,
+				    name, note->device, note->incident);
+		} else {
+			n->st.failed++;
+		}
+		remember(n, note->device, name, failed, note->incident);
+		if (id)
+			(void)history_send_done(n->history, id, failed, -1, now_usec(CLOCK_REALTIME));
 		return;
 	}
-	Job *j = job_new(n, d, note, cls);
-	if (!j) {
-		n->st.failed++;
-		remember(n, note->device, name, "not run: out of memory", note->incident);
-		return;
-	}
+	j->n = n;
+	j->send_id = id;
 	remember(n, note->device, name, "queued", note->incident);
 	Job **tail = &n->queue;
 	while (*tail)
@@ -462,10 +461,8 @@ static void send_note(Notifier *n, const Disk *d, const IncidentNote *note, cons
 
 void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h)
 {
-	if (!n || !n->cfg->notify_command || !n->cfg->notify_command[0])
+	if (!enabled(n))
 		return;
-	IncidentParams p;
-	params(n, &p);
 	/* the views catch up at the end of the sample: the verdict itself
 	 * says what the class now is */
 	const char *cls = kind == EVENT_BEHAVIOUR ? disk_class_to_string(DISK_CLASS_DM_SMR)
@@ -474,7 +471,7 @@ void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const Hist
 			   .disk_class = cls, .time_usec = h->logged_usec, .message = h->message};
 	IncidentNote note;
 	const char *why;
-	if (!incident_judge(n->book, &p, &e, &note, &why)) {
+	if (!incident_judge(n->book, &n->params, &e, &note, &why)) {
 		if (why && !streq(why, "not a notification kind") && !streq(why, "its start was not sent"))
 			n->st.suppressed++;
 		return;
@@ -491,11 +488,8 @@ static void on_due(const IncidentNote *note, void *userdata)
 
 void notifier_tick(Notifier *n, uint64_t now_real_usec)
 {
-	if (!n || !n->cfg->notify_command || !n->cfg->notify_command[0])
-		return;
-	IncidentParams p;
-	params(n, &p);
-	incident_due(n->book, &p, now_real_usec, on_due, n);
+	if (enabled(n))
+		incident_due(n->book, &n->params, now_real_usec, on_due, n);
 }
 
 void notifier_forget(Notifier *n, const Disk *d)
@@ -511,11 +505,15 @@ int notifier_ack(Notifier *n, const Disk *d, int kind)
 	int r = incident_ack(n->book, d->name, id[0] ? id : d->name, kind, cls);
 	if (r < 0)
 		return r;
-	IncidentNote note = {.time_usec = real_usec()};
-	snprintf(note.device, sizeof note.device, "%s", d->name);
-	snprintf(note.identity, sizeof note.identity, "%s", id[0] ? id : d->name);
 	const char *what = kind < 0 ? "all" : event_kind_info(kind)->name;
-	record(n, &note, "ack", what, cls);
+	HistoryAck a = {.time_usec = now_usec(CLOCK_REALTIME)};
+	snprintf(a.device, sizeof a.device, "%s", d->name);
+	snprintf(a.identity, sizeof a.identity, "%s", id[0] ? id : d->name);
+	snprintf(a.kind, sizeof a.kind, "%s", what);
+	snprintf(a.disk_class, sizeof a.disk_class, "%s", cls);
+	r = history_add_ack(n->history, &a);
+	if (r < 0 && r != -EIO)
+		log_warning_errno(r, "history: could not record the acknowledgement of %s, ignoring: %m", d->name);
 	char line[32];
 	snprintf(line, sizeof line, "ack %s", what);
 	remember(n, d->name, line, "acknowledged", NULL);
@@ -524,77 +522,62 @@ int notifier_ack(Notifier *n, const Disk *d, int kind)
 	return 0;
 }
 
-static int on_restore(const HistoryEvent *h, void *userdata)
+/* ------------------------------------------------------------- restore */
+
+static int restore_ack(const HistoryAck *a, void *userdata)
 {
 	Notifier *n = userdata;
-	const char *colon = strchr(h->kind, ':');
-	if (!colon)
+	int kind = streq(a->kind, "all") ? -1 : detect_event_kind_from_string(a->kind);
+	if (kind < 0 && !streq(a->kind, "all"))
 		return 0;
-	bool ack = startswith(h->kind, "ack:");
-	int kind = streq(colon + 1, "all") ? -1 : detect_event_kind_from_string(colon + 1);
-	if (kind < 0 && !(ack && streq(colon + 1, "all")))
-		return 0;
-	const char *id = h->serial[0] ? h->serial : h->device;
-	if (ack) {
-		char line[32];
-		snprintf(line, sizeof line, "ack %s", colon + 1);
-		remember_at(n, h->logged_usec, h->device, line, "acknowledged", NULL);
-		incident_restore_ack(n->book, h->device, id, kind, h->message);
-		return 0;
-	}
-	char sent_id[INCIDENT_ID_MAX];
-	snprintf(sent_id, sizeof sent_id, "%.*s", (int)strcspn(h->message, " "), h->message);
-	remember_at(n, h->logged_usec, h->device, colon + 1, "sent (before a restart)", sent_id);
-	char incident[INCIDENT_ID_MAX];
-	snprintf(incident, sizeof incident, "%.*s", (int)strcspn(h->message, " "), h->message);
-	/* a storm's start and end come in separate queries: the book gets
-	 * them in the order they were sent */
-	if ((kind == EVENT_STORM_START || kind == EVENT_STORM_END) && n->storms) {
-		StormRecord *r = n->storms;
-		size_t i = 0;
-		for (; i < n->n_storms && !streq(r[i].identity, id); i++)
-			;
-		if (i == n->n_storms) {
-			if (n->n_storms == STORM_RESTORE_MAX)
-				return 0;
-			n->n_storms++;
-			r[i] = (StormRecord){0};
-			snprintf(r[i].identity, sizeof r[i].identity, "%s", id);
-			snprintf(r[i].device, sizeof r[i].device, "%s", h->device);
-		}
-		if (h->logged_usec >= r[i].newest) {
-			r[i].newest = h->logged_usec;
-			r[i].open = kind == EVENT_STORM_START;
-			snprintf(r[i].incident, sizeof r[i].incident, "%s", incident);
-		}
-		return 0;
-	}
-	incident_restore_sent(n->book, h->device, id, kind, incident, h->value > 0, h->logged_usec);
+	char line[sizeof a->kind + 4];
+	snprintf(line, sizeof line, "ack %s", a->kind);
+	remember_at(n, a->time_usec, a->device, line, "acknowledged", NULL);
+	incident_restore_ack(n->book, a->device, a->identity, kind, a->disk_class);
 	return 0;
 }
 
-/* In time order, each kind on its own: an ack of all after one of stall is both. */
+static int restore_sent(const HistorySend *s, void *userdata)
+{
+	Notifier *n = userdata;
+	int kind = detect_event_kind_from_string(s->kind);
+	/* a storm's start and end: OPEN_STORMS says which is still open */
+	if (kind >= 0 && kind != EVENT_STORM_START && kind != EVENT_STORM_END)
+		incident_restore_sent(n->book, s->device, s->identity, kind, s->incident, s->follow_up, s->time_usec);
+	return 0;
+}
+
+static int restore_storm(const HistorySend *s, void *userdata)
+{
+	Notifier *n = userdata;
+	incident_restore_sent(n->book, s->device, s->identity, EVENT_STORM_START, s->incident, false, s->time_usec);
+	return 0;
+}
+
+static int restore_recent(const HistorySend *s, void *userdata)
+{
+	Notifier *n = userdata;
+	remember_at(n, s->time_usec, s->device, s->kind, s->result[0] ? s->result : "sent (before a restart)",
+		    s->incident);
+	return 0;
+}
+
+/* The book as the last run left it: acks in time order (an ack of all
+ * after one of stall is both), each disk's newest send of each kind, the
+ * storms whose end was not sent; and the page's recent lines. */
 static void restore(Notifier *n)
 {
-	n->storms = calloc(STORM_RESTORE_MAX, sizeof *n->storms);
-	if (!n->storms)
-		log_warning("notify: out of memory: storms open at the last stop will end without a follow-up");
-	char kind[32];
-	for (int prefix = 0; prefix < 2; prefix++)
-		for (int k = -1; k < _EVENT_KIND_MAX; k++) {
-			if (k < 0 && prefix == 0)
-				continue;
-			snprintf(kind, sizeof kind, "%s:%s", prefix ? "ack" : "notify",
-				 k < 0 ? "all" : event_kind_info(k)->name);
-			HistoryFilter f = {.kind = kind, .limit = 10000};
-			history_query(n->history, &f, on_restore, n);
-		}
-	for (size_t i = 0; i < n->n_storms; i++)
-		if (n->storms[i].open)
-			incident_restore_sent(n->book, n->storms[i].device, n->storms[i].identity, EVENT_STORM_START,
-					      n->storms[i].incident, false, n->storms[i].newest);
-	n->storms = mfree(n->storms);
-	n->n_storms = 0;
+	if (!n->history)
+		return;
+	int r = history_query_acks(n->history, RESTORE_ACKS_MAX, restore_ack, n);
+	if (r >= 0)
+		r = history_query_sends(n->history, HISTORY_SENDS_LAST_PER_KIND, 0, restore_sent, n);
+	if (r >= 0)
+		r = history_query_sends(n->history, HISTORY_SENDS_OPEN_STORMS, 0, restore_storm, n);
+	if (r >= 0)
+		r = history_query_sends(n->history, HISTORY_SENDS_NEWEST, NOTIFY_RECENT, restore_recent, n);
+	if (r < 0 && r != -EROFS)
+		log_warning_errno(r, "notify: could not read what was sent before the restart, ignoring: %m");
 }
 
 int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry *disks, Notifier **ret)
@@ -604,13 +587,11 @@ int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry 
 		return -ENOMEM;
 	*n = (Notifier){.event = e, .cfg = cfg, .history = history, .disks = disks};
 	int r = incident_book_new(&n->book);
-	if (r >= 0)
-		r = sd_event_add_time_relative(e, &n->poll, CLOCK_MONOTONIC, POLL_USEC, 10000, on_poll, n);
 	if (r < 0) {
 		notifier_free(n);
 		return r;
 	}
-	sd_event_source_set_enabled(n->poll, SD_EVENT_OFF);
+	notifier_configure(n);
 	if (gethostname(n->host, sizeof n->host - 1) < 0)
 		snprintf(n->host, sizeof n->host, "localhost");
 	restore(n);
@@ -618,32 +599,40 @@ int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry 
 	return 0;
 }
 
-Notifier *notifier_free(Notifier *n)
+/* The loop is over: what still runs is told to stop, then killed, and
+ * reaped here. */
+static void stop_running(Notifier *n)
 {
-	if (!n)
-		return NULL;
-	for (Job *j = n->running; j; j = j->next)
+	for (Job *j = n->running; j; j = j->next) {
+		j->child_src = sd_event_source_disable_unref(j->child_src);
 		kill(-j->pid, SIGTERM);
-	uint64_t until = mono_usec() + KILL_GRACE_USEC;
+	}
+	uint64_t until = now_usec(CLOCK_MONOTONIC) + KILL_GRACE_USEC;
 	while (n->running) {
 		Job *j = n->running;
-		int status;
-		pid_t r = waitpid(j->pid, &status, mono_usec() < until ? WNOHANG : 0);
+		bool late = now_usec(CLOCK_MONOTONIC) >= until;
+		if (late)
+			kill(-j->pid, SIGKILL);
+		pid_t r = waitpid(j->pid, NULL, late ? 0 : WNOHANG);
 		if (r == 0) {
-			if (mono_usec() >= until)
-				kill(-j->pid, SIGKILL);
 			usleep(20000);
 			continue;
 		}
 		n->running = j->next;
 		job_free(j);
 	}
+}
+
+Notifier *notifier_free(Notifier *n)
+{
+	if (!n)
+		return NULL;
+	stop_running(n);
 	while (n->queue) {
 		Job *j = n->queue;
 		n->queue = j->next;
 		job_free(j);
 	}
-	sd_event_source_disable_unref(n->poll);
 	incident_book_free(n->book);
 	free(n);
 	return NULL;

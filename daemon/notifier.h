@@ -6,9 +6,9 @@
  * (SMRD_EVENT, SMRD_DEVICE, SMRD_MODEL, ... see docs/notify.md). Run
  * directly (no shell), in its own session, stdin /dev/null, its output
  * logged, at most NOTIFY_RUNNING_MAX at once and NOTIFY_QUEUE_MAX waiting;
- * killed at notify-timeout. What was sent and acknowledged goes to the
- * history ("notify:KIND" and "ack:KIND" records), so that a restart
- * repeats nothing.
+ * killed at notify-timeout. What was sent, how it ended and what was
+ * acknowledged go to the history's notifier tables (history.h), so that a
+ * restart repeats nothing.
  */
 #pragma once
 
@@ -40,9 +40,13 @@ typedef struct NotifyRecent {
 	char incident[40];
 } NotifyRecent;
 
-/* cfg is read at every event (a reload changes it in place); history is
- * the monitor's; disks to look a disk up by name for a summary. */
+/* history is the monitor's; disks to look a disk up by name for a
+ * summary. cfg is kept: the command, timeout and addresses are read at each
+ * send; the severity and interval when notifier_configure() is called.
+ * SIGCHLD must be blocked in every thread (sd-event reaps the hooks). */
 int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry *disks, Notifier **ret);
+/* Reads cfg's notify-min-severity and notify-interval again (after a reload). */
+void notifier_configure(Notifier *n);
 /* Kills what still runs (SIGTERM, then SIGKILL) and waits for it. */
 Notifier *notifier_free(Notifier *n);
 /* A detector event, as the monitor recorded it. */

@@ -23,7 +23,7 @@ use_emu
 need msmtp
 need curl
 PY=/usr/bin/python3
-$PY -c 'import aiosmtpd' 2>/dev/null || "$SRCDIR/scripts/install-deps.sh" >&2 || true
+$PY -c 'import aiosmtpd' 2>/dev/null || "$SRCDIR/scripts/install-deps.sh" --tests >&2 || true
 $PY -c 'import aiosmtpd' 2>/dev/null || { fail "python3-aiosmtpd is missing and could not be installed"; finish; }
 NOTIFY=$SRCDIR/contrib/notify
 # The gate writes for as long as a storm, its stalls and its end take to
@@ -222,7 +222,14 @@ check "what it did instead is counted as suppressed" python3 -c '
 import sys
 v = [float(l.split()[1]) for l in open(sys.argv[1]) if l.startswith("smrd_notifications_suppressed_total ")]
 print(f"  suppressed: {v}"); sys.exit(not v or v[0] < 1)' "$T/metrics2"
-check "the history lists the notifications and the ack" sh -c "'$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'notify:storm-start' && '$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'ack:all'"
+check "the history database holds the notifications, their results and the ack" python3 -c '
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+sends = db.execute("SELECT kind, result FROM notify_sends WHERE device = ?", (sys.argv[2],)).fetchall()
+acks = db.execute("SELECT kind FROM notify_acks WHERE device = ?", (sys.argv[2],)).fetchall()
+print(f"  {len(sends)} send(s), results {sorted(set(r for _, r in sends))}; acks {acks}")
+sys.exit(not (("storm-start", "exit 0") in sends and ("all",) in acks))' "$T/state/events.db" "$S"
+check "smrctl events lists what the disk did, not the notifier's records" sh -c "'$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'storm-start' && ! '$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'notify:\|ack:'"
 check "the status page lists them" sh -c "curl -sf http://127.0.0.1:$PORT/ | grep -q 'id=\"notifications\"'"
 
 step "smrctl forget: the disk's acks and sent notifications go with its history"

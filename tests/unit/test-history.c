@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The event history on a real SQLite file in a temporary directory: order,
- * filters, restarts, pruning, a corrupt file and an unusable directory. */
+ * filters, restarts, pruning, a corrupt file and an unusable directory; the
+ * notifier's tables, and an old file's notify:/ack: events moved into them. */
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "history.h"
+#include "history-v0.h"
 #include "test.h"
 #include "util.h"
 
@@ -72,6 +74,144 @@ static void queries(History *h, int64_t base)
 	CHECK_INT(g.e[0].id, base + 28);
 }
 
+typedef struct Sends {
+	unsigned n;
+	HistorySend s[16];
+} Sends;
+
+static int collect_send(const HistorySend *s, void *userdata)
+{
+	Sends *g = userdata;
+	if (g->n < ELEMENTSOF(g->s))
+		g->s[g->n++] = *s;
+	return 0;
+}
+
+typedef struct Acks {
+	unsigned n;
+	HistoryAck a[8];
+} Acks;
+
+static int collect_ack(const HistoryAck *a, void *userdata)
+{
+	Acks *g = userdata;
+	if (g->n < ELEMENTSOF(g->a))
+		g->a[g->n++] = *a;
+	return 0;
+}
+
+static unsigned count_sends(History *h, HistorySendSet set, Sends *g)
+{
+	*g = (Sends){0};
+	CHECK_INT(history_query_sends(h, set, 0, collect_send, g), 0);
+	return g->n;
+}
+
+/* What the old file's rows became (history-v0.c has them). */
+static void check_migrated(History *h, uint64_t now)
+{
+	Got g = {0};
+	CHECK_INT(history_query(h, &(HistoryFilter){0}, collect, &g), 0);
+	CHECK_INT(g.n, V0_EVENTS);
+	for (unsigned i = 0; i < g.n; i++)
+		CHECK(!startswith(g.e[i].kind, "notify:") && !startswith(g.e[i].kind, "ack:"));
+	Sends s;
+	CHECK_INT(count_sends(h, HISTORY_SENDS_NEWEST, &s), V0_SENDS);
+	CHECK_STR(s.s[0].kind, "storm-start");
+	CHECK_STR(s.s[0].incident, V0_STORM_CLOSED);
+	CHECK_STR(s.s[0].identity, V0_SDB_ID);
+	CHECK_INT(s.s[0].time_usec, now - 599 * UINT64_C(1000000));
+	CHECK_INT(s.s[0].event_usec, now - 600 * UINT64_C(1000000));
+	CHECK_STR(s.s[2].kind, "storm-end");
+	CHECK_STR(s.s[2].incident, V0_STORM_CLOSED);	/* the id without " (follow-up)" */
+	CHECK(s.s[2].follow_up && !s.s[0].follow_up);
+	CHECK_STR(s.s[5].incident, V0_STALL_NEWEST);
+	CHECK_INT(s.s[5].count, 4);
+	CHECK_STR(s.s[6].kind, "bands");
+	CHECK_STR(s.s[6].identity, "sdd");		/* no serial: the device, as the old restore read it */
+	CHECK_STR(s.s[6].result, "");
+	CHECK_INT(s.s[6].exit_status, -1);
+	CHECK_INT(count_sends(h, HISTORY_SENDS_OPEN_STORMS, &s), 1);
+	CHECK_STR(s.s[0].incident, V0_STORM_OPEN);
+	/* sdb: storm-start, behaviour, storm-end; sdc: stall; sdd: bands */
+	CHECK_INT(count_sends(h, HISTORY_SENDS_LAST_PER_KIND, &s), 5);
+	for (unsigned i = 0; i < s.n; i++)
+		if (streq(s.s[i].kind, "stall"))
+			CHECK_STR(s.s[i].incident, V0_STALL_NEWEST);
+		else if (streq(s.s[i].kind, "storm-start"))
+			CHECK_STR(s.s[i].incident, V0_STORM_OPEN);
+	Acks a = {0};
+	CHECK_INT(history_query_acks(h, 0, collect_ack, &a), 0);
+	CHECK_INT(a.n, V0_ACKS);
+	CHECK_STR(a.a[0].kind, "stall");
+	CHECK_STR(a.a[0].disk_class, "dm-smr");
+	CHECK_STR(a.a[0].identity, V0_SDB_ID);
+	CHECK_STR(a.a[1].kind, "all");
+	CHECK_STR(a.a[1].identity, "sdd");
+	CHECK_INT(a.a[1].time_usec, now - 4 * UINT64_C(1000000));
+}
+
+static void notify_tables(const char *base)
+{
+	char dir[300], cmd[400];
+	snprintf(dir, sizeof dir, "%s/v0", base);
+	CHECK_INT(mkdir(dir, 0755), 0);
+	uint64_t now = now_usec(CLOCK_REALTIME);
+	CHECK_INT(history_v0_write(dir, now), 0);
+	History *h = NULL;
+	char *err = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	check_migrated(h, now);
+	h = history_close(h);
+	/* once: a second start moves nothing twice */
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	check_migrated(h, now);
+
+	/* a send, how it ended; a storm's follow-up closes its incident */
+	HistorySend s = {.time_usec = now + 1, .event_usec = now, .count = 1, .exit_status = -1};
+	snprintf(s.device, sizeof s.device, "sdb");
+	snprintf(s.identity, sizeof s.identity, V0_SDB_ID);
+	snprintf(s.kind, sizeof s.kind, "storm-end");
+	snprintf(s.incident, sizeof s.incident, V0_STORM_OPEN);
+	snprintf(s.command, sizeof s.command, "/usr/share/smrd/notify/mail");
+	s.follow_up = true;
+	CHECK_INT(history_add_send(h, &s), 0);
+	CHECK(s.id > 0);
+	CHECK_INT(history_send_done(h, s.id, "exit 3", 3, now + 2), 0);
+	Sends g;
+	CHECK_INT(count_sends(h, HISTORY_SENDS_OPEN_STORMS, &g), 0);
+	g = (Sends){0};
+	CHECK_INT(history_query_sends(h, HISTORY_SENDS_NEWEST, 1, collect_send, &g), 0);
+	CHECK_INT(g.n, 1);
+	CHECK_STR(g.s[0].result, "exit 3");
+	CHECK_INT(g.s[0].exit_status, 3);
+	CHECK_STR(g.s[0].command, "/usr/share/smrd/notify/mail");
+	HistoryAck a = {.time_usec = now + 3};
+	snprintf(a.device, sizeof a.device, "sdc");
+	snprintf(a.identity, sizeof a.identity, V0_SDC_ID);
+	snprintf(a.kind, sizeof a.kind, "all");
+	snprintf(a.disk_class, sizeof a.disk_class, "dm-smr");
+	CHECK_INT(history_add_ack(h, &a), 0);
+	Acks got = {0};
+	CHECK_INT(history_query_acks(h, 1, collect_ack, &got), 0);
+	CHECK_INT(got.n, 1);
+	CHECK_STR(got.a[0].identity, V0_SDC_ID);
+
+	/* forget by identity: sdb's sends and acks go, the others stay */
+	CHECK(history_forget(h, "sdx", V0_SDB_ID) >= 0);
+	CHECK_INT(count_sends(h, HISTORY_SENDS_NEWEST, &g), 3);
+	got = (Acks){0};
+	CHECK_INT(history_query_acks(h, 0, collect_ack, &got), 0);
+	CHECK_INT(got.n, 2);
+	/* pruned by age with the events */
+	CHECK(history_prune(h, now - 20 * UINT64_C(1000000), 1000) >= 0);
+	CHECK_INT(count_sends(h, HISTORY_SENDS_NEWEST, &g), 2);	/* sdc's newest stall, sdd's bands */
+	h = history_close(h);
+	free(err);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-history-XXXXXX";
@@ -119,6 +259,9 @@ int main(void)
 	/* Deleted while in use: recreated from the open handle, nothing lost. */
 	CHECK_INT(history_open(dir, &h, &err), 0);
 	fill(h);
+	HistoryAck ack = {.time_usec = 1};
+	snprintf(ack.kind, sizeof ack.kind, "all");
+	CHECK_INT(history_add_ack(h, &ack), 0);
 	const char *suffix[] = {"", "-wal", "-shm"};
 	for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
 		snprintf(path, sizeof path, "%s/events.db%s", dir, suffix[i]);
@@ -138,6 +281,9 @@ int main(void)
 	history_query(h, &(HistoryFilter){0}, collect, &g);
 	CHECK_INT(g.n, 61);	/* the 60 from before the deletion and the one after */
 	CHECK_INT(g.e[60].time_usec, 9000);
+	Acks acks = {0};
+	CHECK_INT(history_query_acks(h, 0, collect_ack, &acks), 0);
+	CHECK_INT(acks.n, 1);	/* the notifier's tables too */
 	h = history_close(h);
 
 	/* A directory that does not exist yet: memory only, still queryable, and
@@ -157,6 +303,17 @@ int main(void)
 	}
 	CHECK_INT(history_pending(h), 30);
 	queries(h, 0);
+	/* the notifier's rows wait too, and take how their sends ended */
+	HistorySend kept = {.time_usec = 1, .count = 1, .exit_status = -1}, gone = kept;
+	snprintf(kept.device, sizeof kept.device, "sdb");
+	snprintf(gone.device, sizeof gone.device, "sdc");
+	CHECK_INT(history_add_send(h, &kept), -EIO);
+	CHECK_INT(history_add_send(h, &gone), -EIO);
+	CHECK(kept.id > 0 && gone.id == kept.id + 1);
+	CHECK_INT(history_send_done(h, kept.id, "exit 0", 0, 2), 0);
+	HistoryAck wait = {.time_usec = 3};
+	snprintf(wait.device, sizeof wait.device, "sdb");
+	CHECK_INT(history_add_ack(h, &wait), -EIO);
 	CHECK_INT(history_forget(h, "sdc", NULL), 10);
 	CHECK_INT(history_pending(h), 20);
 	CHECK_INT(mkdir(later, 0755), 0);
@@ -173,6 +330,13 @@ int main(void)
 	history_query(h, &(HistoryFilter){0}, collect, &g);
 	CHECK_INT(g.n, 21);
 	CHECK_INT(g.e[20].id, 31);
+	Sends sent;
+	CHECK_INT(count_sends(h, HISTORY_SENDS_NEWEST, &sent), 1);	/* sdc's went with its forget */
+	CHECK_STR(sent.s[0].result, "exit 0");
+	CHECK_INT(sent.s[0].id, kept.id);
+	Acks waited = {0};
+	CHECK_INT(history_query_acks(h, 0, collect_ack, &waited), 0);
+	CHECK_INT(waited.n, 1);
 	h = history_close(h);
 
 	/* A database that can never be opened (a directory in its place): the
@@ -246,6 +410,7 @@ int main(void)
 	CHECK_INT(after.id, 1);
 	h = history_close(h);
 
+	notify_tables(dir);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	CHECK_INT(system(cmd), 0);
 	return test_done("history");

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The history's handle, shared by its two halves: history.c (the file, the
+ * events, the faults) and history-notify.c (the notifier's tables). One
+ * database, one schema version: HISTORY_SCHEMA_VERSION in PRAGMA
+ * user_version, brought up to date when the file is opened for writing.
+ */
+#pragma once
+
+#include <sqlite3.h>
+#include <sys/types.h>
+
+#include "history.h"
+
+/* 0: events only, the notifier's records as "notify:"/"ack:" events.
+ * 1: the notifier's tables (notify_incidents, notify_sends, notify_acks). */
+#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_STR_(x) #x
+#define HISTORY_STR(x) HISTORY_STR_(x)
+
+struct History {
+	sqlite3 *db;			/* read-write; NULL when it cannot be used */
+	sqlite3 *ro;			/* read-only, while db is NULL */
+	char *path;
+	int watch_fd;			/* the file db writes: its link count says if it was deleted */
+	dev_t watch_dev;
+	ino_t watch_ino;
+	bool orphaned;			/* db's file was deleted: it is read, not written, until recreated */
+	sqlite3_stmt *insert;
+	uint64_t errors, dropped;
+	int64_t next_id;
+	uint64_t last_retry_usec;
+	HistoryEvent *pending;		/* ring of HISTORY_PENDING_MAX, allocated when first needed */
+	unsigned pend_head, pend_len;
+	char last_error[256];
+	char notice[320];
+	bool has_notice;
+	/* the notifier's rows while the database cannot take them (history-notify.c) */
+	HistorySend *pend_sends;
+	HistoryAck *pend_acks;
+	unsigned n_pend_sends, n_pend_acks;
+	int64_t next_send_id, next_ack_id;	/* ours, as the events' ids: a pending send keeps its id */
+};
+
+#define HISTORY_NOTES_PENDING_MAX 256	/* sends, and acks, held in memory */
+
+/* The notifier's tables in schema db ("" or "fresh."), for a new file and a rescued one. */
+#define HISTORY_NOTIFY_SCHEMA(db) \
+	"CREATE TABLE IF NOT EXISTS " db "notify_incidents (" \
+	" incident TEXT PRIMARY KEY, device TEXT NOT NULL, identity TEXT NOT NULL, kind TEXT NOT NULL," \
+	" opened_usec INTEGER NOT NULL, closed_usec INTEGER);" \
+	"CREATE TABLE IF NOT EXISTS " db "notify_sends (" \
+	" id INTEGER PRIMARY KEY, time_usec INTEGER NOT NULL, event_usec INTEGER NOT NULL," \
+	" device TEXT NOT NULL, identity TEXT NOT NULL, kind TEXT NOT NULL, incident TEXT NOT NULL," \
+	" follow_up INTEGER NOT NULL, count INTEGER NOT NULL, command TEXT NOT NULL, result TEXT NOT NULL," \
+	" exit_status INTEGER, done_usec INTEGER);" \
+	"CREATE INDEX IF NOT EXISTS " db "notify_sends_identity ON notify_sends(identity, kind, time_usec);" \
+	"CREATE TABLE IF NOT EXISTS " db "notify_acks (" \
+	" id INTEGER PRIMARY KEY, time_usec INTEGER NOT NULL, device TEXT NOT NULL, identity TEXT NOT NULL," \
+	" kind TEXT NOT NULL, disk_class TEXT NOT NULL);"
+
+/* Copies the notifier's tables of main into fresh (an attached new file). */
+#define HISTORY_NOTIFY_COPY \
+	"INSERT OR IGNORE INTO fresh.notify_incidents SELECT * FROM main.notify_incidents;" \
+	"INSERT OR IGNORE INTO fresh.notify_sends SELECT * FROM main.notify_sends;" \
+	"INSERT OR IGNORE INTO fresh.notify_acks SELECT * FROM main.notify_acks;"
+
+/* Says on h what failed (history_last_error). */
+void history_note_error(History *h, const char *what, sqlite3 *db);
+/* An SQLite code as -errno: -EBADMSG corrupt, -EROFS not writable, -ENOSPC, else -EIO. */
+int history_classify_rc(int rc);
+
+/* history-notify.c */
+/* Brings db to HISTORY_SCHEMA_VERSION: creates the notifier's tables and
+ * moves the "notify:"/"ack:" events of version 0 into them, in one
+ * transaction (all or nothing). */
+int history_notify_setup(sqlite3 *db);
+/* The next ids of sends and acks: past what db holds. */
+void history_notify_ids(History *h, sqlite3 *db);
+/* Whether notifier rows wait in memory. */
+bool history_notify_pending(const History *h);
+/* Writes the waiting notifier rows (one transaction); how many, or -errno. */
+int history_notify_flush(History *h);
+void history_notify_free(History *h);
+/* Deletes the notifier's records of a disk (by name, or identity when not empty). */
+int history_notify_forget(History *h, const char *device, const char *identity);
+/* Drops the notifier's records older than before_usec, and sends beyond max_rows. */
+int history_notify_prune(History *h, uint64_t before_usec, uint64_t max_rows);
