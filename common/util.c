@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -144,21 +143,10 @@ char *strstrip(char *s)
 	return s;
 }
 
-#define HUGE_PAGE (UINT64_C(2) << 20)
-
 /* Resizes b's memory to cap bytes (more than len); false on OOM. */
 static bool buf_resize(Buf *b, size_t cap)
 {
-	char *d;
-	if (b->mapped) {
-		/* growing past the reservation: rare, and may lose the alignment */
-		cap = (cap + 4095) & ~(size_t)4095;
-		d = mremap(b->data, b->cap, cap, MREMAP_MAYMOVE);
-		if (d == MAP_FAILED)
-			d = NULL;
-	} else {
-		d = realloc(b->data, cap);
-	}
+	char *d = realloc(b->data, cap);
 	if (!d) {
 		b->oom = true;
 		return false;
@@ -173,29 +161,6 @@ void buf_reserve(Buf *b, size_t n)
 	if (b->oom || b->len + n + 1 <= b->cap)
 		return;
 	buf_resize(b, b->len + n + 1);
-}
-
-void buf_reserve_pages(Buf *b, size_t n)
-{
-	if (b->oom || b->data) {
-		buf_reserve(b, n);
-		return;
-	}
-	/* whole huge pages, at a huge page's boundary: map one more and cut
-	 * the ends off */
-	size_t cap = (n + 1 + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-	char *m = mmap(NULL, cap + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED) {
-		b->oom = true;
-		return;
-	}
-	char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	if (a > m)
-		munmap(m, (size_t)(a - m));
-	munmap(a + cap, (size_t)(m + HUGE_PAGE - a));	/* mmap's 4 KiB alignment leaves a tail */
-	(void)madvise(a, cap, MADV_HUGEPAGE);	/* a hint: 4 KiB pages without it */
-	*b = (Buf){.data = a, .cap = cap, .mapped = true};
-	b->data[0] = 0;
 }
 
 void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
@@ -244,10 +209,7 @@ void buf_printf(Buf *b, const char *fmt, ...)
 
 void buf_free(Buf *b)
 {
-	if (b->mapped)
-		munmap(b->data, b->cap);
-	else
-		free(b->data);
+	free(b->data);
 	*b = (Buf){0};
 }
 
@@ -281,6 +243,11 @@ uint64_t now_usec(clockid_t clock)
 	struct timespec ts;
 	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+TickTime tick_time_now(void)
+{
+	return (TickTime){.mono_usec = now_usec(CLOCK_MONOTONIC), .real_usec = now_usec(CLOCK_REALTIME)};
 }
 
 double now_seconds(clockid_t clock)

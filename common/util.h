@@ -61,7 +61,6 @@ typedef struct Buf {
 	char *data;
 	size_t len, cap;
 	bool oom;
-	bool mapped;		/* data is a mapping of its own (buf_reserve_pages) */
 } Buf;
 void buf_printf(Buf *b, const char *fmt, ...) _printf_(2, 3);
 void buf_put(Buf *b, const char *s, size_t n);
@@ -69,11 +68,6 @@ void buf_put(Buf *b, const char *s, size_t n);
 void buf_puts(Buf *b, const char *s);
 /* Makes room for n more bytes at once (one allocation for a known size). */
 void buf_reserve(Buf *b, size_t n);
-/* For an empty b: room for n bytes in a mapping of its own, in huge pages
- * where the kernel has them, and given back to the kernel when freed, not
- * kept by malloc. A large page that comes and goes then costs one fault
- * (~0.3 ms for 2 MiB here) instead of one per 4 KiB (~4 ms for 1.6 MB). */
-void buf_reserve_pages(Buf *b, size_t n);
 void buf_free(Buf *b);
 /* A number as text, NUL-terminated; returns its length. Integers exactly;
  * others with at most `decimals` decimals and no trailing zeros (0.1, not
@@ -84,6 +78,13 @@ size_t format_number(char out[static 32], double v, int decimals);
 char *str_sanitize(const char *s);
 /* The clock's time in microseconds, or in seconds. */
 uint64_t now_usec(clockid_t clock);
+/* What one turn of the event loop calls "now" (sd_event_now), read once
+ * and passed down, so that every step of one sample dates alike. */
+typedef struct TickTime {
+	uint64_t mono_usec, real_usec;	/* CLOCK_MONOTONIC, CLOCK_REALTIME */
+} TickTime;
+/* Both clocks read now: for a caller outside the loop (--oneshot, tests). */
+TickTime tick_time_now(void);
 double now_seconds(clockid_t clock);
 /* "sda" from "/dev/sda" (or "sda"). */
 const char *device_name(const char *dev);

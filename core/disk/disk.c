@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pack.h"
-
 void disk_rates(const Disk *d, DiskRates *ret)
 {
 	const uint64_t *dl = d->ds.delta;
@@ -30,71 +28,8 @@ void disk_rates(const Disk *d, DiskRates *ret)
 	*ret = x;
 }
 
-int disk_sys_set(DiskSys *ds, const SysfsDisk *s)
-{
-	const char *str[] = {s->serial, s->wwn, s->model, s->firmware, s->facts.zoned};
-	const size_t cap[] = {sizeof s->serial, sizeof s->wwn, sizeof s->model, sizeof s->firmware,
-			      sizeof s->facts.zoned};
-	size_t len[5], total = 0;
-	for (int i = 0; i < 5; i++)
-		total += len[i] = strnlen(str[i], cap[i] - 1) + 1;
-	uint8_t packed[PACK_BOUND(sizeof s->facts)];
-	size_t plen;
-	int r = pack_bytes(&s->facts, sizeof s->facts, packed, &plen);
-	if (r < 0)
-		return r;
-	uint8_t *blob = malloc(total + plen);
-	if (!blob)
-		return -ENOMEM;
-	DiskSys n = {.major = s->major, .minor = s->minor, .size_sectors = s->size_sectors,
-		     .io_timeout_ms = s->io_timeout_ms, .nr_zones = s->facts.nr_zones,
-		     .zone_sectors = s->facts.zone_sectors, .admin_class = s->facts.admin_class,
-		     .size_status = s->facts.size_status, .transport = s->facts.transport,
-		     .stacked = s->facts.stacked[0] != 0, .blob = blob,
-		     .facts_at = (uint32_t)total, .facts_len = (uint32_t)plen};
-	const char **dst[] = {&n.serial, &n.wwn, &n.model, &n.firmware, &n.zoned};
-	size_t o = 0;
-	for (int i = 0; i < 5; i++) {
-		memcpy(blob + o, str[i], len[i] - 1);
-		blob[o + len[i] - 1] = 0;
-		*dst[i] = (const char *)blob + o;
-		o += len[i];
-	}
-	memcpy(blob + total, packed, plen);
-	free(ds->blob);
-	*ds = n;
-	return 0;
-}
-
-void disk_sys_facts(const DiskSys *ds, DiskFacts *ret)
-{
-	/* only ever our own packing of this very struct */
-	if (!ds->blob || unpack_bytes(ds->blob + ds->facts_at, ds->facts_len, ret, sizeof *ret) < 0)
-		disk_facts_init(ret, "");
-}
-
-static void copy_str(char *dst, size_t n, const char *s) { snprintf(dst, n, "%s", s ? s : ""); }
-
-void disk_sys_get(const DiskSys *ds, SysfsDisk *ret)
-{
-	*ret = (SysfsDisk){.major = ds->major, .minor = ds->minor, .size_sectors = ds->size_sectors,
-			   .io_timeout_ms = ds->io_timeout_ms};
-	copy_str(ret->serial, sizeof ret->serial, ds->serial);
-	copy_str(ret->wwn, sizeof ret->wwn, ds->wwn);
-	copy_str(ret->model, sizeof ret->model, ds->model);
-	copy_str(ret->firmware, sizeof ret->firmware, ds->firmware);
-	disk_sys_facts(ds, &ret->facts);
-}
-
-void disk_sys_free(DiskSys *ds)
-{
-	free(ds->blob);
-	*ds = (DiskSys){0};
-}
-
 void disk_release(Disk *d)
 {
-	disk_sys_free(&d->sys);
 	detect_done(&d->det);
 	disk_latency_free(d->lat);
 	d->lat = NULL;
@@ -121,7 +56,7 @@ int disk_set_members(Disk *d, const Memberships *ms)
 
 const char *disk_identity(const Disk *d)
 {
-	return d->sys.wwn && d->sys.wwn[0] ? d->sys.wwn : d->sys.serial ? d->sys.serial : "";
+	return d->sys.wwn[0] ? d->sys.wwn : d->sys.serial;
 }
 
 double disk_stall_threshold(const Disk *d, const DetectParams *p)
@@ -137,7 +72,7 @@ static bool static_smr(const Disk *d)
 
 bool disk_may_reclassify(const Disk *d)
 {
-	return !static_smr(d) && d->sys.admin_class < 0 && !d->sys.stacked;
+	return !static_smr(d) && d->sys.facts.admin_class < 0 && !d->sys.facts.stacked[0];
 }
 
 bool disk_by_behaviour(const Disk *d) { return d->view.behaviour && disk_may_reclassify(d); }
@@ -178,15 +113,14 @@ static void detector_evidence(const Disk *d, Evidence *e, bool decisive, const c
 
 void disk_verdict(const Disk *d, const ModelList *models, Verdict *ret)
 {
-	DiskFacts f;
-	disk_sys_facts(&d->sys, &f);
-	classify_disk(&f, models, ret);
+	classify_disk(&d->sys.facts, models, ret);
 	if (!apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis)) {
 		/* a declared or stacked disk keeps its class; what it did is still evidence to read */
 		if (d->view.storms_known && !static_smr(d) && ret->n_evidence < VERDICT_MAX_EVIDENCE)
 			detector_evidence(d, &ret->evidence[ret->n_evidence++], false,
-					  d->sys.stacked ? "behaves like DM-SMR; a stacked device: judge its member disks"
-							 : "behaves like DM-SMR; the class declared in smrd.conf is kept");
+					  d->sys.facts.stacked[0]
+						  ? "behaves like DM-SMR; a stacked device: judge its member disks"
+						  : "behaves like DM-SMR; the class declared in smrd.conf is kept");
 		return;
 	}
 	for (unsigned i = 0; i < ret->n_evidence; i++)

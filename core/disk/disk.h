@@ -16,32 +16,6 @@
 #include "modellist.h"
 #include "sysdisk.h"
 
-/* What was read of a disk (SysfsDisk, 1.2 KiB of mostly empty buffers)
- * as kept for as long as it is watched: what every sample and scrape uses
- * in fields, its strings in one allocation sized to them, and the rest of
- * the classifier's facts packed behind them (disk_sys_facts). */
-typedef struct DiskSys {
-	unsigned major, minor;
-	uint64_t size_sectors;
-	int64_t io_timeout_ms;
-	int64_t nr_zones, zone_sectors;
-	int admin_class;		/* DiskClass from smrd.conf, or -1 */
-	int size_status;		/* 0, or why block/<name>/size could not be read */
-	Transport transport;
-	bool stacked;			/* dm, md, bcache, a zvol: shows its members' behaviour */
-	/* never NULL once set: "" when unknown */
-	const char *serial, *wwn, *model, *firmware, *zoned;
-	uint8_t *blob;			/* the strings, then the packed DiskFacts */
-	uint32_t facts_at, facts_len;
-} DiskSys;
-
-/* Keeps s in ds, replacing (and freeing) what ds held; -ENOMEM keeps it as it was. */
-int disk_sys_set(DiskSys *ds, const SysfsDisk *s);
-/* The facts the classifier reads, and the whole SysfsDisk, as they were set. */
-void disk_sys_facts(const DiskSys *ds, DiskFacts *ret);
-void disk_sys_get(const DiskSys *ds, SysfsDisk *ret);
-void disk_sys_free(DiskSys *ds);
-
 /* What smrd.conf says of one disk (disk.<ID>.*): NaN where it says nothing. */
 typedef struct DiskTuning {
 	double stall_threshold;	/* seconds; NaN: the default */
@@ -50,7 +24,7 @@ typedef struct DiskTuning {
 
 typedef struct Disk {
 	char name[32];
-	DiskSys sys;
+	SysfsDisk sys;		/* what was read of it, by value: identity strings, the classifier's facts */
 	Membership *members;	/* pools, arrays, volume groups it is part of: n_members, owned */
 	unsigned n_members;
 	DiskTuning tuning;	/* smrd.conf's disk.<ID>.* settings */

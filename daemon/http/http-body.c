@@ -9,7 +9,7 @@
 
 struct HttpBody {
 	unsigned refs;
-	Buf buf;		/* freed as it was made: malloc'd or mapped */
+	Buf buf;
 };
 
 HttpBody *http_body_new(Buf *b)
@@ -38,6 +38,20 @@ HttpBody *http_body_unref(HttpBody *body)
 		free(body);
 	}
 	return NULL;
+}
+
+HttpBody *http_body_unref_into(HttpBody *body, Buf *ret)
+{
+	if (body && body->refs == 1) {
+		buf_free(ret);
+		*ret = body->buf;
+		ret->len = 0;
+		if (ret->data)
+			ret->data[0] = 0;
+		free(body);
+		return NULL;
+	}
+	return http_body_unref(body);
 }
 
 size_t http_body_size(const HttpBody *body) { return body ? body->buf.len : 0; }

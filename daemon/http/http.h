@@ -25,6 +25,9 @@ typedef struct HttpBody HttpBody;
 HttpBody *http_body_new(Buf *b);
 HttpBody *http_body_ref(HttpBody *body);
 HttpBody *http_body_unref(HttpBody *body);
+/* The same; if it was the last reference, the body's memory goes to ret
+ * (emptied, what ret held freed) to be written again, not freed. */
+HttpBody *http_body_unref_into(HttpBody *body, Buf *ret);
 size_t http_body_size(const HttpBody *body);
 
 /* What a GET or HEAD asks for. */

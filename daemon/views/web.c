@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Routing, the /metrics page cache and what it costs in memory, and
- * /api/v1, which is the control protocol's read-only commands answered
- * through the handler context.c gave (the same answers smrctl gets). The
- * HTML pages are pages.c's.
+ * Routing, the /metrics page cache, and /api/v1, which is the control
+ * protocol's read-only commands answered through the handler context.c gave
+ * (the same answers smrctl gets). The HTML pages are pages.c's.
  */
 #include "web.h"
 
-#include <malloc.h>
+#include <assert.h>
 #include <math.h>
 
 #include "exporter.h"
@@ -15,8 +14,6 @@
 #include "pages.h"
 #include "protocol.h"
 #include "sampler.h"
-
-#define PAGE_KEEP_USEC (3 * UINT64_C(1000000))
 
 typedef struct PageSlot {
 	HttpBody *body;
@@ -28,24 +25,26 @@ struct Web {
 	ControlHandler api;		/* the read-only commands, for /api/v1 */
 	void *api_userdata;
 	PageSlot page[_METRIC_FORMAT_MAX][2];	/* [format][gzip] */
-	size_t last_size;			/* of the last page: the next one's allocation */
+	Buf spare;			/* a plain page's memory, back once nobody sends it: the next render's */
 	uint64_t renders;
-	uint64_t last_page_usec;		/* CLOCK_MONOTONIC of the last /metrics request */
-	bool keep;				/* it came within PAGE_KEEP_USEC of the one before */
-	bool owed;				/* a page was made since memory was last given back */
 };
 
 Web *web_new(Context *ctx, ControlHandler api, void *api_userdata)
 {
 	Web *w = calloc(1, sizeof *w);
-	if (w)
-		*w = (Web){.ctx = ctx, .api = api, .api_userdata = api_userdata};
+	if (!w)
+		return NULL;
+	*w = (Web){.ctx = ctx, .api = api, .api_userdata = api_userdata};
 	return w;
 }
 
-static void drop_slot(PageSlot *s)
+/* A plain page's memory, once nobody is sending it, is the next render's
+ * (w->spare): a render writes into memory it already has. A gzip page is a
+ * tenth of the size and made to fit; the plain text it was made from is
+ * not kept (metrics_page). */
+static void drop_slot(Web *w, PageSlot *s, bool gzip)
 {
-	s->body = http_body_unref(s->body);
+	s->body = gzip ? http_body_unref(s->body) : http_body_unref_into(s->body, &w->spare);
 }
 
 Web *web_free(Web *w)
@@ -54,34 +53,16 @@ Web *web_free(Web *w)
 		return NULL;
 	for (int f = 0; f < _METRIC_FORMAT_MAX; f++)
 		for (int g = 0; g < 2; g++)
-			drop_slot(&w->page[f][g]);
+			drop_slot(w, &w->page[f][g], g);
+	buf_free(&w->spare);
 	free(w);
 	return NULL;
 }
 
-uint64_t web_metrics_renders(const Web *w) { return w ? w->renders : 0; }
-
-/* The page is a mapping of its own (buf_reserve_pages, 1.6 MB at 1000
- * disks): it goes back to the kernel when the last scraper has it, and a
- * fresh one costs a huge-page fault, not 400 small ones (~14 us each on a
- * VM). What the render allocates besides stays in malloc's heap, which
- * glibc keeps: for a scraper that comes back within PAGE_KEEP_USEC the next
- * render reuses it; for Prometheus's usual 15-60 s it is given back as soon
- * as the page is gone (malloc_trim), and for one that stops, PAGE_KEEP_USEC
- * after it stopped. */
-void web_sampled(Web *w)
+uint64_t web_metrics_renders(const Web *w)
 {
-	/* a page shows one sample: past it, nobody will be sent it again, and
-	 * 1.6 MB at 1000 disks need not wait for the next scrape to go */
-	for (int f = 0; w && f < _METRIC_FORMAT_MAX; f++)
-		for (int g = 0; g < 2; g++)
-			drop_slot(&w->page[f][g]);
-	uint64_t now;
-	if (w && w->owed && sd_event_now(w->ctx->event, CLOCK_MONOTONIC, &now) >= 0 &&
-	    (!w->keep || now - w->last_page_usec >= PAGE_KEEP_USEC)) {
-		malloc_trim(0);
-		w->owed = false;
-	}
+	assert(w);
+	return w->renders;
 }
 
 static HttpBody *body_from(Buf *b) { return http_body_new(b); }
@@ -105,28 +86,24 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 	uint64_t now, samples = sampler_stats(ctx->sampler)->samples;
 	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
 	PageSlot *want = &w->page[fmt][req->gzip_ok], *plain = &w->page[fmt][0];
-	w->keep = w->last_page_usec && now - w->last_page_usec < PAGE_KEEP_USEC;
-	w->last_page_usec = now;
 	if (!slot_fresh(w, want, samples, now)) {
 		for (int f = 0; f < _METRIC_FORMAT_MAX; f++)
 			for (int g = 0; g < 2; g++)
 				if (!slot_fresh(w, &w->page[f][g], samples, now))
-					drop_slot(&w->page[f][g]);
+					drop_slot(w, &w->page[f][g], g);
 		bool rendered = false;
 		if (!plain->body) {
-			Buf b = {0};
-			buf_reserve_pages(&b, w->last_size + w->last_size / 16 + 4096);
+			Buf b = w->spare;
+			w->spare = (Buf){0};
 			int r = exporter_render(ctx, &b, fmt);
 			if (r < 0) {
 				buf_free(&b);
 				return r;
 			}
-			w->last_size = b.len;
 			*plain = (PageSlot){.body = body_from(&b), .samples = samples, .usec = now};
 			if (!plain->body)
 				return -ENOMEM;
 			w->renders++;
-			w->owed = true;
 			rendered = true;
 		}
 		if (req->gzip_ok) {
@@ -134,11 +111,10 @@ static int metrics_page(Web *w, const HttpRequest *req, HttpReply *ret)
 			if (!gz)
 				return -ENOMEM;
 			*want = (PageSlot){.body = gz, .samples = samples, .usec = now};
-			if (rendered) {
-				drop_slot(plain);
-				if (!w->keep)
-					malloc_trim(0);	/* the gzip page stays owed until the sample */
-			}
+			/* rendered only to be compressed, as for Prometheus, whose
+			 * scrapes come seconds apart: its memory goes back between them */
+			if (rendered)
+				plain->body = http_body_unref(plain->body);
 		}
 	}
 	*ret = (HttpReply){.status = 200, .type = type, .body = http_body_ref(want->body), .gzipped = req->gzip_ok,

@@ -21,5 +21,3 @@ Web *web_free(Web *w);
 int web_handle(void *userdata, const HttpRequest *req, HttpReply *ret);
 /* Renders of the metrics page so far (one per sample at most). */
 uint64_t web_metrics_renders(const Web *w);
-/* A sample was taken: the pages kept for the last one are let go. */
-void web_sampled(Web *w);
