@@ -37,6 +37,10 @@ static json_object *jget(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
+const char *output_str(json_object *o, const char *key) { return jstr(o, key); }
+double output_num(json_object *o, const char *key) { return jnum(o, key); }
+json_object *output_get(json_object *o, const char *key) { return jget(o, key); }
+
 const char *output_bytes(double v, char *buf, size_t n)
 {
 	char t[FORMAT_MAX];
@@ -175,20 +179,11 @@ void output_status(FILE *f, json_object *r)
 	}
 }
 
-/* "tank" for a disk in ZFS pool tank, "md0", "lvm:vg0"; "+1" per further
- * membership; "-" for none. */
-static const char *output_pool(json_object *members, char *buf, size_t n)
+/* The daemon's pool string ("zfs:tank", "zfs:tank lvm:vg0"), "-" for none. */
+static const char *output_pool(json_object *d)
 {
-	size_t k = members && json_object_is_type(members, json_type_array) ? json_object_array_length(members) : 0;
-	if (k == 0) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	json_object *m = json_object_array_get_idx(members, 0);
-	const char *type = jstr(m, "type");
-	bool bare = strcmp(type, "zfs") == 0 || strcmp(type, "md") == 0;	/* pool and array names say what they are */
-	snprintf(buf, n, "%s%s%s%s", bare ? "" : type, bare ? "" : ":", jstr(m, "name"), k > 1 ? "+" : "");
-	return buf;
+	const char *p = jstr(d, "pool");
+	return p[0] ? p : "-";
 }
 
 void output_disks(FILE *f, json_object *r)
@@ -203,10 +198,9 @@ void output_disks(FILE *f, json_object *r)
 		"SMR", "GC", "R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT");
 	for (size_t i = 0; i < n; i++) {
 		json_object *d = json_object_array_get_idx(a, i);
-		char rb[16], wb[16], rl[16], wl[16], pool[64];
-		output_pool(jget(d, "members"), pool, sizeof pool);
+		char rb[16], wb[16], rl[16], wl[16];
 		fprintf(f, "%-10s %-24.24s %-12s %-14.14s %5.2f %5.2f %8.1f %8.1f %9s %9s %8s %8s%s\n", jstr(d, "device"),
-			jstr(d, "model"), jstr(d, "class"), pool, jnum(d, "smr_confidence"), jnum(d, "gc_score"),
+			jstr(d, "model"), jstr(d, "class"), output_pool(d), jnum(d, "smr_confidence"), jnum(d, "gc_score"),
 			jnum(d, "reads_per_second"),
 			jnum(d, "writes_per_second"), output_bytes(jnum(d, "read_bytes_per_second"), rb, sizeof rb),
 			output_bytes(jnum(d, "write_bytes_per_second"), wb, sizeof wb),
@@ -216,7 +210,7 @@ void output_disks(FILE *f, json_object *r)
 	}
 }
 
-static void output_evidence(FILE *f, json_object *ev)
+void output_evidence(FILE *f, json_object *ev)
 {
 	size_t n = ev && json_object_is_type(ev, json_type_array) ? json_object_array_length(ev) : 0;
 	fprintf(f, "evidence (* decided the class):\n");
@@ -492,7 +486,7 @@ void output_ack(FILE *f, json_object *r)
 		jstr(r, "class"));
 }
 
-void output_probe(FILE *f, json_object *r)
+void output_reread(FILE *f, json_object *r)
 {
 	fprintf(f, "%s: class %s (confidence %.2f), SMR confidence %.2f\n", jstr(r, "device"), jstr(r, "class"),
 		jnum(r, "confidence"), jnum(r, "smr_confidence"));

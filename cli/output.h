@@ -21,7 +21,13 @@ void output_reload(FILE *f, json_object *r);
 bool output_reload_incomplete(json_object *r);
 void output_forget(FILE *f, json_object *r);
 void output_ack(FILE *f, json_object *r);
-void output_probe(FILE *f, json_object *r);
+void output_reread(FILE *f, json_object *r);
+/* A classification's evidence, * before the decisive ones. */
+void output_evidence(FILE *f, json_object *ev);
+/* A reply's members: "" for a string that is not there, NaN for a number, NULL. */
+const char *output_str(json_object *o, const char *key);
+double output_num(json_object *o, const char *key);
+json_object *output_get(json_object *o, const char *key);
 /* Pretty-prints any reply as JSON. */
 void output_json(FILE *f, json_object *r);
 /* Text for a terminal: control characters (C0, DEL, C1, and bytes that are

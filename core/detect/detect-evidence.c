@@ -156,6 +156,36 @@ double detect_slowest_recent(const DiskDetect *d, double now)
 	return m;
 }
 
+void detect_stall_minute(DiskDetect *d, double t)
+{
+	DetectStalls *s = &d->stalls;
+	int32_t minute = (int32_t)floor(t / 60);
+	if (minute <= s->hour_newest - 60)
+		return;
+	/* the slots of the minutes skipped held an hour ago's counts */
+	for (int32_t m = s->hour_newest + 1; m <= minute && m <= s->hour_newest + 60; m++)
+		s->hour[((m % 60) + 60) % 60] = 0;
+	if (minute > s->hour_newest)
+		s->hour_newest = minute;
+	uint16_t *slot = &s->hour[((minute % 60) + 60) % 60];
+	if (*slot < UINT16_MAX)
+		(*slot)++;
+}
+
+uint64_t detect_stalls_hour(const DiskDetect *d, double now)
+{
+	const DetectStalls *s = &d->stalls;
+	int32_t minute = (int32_t)floor(now / 60);
+	uint64_t n = 0;
+	for (int32_t age = 0; age < 60; age++) {
+		/* slot i holds the minute hour_newest - age */
+		int32_t m = s->hour_newest - age;
+		if (m > minute - 60 && m <= minute)
+			n += s->hour[((m % 60) + 60) % 60];
+	}
+	return n;
+}
+
 bool detect_wants_probe(const DiskDetect *d, const DetectParams *p, double now)
 {
 	/* Never wake a disk the host has left alone: spin-down timers are
@@ -210,6 +240,9 @@ void detect_restore(DiskDetect *d, const DetectParams *p, DetectEventKind kind, 
 		d->ev.band = fmax(d->ev.band, time);
 		break;
 	case EVENT_STALL:
+		detect_stall_minute(d, time);
+		d->ev.stall = fmax(d->ev.stall, time);
+		break;
 	case EVENT_TIMEOUT_RISK:
 		d->ev.stall = fmax(d->ev.stall, time);
 		break;
@@ -269,11 +302,13 @@ void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *user
 	/* what the last one said, in its words and in the figures the history
 	 * keeps, is no news (a disk written slower than it cleans met its full
 	 * cache every second) */
-	const DetectEvent *l = &d->cache_said;
-	if (streq(e.message, l->message) && e.bytes == l->bytes && e.count == l->count && e.sector == l->sector &&
-	    e.value == l->value && e.duration == l->duration && e.latency == l->latency)
+	const CacheSaid said = {.bytes = e.bytes, .count = e.count, .sector = e.sector, .value = e.value,
+				.duration = e.duration, .latency = e.latency};
+	const CacheSaid *l = &d->cache_said;
+	if (said.bytes == l->bytes && said.count == l->count && said.sector == l->sector && said.value == l->value &&
+	    said.duration == l->duration && said.latency == l->latency)
 		return;
-	d->cache_said = e;
+	d->cache_said = said;
 	detect_emit(emit, userdata, &e);
 }
 
@@ -295,7 +330,8 @@ void detect_restore_cache(DiskDetect *d, const DetectEvent *e)
 		m.rewrite_seconds = e->latency;
 	cache_restore(&d->cache, &m);
 	/* what the history already holds is not said again */
-	d->cache_said = *e;
+	d->cache_said = (CacheSaid){.bytes = e->bytes, .count = e->count, .sector = e->sector, .value = e->value,
+				    .duration = e->duration, .latency = e->latency};
 }
 
 void detect_seed_cache(DiskDetect *d, double bytes) { cache_seed(&d->cache, bytes); }
@@ -320,7 +356,8 @@ void detect_forecast(DiskDetect *d, const DetectParams *p, double now, DetectEmi
 	if (isfinite(f))
 		d->cache.forecast_shown = true;
 	d->forecast = f;
-	if (!(f <= p->forecast_warn) || d->cache.warned)
+	d->imminent = f <= p->forecast_warn;
+	if (!d->imminent || d->cache.warned)
 		return;
 	d->cache.warned = true;
 	char a[FORMAT_MAX], b[FORMAT_MAX], c[FORMAT_MAX], t[FORMAT_MAX];

@@ -41,5 +41,7 @@ void detect_bands_check(DiskDetect *d, const DetectParams *p, const DetectSample
 void detect_cache_params(const DetectParams *p, CacheParams *ret);
 /* The cache model changed: a media-cache event carries it to the history. */
 void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *userdata);
+/* One stall event at time t: counted in its minute of the hour's ring. */
+void detect_stall_minute(DiskDetect *d, double t);
 /* The forecast for this interval, and a stall-imminent warning once per fill. */
 void detect_forecast(DiskDetect *d, const DetectParams *p, double now, DetectEmit emit, void *userdata);

@@ -117,6 +117,7 @@ void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, do
 		return;
 	char a[FORMAT_MAX];
 	d->stalls.count[op]++;
+	detect_stall_minute(d, done);
 	d->stalls.max = fmax(d->stalls.max, latency);
 	/* A slow flush or discard is a stall of that op, and no sign of a
 	 * shingled disk: flushes wait for volatile caches to drain, discards

@@ -127,11 +127,10 @@ bool detect_host_stalled(const DetectParams *p, const DetectSample *s)
 static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample *s, double dt, WriteFacts *f)
 {
 	/* A virtual CPU the hypervisor did not run completes nothing: every
-	 * disk of the guest waits through it (seed 787085350 of the corpus:
-	 * five look-alikes' storms in one second). A wait across it is the
-	 * disk's only for what it lasted beyond the stolen time: this VM
-	 * steals 0.2-0.4 s a second under load, while an emulated rewrite
-	 * waits 1.6 s. */
+	 * disk of the guest waits through it at once, look-alikes included.
+	 * A wait across it is the disk's only for what it lasted beyond the
+	 * stolen time: a loaded guest loses a share of a second, a band
+	 * rewrite waits longer than that. */
 	if (s->host_steal > 0.01 * dt)
 		detect_steal_add(d, s->now - dt, s->now, s->host_steal);
 	/* Flushes and discards are completions too: a second that completed

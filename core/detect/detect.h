@@ -221,6 +221,10 @@ typedef struct DetectStalls {
 	/* the slowest slow I/O of each of the last ten minutes */
 	float minute_max[10];
 	int32_t minute_of[10];
+	/* stalls in each of the last sixty minutes (slot: minute % 60), for
+	 * the count of the last hour; a slot older than hour_newest - 59 is 0 */
+	uint16_t hour[60];		/* saturating: a minute of 65535 stalls says enough */
+	int32_t hour_newest;		/* the newest minute counted */
 } DetectStalls;
 
 typedef struct DetectBands {
@@ -240,6 +244,13 @@ typedef struct DetectEvidence {
 	double restore_pending_at;
 } DetectEvidence;
 
+/* What the last media-cache event said: its message is worded from these
+ * figures, so the same figures are the same news. */
+typedef struct CacheSaid {
+	uint64_t bytes, count, sector;
+	double value, duration, latency;
+} CacheSaid;
+
 typedef struct DiskDetect {
 	DetectFast fast;
 	DetectRing ring;
@@ -252,8 +263,9 @@ typedef struct DiskDetect {
 	DetectEvidence ev;
 	DetectScore score;		/* as of the last interval (or restore): computed once */
 	CacheTrack cache;		/* the media cache, learnt from the storms */
-	DetectEvent cache_said;		/* the last media-cache event: one per change */
+	CacheSaid cache_said;		/* the last media-cache event: one per change */
 	double forecast;		/* seconds until it is full, as of the last interval; NaN */
+	bool imminent;			/* the forecast is under forecast-warn: a stall is imminent */
 } DiskDetect;
 
 void detect_init(DiskDetect *d);
@@ -293,6 +305,9 @@ void detect_probe(DiskDetect *d, const DetectParams *p, double latency, double n
 /* The slowest I/O over the slow threshold that completed in the last ten
  * minutes (seconds; 0 if none). */
 double detect_slowest_recent(const DiskDetect *d, double now);
+/* Stall events of the last hour, to the minute (the current one and the
+ * 59 before it), stored ones replayed by detect_restore included. */
+uint64_t detect_stalls_hour(const DiskDetect *d, double now);
 /* The storm's slow seconds: writes per second and their mean latency; false
  * (and the figures untouched) before it had one with writes. */
 bool detect_storm_slow(const DiskDetect *d, double *ret_iops, double *ret_latency);

@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 
 typedef enum DetectEventKind {
@@ -22,7 +23,7 @@ typedef enum DetectEventKind {
 	EVENT_MEDIA_CACHE,
 	EVENT_STALL_IMMINENT,
 	_EVENT_KIND_MAX,
-	_EVENT_KIND_INVALID = -22,
+	_EVENT_KIND_INVALID = -EINVAL,
 } DetectEventKind;
 
 typedef struct EventKindInfo {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Filling a disk's view, once per sample, and the class that the views
- * derive from it and the static verdict.
+ * Filling a disk's view, once per sample, and the latency summaries that
+ * are summed on their first read in a sample.
  */
 #include "diskview.h"
 
@@ -15,6 +15,16 @@
 const struct ViewWindowInfo view_windows[_VIEW_WINDOW_MAX] = {
 	[VIEW_LAST] = {"last", 1}, [VIEW_1M] = {"1m", 60}, [VIEW_10M] = {"10m", 600},
 };
+
+static const char *const severity_names[_DISK_SEVERITY_MAX] = {
+	[DISK_SEVERITY_OK] = "ok", [DISK_SEVERITY_SUSPECT] = "suspect", [DISK_SEVERITY_IDLE_CLEANING] = "idle-cleaning",
+	[DISK_SEVERITY_STALLS] = "stalls", [DISK_SEVERITY_STORM] = "storm", [DISK_SEVERITY_IMMINENT] = "stall-imminent",
+};
+
+const char *diskview_severity_to_string(DiskSeverity s)
+{
+	return s >= 0 && s < _DISK_SEVERITY_MAX ? severity_names[s] : NULL;
+}
 
 unsigned diskview_bands(const DiskView *v, int op, Band ret[BANDS_MAX])
 {
@@ -38,38 +48,51 @@ static void summarize(const Hist *h, LatSummary *ret)
 			    .p999 = (float)hist_quantile(h, 0.999), .max = (float)hist_max(h)};
 }
 
-/* The longer windows change only with new I/O or when a slot is completed:
- * an idle op is summed once per slot, not once per sample. */
+static const LatSummary *latency(Disk *d, int op, ViewWindow w, Hist *ret)
+{
+	static const LatSummary none = {.mean = NAN, .p50 = NAN, .p90 = NAN, .p99 = NAN, .p999 = NAN, .max = NAN};
+	if (op < 0 || op >= TRACE_OPS || w < 0 || w >= _VIEW_WINDOW_MAX) {
+		if (ret)
+			*ret = (Hist){0};
+		return &none;
+	}
+	OpView *ov = &d->view.op[op];
+	const OpLatency *o = d->lat ? d->lat->op[op] : NULL;
+	bool stale = ov->summed[w] != d->view.sample + 1;
+	if (!stale && !ret)
+		return &ov->win[w];
+	Hist h = {0};
+	const Hist *from = &h;
+	if (o && w == VIEW_LAST)
+		from = &o->window.last_second;
+	else if (o)
+		lat_window_sum(&o->window, view_windows[w].seconds, &h);
+	if (ret)
+		*ret = *from;
+	if (stale) {
+		summarize(from, &ov->win[w]);
+		ov->summed[w] = d->view.sample + 1;
+	}
+	return &ov->win[w];
+}
+
+const LatSummary *diskview_latency(Disk *d, int op, ViewWindow w) { return latency(d, op, w, NULL); }
+
+const LatSummary *diskview_latency_hist(Disk *d, int op, ViewWindow w, Hist *ret) { return latency(d, op, w, ret); }
+
+/* The counts only: the percentiles wait for a reader (diskview_latency). */
 static void fill_op(OpView *v, const OpLatency *o)
 {
-	if (!o) {
-		*v = (OpView){0};
-		for (int w = 0; w < _VIEW_WINDOW_MAX; w++)
-			summarize(&(Hist){0}, &v->win[w]);
-		return;
-	}
-	v->traced = true;
-	v->total = o->total.count;
-	v->slow = o->slow;
-	v->slow_max = (float)o->slow_max;
-	summarize(&o->window.last_second, &v->win[VIEW_LAST]);
-	uint32_t slot = o->window.head << 16 | o->window.used;
-	if (v->seen_total == o->total.count && v->seen_slot == slot && v->win[VIEW_1M].count)
-		return;
-	v->seen_total = o->total.count;
-	v->seen_slot = slot;
-	for (int w = VIEW_1M; w < _VIEW_WINDOW_MAX; w++) {
-		Hist h;
-		lat_window_sum(&o->window, view_windows[w].seconds, &h);
-		summarize(&h, &v->win[w]);
-	}
+	v->traced = o != NULL;
+	v->total = o ? o->total.count : 0;
+	v->slow = o ? o->slow : 0;
+	v->slow_max = o ? o->slow_max : 0;
 }
 
 static double realtime_of(double mono, const DiskViewClock *c) { return c->real - (c->mono - mono); }
 
 static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams *p, const DiskViewClock *c)
 {
-	v->detecting = true;
 	v->storm = t->storm.active;
 	v->idle = t->idle.active;
 	v->storm_since = v->storm ? realtime_of(t->storm.start, c) : NAN;
@@ -77,7 +100,6 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	v->behaviour = t->ev.behaviour;
 	v->score = t->score;
 	v->behaviour_confidence = (float)fmax(t->score.score, p->behaviour_score);
-	v->score_held = t->score.held;
 	v->storms = t->storm.count;
 	v->storms_known = t->storm.known;
 	v->fast_iops = (float)t->fast.iops;
@@ -86,6 +108,7 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	v->storm_latency = (float)t->storm.latency;
 	for (int op = 0; op < TRACE_OPS; op++)
 		v->stalls[op] = t->stalls.count[op];
+	v->stalls_hour = detect_stalls_hour(t, c->mono);
 	v->stall_max = (float)t->stalls.max;
 	v->slowest_recent = (float)detect_slowest_recent(t, c->mono);
 	v->probes = t->idle.probes;
@@ -95,6 +118,7 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	v->cache_sure = t->cache.sure;
 	v->fill_rate = (float)detect_fill_rate(t, p, c->mono);
 	v->forecast = (float)t->forecast;
+	v->imminent = t->imminent;
 	for (int op = 0; op < 2; op++) {
 		v->n_bands[op] = (uint8_t)t->bands.n[op];
 		for (unsigned b = 0; b < t->bands.n[op]; b++)
@@ -102,27 +126,56 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	}
 }
 
+static void fill_pool(const Disk *d, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < d->n_members && o + 1 < n; i++) {
+		int k = snprintf(buf + o, n - o, "%s%s:%s", i ? " " : "", member_type_to_string(d->members[i].type),
+				 d->members[i].name);
+		if (k < 0)
+			break;
+		o += (size_t)k;
+	}
+}
+
+static DiskSeverity severity_of(const DiskView *v)
+{
+	return v->imminent ? DISK_SEVERITY_IMMINENT : v->storm ? DISK_SEVERITY_STORM
+	     : v->stalls_hour ? DISK_SEVERITY_STALLS : v->idle ? DISK_SEVERITY_IDLE_CLEANING
+	     : v->suspect ? DISK_SEVERITY_SUSPECT : DISK_SEVERITY_OK;
+}
+
 void diskview_init(DiskView *v)
 {
 	*v = (DiskView){.storm_since = NAN, .idle_since = NAN, .cache_fill = NAN, .forecast = NAN,
 			.rates = {.read_latency = NAN, .write_latency = NAN}};
 	disk_model_init(&v->cache);
-	for (int op = 0; op < TRACE_OPS; op++)
-		for (int w = 0; w < _VIEW_WINDOW_MAX; w++)
-			summarize(&(Hist){0}, &v->op[op].win[w]);
 }
 
 void diskview_update(Disk *d, const DetectParams *p, const DiskViewClock *c)
 {
 	DiskView *v = &d->view;
+	/* the latency summaries are kept: stamped with their sample, they are
+	 * summed again on the next read */
 	OpView ops[TRACE_OPS];
 	memcpy(ops, v->op, sizeof ops);
 	diskview_init(v);
-	v->sample = c->sample;
 	memcpy(v->op, ops, sizeof ops);
+	v->sample = c->sample;
 	if (d->det_ready)
 		fill_detection(v, &d->det, p, c);
 	disk_rates(d, &v->rates);
 	for (int op = 0; op < TRACE_OPS; op++)
 		fill_op(&v->op[op], d->lat ? d->lat->op[op] : NULL);
+	diskview_derive(d, p);
+}
+
+void diskview_derive(Disk *d, const DetectParams *p)
+{
+	DiskView *v = &d->view;
+	v->stall_threshold = disk_stall_threshold(d, p);
+	v->suspect = diskview_smr_confidence(v, d->verdict.smr_confidence) >= SMR_CONF_TRIM_HINT;
+	fill_pool(d, v->pool, sizeof v->pool);
+	v->severity = severity_of(v);
 }

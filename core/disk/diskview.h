@@ -4,16 +4,20 @@
  * smrctl, the HTML pages), worked out once per sample by the monitor from
  * the detector, the counters and the latency windows. A view only formats
  * it: two views of one sample cannot disagree, and a new per-disk figure is
- * one field here (bgpctl's one record, many outputs). The class is the one
- * thing worked out on reading (disk_summary(), disk_verdict()): the static
- * verdict changes with a reload or a probe, between samples.
+ * one field here (bgpctl's one record, many outputs). The class is
+ * worked out on reading (disk_summary(), disk_verdict()): the static
+ * verdict changes with a reload or a re-read, between samples. The latency
+ * percentiles are summed on their first read in a sample (diskview_latency):
+ * most samples nobody reads them.
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "detect.h"
+#include "membership.h"
 #include "trace-abi.h"
 
 /* Per-second rates over the last interval, derived from the counters. */
@@ -46,27 +50,47 @@ extern const struct ViewWindowInfo {
 typedef struct OpView {
 	bool traced;			/* an I/O of this op was ever timed */
 	uint64_t total, slow;		/* timed since start; slower than slow-io */
-	float slow_max;
+	double slow_max;
+	/* the percentiles, summed on the first read in a sample (smrctl
+	 * show/top and the pages read them, /metrics never): diskview_latency() */
 	LatSummary win[_VIEW_WINDOW_MAX];
-	/* what the windows were last summed from: unchanged, they are not summed again */
-	uint64_t seen_total;
-	uint32_t seen_slot;
+	uint64_t summed[_VIEW_WINDOW_MAX];	/* the sample + 1 win[] was summed in; 0 never */
 } OpView;
+
+/* How urgent a disk looks: the status page lists the most urgent first.
+ * A stall forecast near comes first: the one problem that can still be
+ * avoided. */
+typedef enum DiskSeverity {
+	DISK_SEVERITY_OK,
+	DISK_SEVERITY_SUSPECT,		/* an SMR suspect, nothing under way */
+	DISK_SEVERITY_IDLE_CLEANING,
+	DISK_SEVERITY_STALLS,		/* stalls in the last hour */
+	DISK_SEVERITY_STORM,
+	DISK_SEVERITY_IMMINENT,		/* stall imminent: the media cache fills */
+	_DISK_SEVERITY_MAX,
+	_DISK_SEVERITY_INVALID = -EINVAL,
+} DiskSeverity;
+
+/* The pools, arrays and volume groups a disk is part of, as every view
+ * writes them (smrctl, the pages, SMRD_POOL): "type:name", space-separated
+ * ("zfs:tank", "zfs:tank lvm:vg0"), "" for none. Room for every
+ * membership a disk can have (MEMBERSHIP_MAX of MEMBER_STR). */
+#define DISKVIEW_POOL_MAX (MEMBERSHIP_MAX * (MEMBER_STR + 8))
 
 typedef struct DiskView {
 	uint64_t sample;		/* the sample it shows; 0 before the monitor's first */
-	bool detecting;			/* the detector runs for it (not --oneshot) */
 	bool storm, idle;		/* a destage storm, idle cleaning under way */
 	double storm_since, idle_since;	/* CLOCK_REALTIME seconds while under way, else NaN */
 	bool behaviour;			/* the detector found dm-smr behaviour (disk_summary decides) */
 	float behaviour_confidence;	/* in dm-smr, when behaviour makes it */
 	DetectScore score;		/* the GC score and its parts */
-	bool score_held;		/* held at score-without-storm: no storm on record */
 	uint64_t storms, storms_known;	/* since start; with the history's */
 	float fast_iops, fast_latency;	/* the fast phase remembered */
 	float storm_iops, storm_latency;	/* of the storm under way, or the last */
-	uint64_t stalls[TRACE_OPS];
+	uint64_t stalls[TRACE_OPS];	/* since start, by op */
+	uint64_t stalls_hour;		/* stall events of the last hour, any op (with the history's) */
 	float stall_max;
+	double stall_threshold;		/* seconds: the disk's own (disk_stall_threshold) */
 	float slowest_recent;		/* the slowest slow I/O of the last ten minutes */
 	uint64_t probes;
 	float probe_max;
@@ -78,9 +102,17 @@ typedef struct DiskView {
 	bool cache_sure;		/* the fill is anchored, not a guess after a restart */
 	float fill_rate;		/* bytes/s filling it now */
 	float forecast;			/* seconds until it is full at that rate */
+	bool imminent;			/* the detector's stall-imminent: forecast under forecast-warn */
+	/* an SMR suspect: its SMR confidence (static and behaviour) reaches
+	 * the TRIM hint's, as of the sample (registry_count counts them) */
+	bool suspect;
+	DiskSeverity severity;
+	char pool[DISKVIEW_POOL_MAX];
 	DiskRates rates;
 	OpView op[TRACE_OPS];
 } DiskView;
+
+struct Disk;
 
 /* Nothing known yet: what a disk shows before the monitor's first sample. */
 void diskview_init(DiskView *v);
@@ -88,3 +120,15 @@ void diskview_init(DiskView *v);
 unsigned diskview_bands(const DiskView *v, int op, Band ret[BANDS_MAX]);
 /* Behaviour adds to what the static evidence says, never subtracts. */
 double diskview_smr_confidence(const DiskView *v, double static_confidence);
+/* The figures that follow from the others and from the disk: its stall
+ * threshold, whether it is a suspect, its pool string, its severity (the
+ * end of diskview_update; a test that sets a view by hand calls it). */
+void diskview_derive(struct Disk *d, const DetectParams *p);
+/* "ok", "suspect", "idle-cleaning", "stalls", "storm", "stall-imminent". */
+const char *diskview_severity_to_string(DiskSeverity s);
+/* One op's latency over one window, as of the view's sample: summed from
+ * the disk's windows on the first read in a sample, then kept. A bad op or
+ * window gives an empty summary. */
+const LatSummary *diskview_latency(struct Disk *d, int op, ViewWindow w);
+/* The same, and the window's buckets in *ret (summed once for both). */
+const LatSummary *diskview_latency_hist(struct Disk *d, int op, ViewWindow w, Hist *ret);

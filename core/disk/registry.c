@@ -111,7 +111,7 @@ void registry_count(const DiskRegistry *r, unsigned *ret_suspects, unsigned *ret
 	unsigned suspects = 0, storms = 0;
 	for (size_t i = 0; r && i < registry_size(r); i++) {
 		const Disk *d = registry_at(r, i);
-		suspects += disk_smr_confidence(d) >= SMR_CONF_TRIM_HINT;
+		suspects += d->view.suspect;
 		storms += d->view.storm;
 	}
 	*ret_suspects = suspects;

@@ -17,12 +17,12 @@ size_t registry_size(const DiskRegistry *r);
 /* The i-th disk in name order. */
 Disk *registry_at(const DiskRegistry *r, size_t i);
 Disk *registry_get(const DiskRegistry *r, const char *name);
-/* Inserts a copy of d, which then owns what d pointed to (sys, members,
+/* Inserts a copy of d, which then owns what d pointed to (members,
  * latency, the detector's ring); -EEXIST, or -E2BIG past
  * REGISTRY_MAX_DISKS, and d keeps it (disk_release). */
 int registry_add(DiskRegistry *r, const Disk *d, Disk **ret);
 /* Removes and frees; returns whether it was there. */
 bool registry_remove(DiskRegistry *r, const char *name);
 
-/* Disks whose SMR confidence reaches the TRIM hint's, and storms under way. */
+/* SMR suspects and storms under way, as of the last sample (the views' suspect and storm). */
 void registry_count(const DiskRegistry *r, unsigned *ret_suspects, unsigned *ret_storms);

@@ -80,9 +80,10 @@ static void disk_state(Buf *b, const Disk *d, double now)
 	}
 	buf_puts(b, " · GC score ");
 	page_num(b, v->score.score, 2);
-	buf_printf(b, " · stalls (read/write) %" PRIu64 "/%" PRIu64 " since smrd started · %" PRIu64
-		      " destage storm(s) on record</p>\n",
-		   v->stalls[TRACE_READ], v->stalls[TRACE_WRITE], v->storms_known);
+	buf_printf(b, " · stalls (read/write) %" PRIu64 "/%" PRIu64 " since smrd started, %" PRIu64
+		      " in the last hour (over %s) · %" PRIu64 " destage storm(s) on record</p>\n",
+		   v->stalls[TRACE_READ], v->stalls[TRACE_WRITE], v->stalls_hour, format_duration(t, v->stall_threshold),
+		   v->storms_known);
 	if (disk_model_known(&v->cache)) {
 		char a[FORMAT_MAX], c[FORMAT_MAX];
 		buf_printf(b, "<p id=\"cache\" class=\"%s\">Media cache %s%s", isfinite(v->forecast) ? "warn" : "",
@@ -180,8 +181,9 @@ static int disk_latency_section(Buf *b, const Context *ctx, const Disk *d, Timel
 	return 0;
 }
 
-static void percentile_table(Buf *b, const DiskView *v)
+static void percentile_table(Buf *b, Disk *d)
 {
+	const DiskView *v = &d->view;
 	buf_puts(b, "<h2>Percentiles</h2><table id=\"percentiles\"><thead><tr><th>op</th><th>window</th>"
 		    "<th class=\"n\">I/Os</th><th class=\"n\">mean</th><th class=\"n\">p50</th><th class=\"n\">p90</th>"
 		    "<th class=\"n\">p99</th><th class=\"n\">p99.9</th><th class=\"n\">max</th></tr></thead><tbody>");
@@ -190,7 +192,7 @@ static void percentile_table(Buf *b, const DiskView *v)
 		if (!v->op[op].traced)
 			continue;
 		for (int k = 0; k < _VIEW_WINDOW_MAX; k++) {
-			const LatSummary *l = &v->op[op].win[k];
+			const LatSummary *l = diskview_latency(d, op, (ViewWindow)k);
 			const float q[] = {l->mean, l->p50, l->p90, l->p99, l->p999, l->max};
 			buf_printf(b, "<tr><td>%s</td><td>%s</td><td class=\"n\">%" PRIu64 "</td>", trace_op_to_string(op),
 				   view_windows[k].name, l->count);
@@ -302,11 +304,11 @@ static void identity_table(Buf *b, const Disk *d)
 	kv(b, "serial", d->sys.serial);
 	kv(b, "wwn", d->sys.wwn);
 	kv(b, "firmware", d->sys.firmware);
-	kv(b, "transport", transport_to_string(d->sys.transport));
+	kv(b, "transport", transport_to_string(d->sys.facts.transport));
 	snprintf(s, sizeof s, "%u:%u", d->sys.major, d->sys.minor);
 	kv(b, "device number", s);
 	kv(b, "size", format_size(t, (double)d->sys.size_sectors * 512));
-	kv(b, "zoned", d->sys.zoned[0] ? d->sys.zoned : "none");
+	kv(b, "zoned", d->sys.facts.zoned[0] ? d->sys.facts.zoned : "none");
 	if (d->sys.io_timeout_ms > 0)
 		kv(b, "I/O timeout", format_duration(t, (double)d->sys.io_timeout_ms / 1000));
 	for (unsigned k = 0; k < d->n_members; k++) {
@@ -334,7 +336,7 @@ static int no_such_disk(const Context *ctx, const char *name, HttpReply *ret)
 
 int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 {
-	const Disk *d = registry_get(ctx->disks, name);
+	Disk *d = registry_get(ctx->disks, name);
 	if (!d)
 		return no_such_disk(ctx, name, ret);
 	_cleanup_free_ Verdict *v = malloc(sizeof *v);
@@ -361,7 +363,7 @@ int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 		buf_free(&b);
 		return r;
 	}
-	percentile_table(&b, &d->view);
+	percentile_table(&b, d);
 	events_table(&b, ctx, d, t);
 	identity_table(&b, d);
 	page_foot(&b, ctx);

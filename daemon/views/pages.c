@@ -13,8 +13,6 @@
 #include <time.h>
 
 #include "format.h"
-#include "history.h"
-#include "monitor.h"
 #include "notifier.h"
 #include "statuspage.h"
 #include "tracer.h"
@@ -114,36 +112,11 @@ int pages_doc(const Context *ctx, const char *name, HttpReply *ret)
 
 /* --------------------------------------------------------------- the list */
 
+/* A disk and its class as shown; every other figure is its view's. */
 typedef struct Row {
-	const Disk *d;
+	Disk *d;
 	VerdictSummary v;
-	bool imminent;			/* the stall forecast is under forecast-warn */
-	uint64_t stalls;		/* stall events in the last hour */
-	int severity;
-	char pool[96];
 } Row;
-
-typedef struct StallCount {
-	Row *rows;
-	size_t n;
-} StallCount;
-
-static int row_by_name(const void *key, const void *elem)
-{
-	return devname_cmp(key, ((const Row *)elem)->d->name);
-}
-
-static int count_stall(const HistoryEvent *e, void *userdata)
-{
-	StallCount *sc = userdata;
-	if (!streq(e->kind, event_kind_info(EVENT_STALL)->name))
-		return 0;
-	/* the registry is in name order, and so are the rows */
-	Row *r = bsearch(e->device, sc->rows, sc->n, sizeof *sc->rows, row_by_name);
-	if (r)
-		r->stalls += e->count > 0 ? (uint64_t)e->count : 1;
-	return 0;
-}
 
 static const struct {
 	const char *key, *title;
@@ -161,13 +134,13 @@ typedef struct SortBy {
 	bool desc;
 } SortBy;
 
-static const LatSummary *minute(const Row *r, int op) { return &r->d->view.op[op].win[VIEW_1M]; }
+static const LatSummary *minute(const Row *r, int op) { return diskview_latency(r->d, op, VIEW_1M); }
 
 static double key_num(const Row *r, const char *k)
 {
 	const DiskView *v = &r->d->view;
 	double x = streq(k, "smr") ? r->v.smr_confidence : streq(k, "score") ? v->score.score
-		 : streq(k, "stalls") ? (double)r->stalls : streq(k, "cache") ? v->cache_fill
+		 : streq(k, "stalls") ? (double)v->stalls_hour : streq(k, "cache") ? v->cache_fill
 		 : streq(k, "read") ? minute(r, TRACE_READ)->p99
 		 : streq(k, "write") ? minute(r, TRACE_WRITE)->p99 : v->rates.read_bytes + v->rates.write_bytes;
 	return isfinite(x) ? x : -1;
@@ -177,9 +150,9 @@ static const char *state_word(const DiskView *v) { return v->storm ? "storm" : v
 
 static const char *key_str(const Row *r, const char *k)
 {
-	return streq(k, "model") ? r->d->sys.model : streq(k, "serial") ? r->d->sys.serial : streq(k, "pool") ? r->pool
-	     : streq(k, "class") ? disk_class_to_string(r->v.class) : streq(k, "why") ? r->v.basis
-	     : streq(k, "storm") ? state_word(&r->d->view) : r->d->name;
+	return streq(k, "model") ? r->d->sys.model : streq(k, "serial") ? r->d->sys.serial
+	     : streq(k, "pool") ? r->d->view.pool : streq(k, "class") ? disk_class_to_string(r->v.class)
+	     : streq(k, "why") ? r->v.basis : streq(k, "storm") ? state_word(&r->d->view) : r->d->name;
 }
 
 static int row_cmp(const void *pa, const void *pb, void *userdata)
@@ -188,7 +161,7 @@ static int row_cmp(const void *pa, const void *pb, void *userdata)
 	const SortBy *by = userdata;
 	int sort_col = by->col, c = 0;
 	if (sort_col < 0)
-		c = b->severity - a->severity;	/* problems first */
+		c = (int)b->d->view.severity - (int)a->d->view.severity;	/* problems first */
 	else if (columns[sort_col].numeric) {
 		double x = key_num(a, columns[sort_col].key), y = key_num(b, columns[sort_col].key);
 		c = (x > y) - (x < y);
@@ -199,34 +172,21 @@ static int row_cmp(const void *pa, const void *pb, void *userdata)
 	return c ? c : devname_cmp(a->d->name, b->d->name);
 }
 
-static void fill_row(const Disk *d, Row *r)
+static void status_summary(Buf *b, const Context *ctx, const Row *rows, size_t n)
 {
-	*r = (Row){.d = d};
-	disk_summary(d, &r->v);
-	for (unsigned k = 0, o = 0; k < d->n_members && o < sizeof r->pool - 1; k++)
-		o += (size_t)snprintf(r->pool + o, sizeof r->pool - o, "%s%s %s", k ? ", " : "",
-				      member_type_to_string(d->members[k].type), d->members[k].name);
-}
-
-static void status_summary(Buf *b, const Row *rows, size_t n, bool history_ok)
-{
-	unsigned storms = 0, stalling = 0, suspects = 0;
-	for (size_t i = 0; i < n; i++) {
-		storms += rows[i].d->view.storm;
-		stalling += rows[i].stalls > 0;
-		suspects += rows[i].v.smr_confidence >= SMR_CONF_TRIM_HINT;
-	}
+	unsigned storms, stalling = 0, suspects;
+	registry_count(ctx->disks, &suspects, &storms);
+	for (size_t i = 0; i < n; i++)
+		stalling += rows[i].d->view.stalls_hour > 0;
 	buf_printf(b, "<p id=\"summary\">%zu disk%s watched · <span class=\"%s\">%u in a destage storm</span> · "
 		      "<span class=\"%s\">%u with stalls in the last hour</span> · %u SMR suspect%s",
 		   n, n == 1 ? "" : "s", storms ? "bad" : "ok", storms, stalling ? "warn" : "ok", stalling, suspects,
 		   suspects == 1 ? "" : "s");
-	if (!history_ok)
-		buf_puts(b, " · <span class=\"warn\">event history unreadable: stall counts incomplete</span>");
 	buf_puts(b, "</p>\n");
 }
 
 /* The media cache's fill as a gauge, and the forecast when it has one. */
-static void cache_cell(Buf *b, const DiskView *v, bool imminent)
+static void cache_cell(Buf *b, const DiskView *v)
 {
 	char t[FORMAT_MAX];
 	if (!isfinite(v->cache_fill)) {
@@ -238,7 +198,7 @@ static void cache_cell(Buf *b, const DiskView *v, bool imminent)
 		return;
 	}
 	buf_printf(b, "<td class=\"cache%s\" data-fill=\"%.3f\"><meter min=\"0\" max=\"1\" low=\"0.5\" high=\"0.8\" "
-		      "optimum=\"0\" value=\"%.3f\"></meter> %.0f%%", imminent ? " bad" : "", v->cache_fill, v->cache_fill,
+		      "optimum=\"0\" value=\"%.3f\"></meter> %.0f%%", v->imminent ? " bad" : "", v->cache_fill, v->cache_fill,
 		   v->cache_fill * 100);
 	if (isfinite(v->forecast))
 		buf_printf(b, " · stall in ~%s", format_duration(t, v->forecast));
@@ -251,7 +211,7 @@ static void status_row(Buf *b, const Row *r)
 	char t[FORMAT_MAX];
 	buf_puts(b, "<tr data-device=\"");
 	page_esc(b, r->d->name);
-	buf_printf(b, "\" data-storm=\"%d\" data-severity=\"%d\"><td><a href=\"/disk/", v->storm, r->severity);
+	buf_printf(b, "\" data-storm=\"%d\" data-severity=\"%d\"><td><a href=\"/disk/", v->storm, (int)v->severity);
 	url_escape(b, r->d->name);
 	buf_puts(b, "\">");
 	page_esc(b, r->d->name);
@@ -260,7 +220,7 @@ static void status_row(Buf *b, const Row *r)
 	buf_puts(b, "</td><td>");
 	page_esc(b, r->d->sys.serial);
 	buf_puts(b, "</td><td>");
-	page_esc(b, r->pool);
+	page_esc(b, v->pool);
 	buf_printf(b, "</td><td class=\"%s\">%s</td><td class=\"n\">", r->v.class == DISK_CLASS_DM_SMR ? "warn" : "",
 		   disk_class_to_string(r->v.class));
 	page_num(b, r->v.smr_confidence, 2);
@@ -277,8 +237,8 @@ static void status_row(Buf *b, const Row *r)
 		buf_puts(b, "</span>");
 	}
 	buf_puts(b, "</td>");
-	cache_cell(b, v, r->imminent);
-	buf_printf(b, "<td class=\"n%s\">%" PRIu64 "</td>", r->stalls ? " warn" : "", r->stalls);
+	cache_cell(b, v);
+	buf_printf(b, "<td class=\"n%s\">%" PRIu64 "</td>", v->stalls_hour ? " warn" : "", v->stalls_hour);
 	for (int op = TRACE_READ; op <= TRACE_WRITE; op++) {
 		buf_printf(b, "<td class=\"n %s\">", op == TRACE_WRITE ? "write" : "read");
 		page_latency(b, minute(r, op)->p50);
@@ -342,18 +302,9 @@ int pages_status(const Context *ctx, const HttpRequest *req, HttpReply *ret)
 	_cleanup_free_ Row *rows = calloc(n ? n : 1, sizeof *rows);
 	if (!rows)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		fill_row(registry_at(ctx->disks, i), &rows[i]);
-	StallCount scnt = {rows, n};
-	HistoryFilter f = {.since_usec = now_usec(CLOCK_REALTIME) - 3600 * UINT64_C(1000000), .limit = 10000};
-	bool history_ok = history_query(monitor_history(ctx->monitor), &f, count_stall, &scnt) >= 0;
 	for (size_t i = 0; i < n; i++) {
-		Row *r = &rows[i];
-		const DiskView *v = &r->d->view;
-		r->imminent = v->forecast <= ctx->config.detect.forecast_warn;
-		/* a stall forecast near first: the one problem that can still be avoided */
-		r->severity = r->imminent ? 5 : v->storm ? 4 : r->stalls ? 3 : v->idle ? 2
-			    : r->v.smr_confidence >= SMR_CONF_TRIM_HINT ? 1 : 0;
+		rows[i] = (Row){.d = registry_at(ctx->disks, i)};
+		disk_summary(rows[i].d, &rows[i].v);
 	}
 
 	char sort[16] = "", dir[8] = "";
@@ -376,7 +327,7 @@ int pages_status(const Context *ctx, const HttpRequest *req, HttpReply *ret)
 	buf_puts(&b, "<h1>");
 	page_esc(&b, title);
 	buf_puts(&b, "</h1>");
-	status_summary(&b, rows, n, history_ok);
+	status_summary(&b, ctx, rows, n);
 	status_table(&b, rows, n, &by);
 	notify_section(&b, ctx);
 	page_foot(&b, ctx);

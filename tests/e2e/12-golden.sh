@@ -86,6 +86,8 @@ check "is told it is a permission (and which group may), exit 1 as smrctl(8) say
 	bash -c "[ $rc = 1 ] && [[ \"\$1\" == *'permission denied on'*'group'* ]] && [[ \"\$1\" != *running* ]]" _ "$out"
 
 step "commands that change things (root)"
+golden reread reread sda
+# the old name, kept for a release: the same reply (its note is on stderr)
 golden probe probe sda
 golden reload reload
 golden forget forget sdb

@@ -7,15 +7,21 @@
  * must follow the behaviour verdict, and web must route to the handler it
  * was given, with no peer: it gets the read-only commands only.
  */
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <time.h>
 
 #include "commands.h"
+#include "control.h"
+#include "discovery.h"
 #include "exporter.h"
+#include "format.h"
 #include "log.h"
 #include "monitor.h"
 #include "pages.h"
+#include "sampler.h"
 #include "test.h"
+#include "tracer.h"
 #include "unit-tree.h"
 #include "web.h"
 
@@ -32,12 +38,9 @@ static Disk *add(DiskRegistry *r, const char *name, int rotational, Transport t)
 	s.facts.rotational = rotational;
 	s.facts.size_status = 0;
 	s.facts.admin_class = -1;
-	if (disk_sys_set(&n.sys, &s) < 0)
-		return NULL;
+	n.sys = s;
 	Verdict v;
-	DiskFacts f;
-	disk_sys_facts(&n.sys, &f);
-	classify_disk(&f, NULL, &v);
+	classify_disk(&n.sys.facts, NULL, &v);
 	verdict_summarize(&v, &n.verdict);
 	n.tuning = (DiskTuning){NAN, NAN};
 	if (registry_add(r, &n, &d) < 0)
@@ -45,30 +48,46 @@ static Disk *add(DiskRegistry *r, const char *name, int rotational, Transport t)
 	return d;
 }
 
-static LatSummary lat(uint64_t n, float p50, float p99)
+/* One traced interval of n I/Os of op at lat seconds. */
+static void push(Disk *d, int op, unsigned n, double lat)
 {
-	return (LatSummary){.count = n, .mean = p50, .p50 = p50, .p90 = p99, .p99 = p99, .p999 = p99, .max = p99};
+	Hist h = {0};
+	for (unsigned i = 0; i < n; i++)
+		hist_add(&h, (uint64_t)(lat * 1e9));
+	CHECK_INT(disk_latency_push(&d->lat, op, &h, 1), 0);
+}
+
+/* sda's traced latency: a read a second for ten minutes; writes fast, then
+ * slow for the last minute, a 1.5 s one among them */
+static void feed_latency(Disk *sda)
+{
+	for (int t = 0; t < 600; t++) {
+		push(sda, TRACE_READ, 1, t % 10 ? 0.008 : 0.4);
+		if (t < 540)
+			push(sda, TRACE_WRITE, 2, 0.0004);
+		else
+			push(sda, TRACE_WRITE, 3, t % 20 ? 0.3 : 1.5);
+	}
+	push(sda, TRACE_WRITE, 3, 0.333);
 }
 
 /* sda in a storm the detector found by behaviour; sdb, an SSD, cleaning while idle */
 static void set_views(Disk *sda, Disk *sdb, double now_real)
 {
 	DiskView *v = &sda->view;
-	*v = (DiskView){.sample = 7, .detecting = true, .storm = true, .storm_since = now_real - 42, .idle_since = NAN,
+	*v = (DiskView){.sample = 7, .storm = true, .storm_since = now_real - 42, .idle_since = NAN,
 			.behaviour = true, .behaviour_confidence = 0.731f,
 			.score = {.score = 0.731, .storm = 0.7, .band = 0.1, .stall = 0.0},
 			.storms = 1, .storms_known = 2, .fast_iops = 2500, .fast_latency = 0.0004f,
-			.stalls = {0, 3, 0, 0}, .stall_max = 4.5f, .slowest_recent = 4.5f, .n_bands = {2, 0},
+			.stalls = {0, 3, 0, 0}, .stalls_hour = 4, .stall_max = 4.5f, .slowest_recent = 4.5f, .n_bands = {2, 0},
 			.bands = {{{0.008f, 0.004f, 0.016f, 0.6f, 60}, {0.4f, 0.2f, 0.8f, 0.4f, 40}}},
 			.rates = {.writes = 3, .write_bytes = 12.3 * 1048576, .read_latency = NAN, .write_latency = 0.333}};
 	disk_model_init(&v->cache);
 	v->cache_fill = v->forecast = NAN;
-	v->op[TRACE_READ] = (OpView){.traced = true, .total = 100, .win = {lat(5, 0.008f, 0.4f), lat(60, 0.008f, 0.41f),
-									   lat(100, 0.009f, 0.42f)}};
-	v->op[TRACE_WRITE] = (OpView){.traced = true, .total = 1000, .slow = 3, .slow_max = 4.5f,
-				      .win = {lat(3, 0.333f, 0.5f), lat(180, 0.3f, 1.5f), lat(1000, 0.0004f, 1.5f)}};
-	sdb->view = (DiskView){.sample = 7, .detecting = true, .idle = true, .idle_since = now_real - 5,
-			       .storm_since = NAN, .score = {.score = 0.2, .idle = 0.2, .held = true}, .score_held = true,
+	v->op[TRACE_READ] = (OpView){.traced = true, .total = 600};
+	v->op[TRACE_WRITE] = (OpView){.traced = true, .total = 1263, .slow = 3, .slow_max = 4.5};
+	sdb->view = (DiskView){.sample = 7, .idle = true, .idle_since = now_real - 5,
+			       .storm_since = NAN, .score = {.score = 0.2, .idle = 0.2, .held = true},
 			       .cache_fill = NAN, .forecast = NAN};
 	disk_model_init(&sdb->view.cache);
 }
@@ -131,10 +150,30 @@ static void test_commands(Context *ctx)
 	CHECK_NEAR(num(o, "detection.stalls.write"), 3, 0);
 	CHECK_NEAR(num(o, "detection.stalls.threshold"), 1, 0);
 	CHECK_NEAR(num(o, "detection.bands.read.1.centre"), 0.4, 1e-6);
-	CHECK_NEAR(num(o, "latency.write.windows.1m.p99"), 1.5, 1e-6);
-	CHECK_NEAR(num(o, "latency.read.windows.10m.count"), 100, 0);
+	/* the percentiles the disk's windows give, summed on this first read */
+	Disk *sda = registry_get(ctx->disks, "sda");
+	const LatSummary *w1 = diskview_latency(sda, TRACE_WRITE, VIEW_1M);
+	CHECK(w1->count >= 180 && w1->count <= 183 && w1->p99 > 1 && w1->p50 > 0.25 && w1->p50 < 0.35);
+	CHECK_NEAR(num(o, "latency.write.windows.1m.p99"), w1->p99, 1e-6);
+	CHECK_NEAR(num(o, "latency.write.windows.1m.count"), w1->count, 0);
+	CHECK_NEAR(num(o, "latency.read.windows.10m.count"), diskview_latency(sda, TRACE_READ, VIEW_10M)->count, 0);
+	CHECK(num(o, "latency.read.windows.10m.count") >= 590);
+	CHECK_NEAR(num(o, "latency.write.windows.10m.p50"), diskview_latency(sda, TRACE_WRITE, VIEW_10M)->p50, 1e-6);
+	CHECK(num(o, "latency.write.windows.10m.p50") < 0.001);
+	/* the ten minutes' buckets are the ones its percentiles come from */
+	json_object *hist = path(o, "latency.write.histogram_10m");
+	double in_buckets = 0;
+	for (size_t i = 0; hist && i < json_object_array_length(hist); i++)
+		in_buckets += json_object_get_double(json_object_array_get_idx(json_object_array_get_idx(hist, i), 2));
+	CHECK_NEAR(in_buckets, num(o, "latency.write.windows.10m.count"), 0);
 	CHECK_NEAR(num(o, "latency.write.slow"), 3, 0);
-	CHECK_NEAR(num(o, "latency_last_interval.write.p50"), 0.333, 1e-6);
+	CHECK_NEAR(num(o, "latency_last_interval.write.count"), 3, 0);
+	CHECK_NEAR(num(o, "latency_last_interval.write.p50"), diskview_latency(sda, TRACE_WRITE, VIEW_LAST)->p50, 1e-6);
+	CHECK(num(o, "latency_last_interval.write.p50") > 0.25 && num(o, "latency_last_interval.write.p50") < 0.4);
+	CHECK_STR(str(o, "pool"), "zfs:tank");
+	CHECK_NEAR(num(o, "stalls_last_hour"), 4, 0);
+	CHECK_STR(str(o, "severity"), "storm");
+	CHECK(!json_object_get_boolean(path(o, "stall_imminent")));
 	CHECK_NEAR(num(o, "write_latency_seconds"), 0.333, 1e-6);
 	json_object_put(o);
 	o = call(ctx, "show", "sdc", 1000, &err, &r);
@@ -219,7 +258,13 @@ static void test_pages(Context *ctx)
 	CHECK(has(&b, "Model &lt;sda&gt;"));		/* escaped, never markup */
 	CHECK(has(&b, "<td class=\"n\">0.73</td>"));
 	CHECK(has(&b, "12.3M/s"));			/* the one formatter's rate */
-	CHECK(has(&b, "300 ms / 1.5 s"));		/* the 1m write percentiles of the view */
+	/* the 1m write percentiles, as every view reads them */
+	char cell[64], p50[FORMAT_MAX], p99[FORMAT_MAX];
+	Disk *sda = registry_get(ctx->disks, "sda");
+	snprintf(cell, sizeof cell, "%s / %s", format_duration(p50, diskview_latency(sda, TRACE_WRITE, VIEW_1M)->p50),
+		 format_duration(p99, diskview_latency(sda, TRACE_WRITE, VIEW_1M)->p99));
+	CHECK(has(&b, cell));
+	CHECK(has(&b, "<td>md:md127 lvm:vg0</td>"));	/* sdb's pool string */
 	/* a stall forecast near comes first: the one problem that can still be avoided */
 	CHECK(has(&b, "data-device=\"sdc\" data-storm=\"0\" data-severity=\"5\""));
 	CHECK(has(&b, "85% · stall in ~4 min"));
@@ -232,10 +277,13 @@ static void test_pages(Context *ctx)
 	buf_put(&b, http_body_data(rep.body), http_body_size(rep.body));
 	CHECK(has(&b, "Destage storm under way for 42 s"));
 	CHECK(has(&b, "GC score 0.73"));
-	CHECK(has(&b, "stalls (read/write) 0/3 since smrd started · 2 destage storm(s) on record"));
+	CHECK(has(&b, "stalls (read/write) 0/3 since smrd started, 4 in the last hour (over 1 s) · 2 destage storm(s) "
+		      "on record"));
 	CHECK(has(&b, "<b>dm-smr</b>"));
 	CHECK(has(&b, "smrd detector"));		/* the behaviour's evidence line */
-	CHECK(has(&b, "<td>write</td><td>1m</td><td class=\"n\">180</td>"));
+	snprintf(cell, sizeof cell, "<td>write</td><td>1m</td><td class=\"n\">%" PRIu64 "</td>",
+		 diskview_latency(sda, TRACE_WRITE, VIEW_1M)->count);
+	CHECK(has(&b, cell));
 	CHECK(has(&b, "3.6T"));				/* lsblk's size */
 	CHECK(has(&b, "<th>I/O timeout</th><td>30 s</td>"));
 	CHECK(!has(&b, "id=\"cache\""));		/* sda's cache is unknown */
@@ -346,8 +394,12 @@ static void test_web(Context *ctx)
 	CHECK_INT(get(w, "/metrics", true, &b), 200);
 	CHECK(b.len > 2 && (unsigned char)b.data[0] == 0x1f && (unsigned char)b.data[1] == 0x8b);
 	CHECK_INT(web_metrics_renders(w), 1);
-	web_sampled(w);		/* the next sample: a new page */
-	CHECK_INT(get(w, "/metrics", false, &b), 200);
+	/* the next sample: a new page, with nothing telling the view but the sampler's count */
+	CHECK_INT(sampler_sample(ctx->sampler, 1000000, NULL, NULL), 0);
+	CHECK_INT(get(w, "/metrics", false, &b), 200);	/* into the last page's memory, */
+	const char *gc = strstr(b.data, "smrd_disk_gc_score{device=\"sda\"} 0.731\n");
+	CHECK(gc && !strstr(gc + 1, "smrd_disk_gc_score{device=\"sda\"}"));	/* written anew, not after it */
+	CHECK_INT(get(w, "/metrics", true, &b), 200);
 	CHECK_INT(web_metrics_renders(w), 2);
 
 	CHECK_INT(get(w, "/", false, &b), 200);
@@ -357,6 +409,163 @@ static void test_web(Context *ctx)
 	CHECK_INT(get(w, "/disk/nope", false, &b), 404);
 	CHECK_INT(get(w, "/favicon.ico", false, &b), 404);
 	buf_free(&b);
+	web_free(w);
+}
+
+/* ------------------------------------------------- one sample, three views */
+
+/* The value of one series of a metrics page ("name{labels}"), NaN if absent. */
+static double metric(const Buf *m, const char *series)
+{
+	char needle[256];
+	snprintf(needle, sizeof needle, "\n%s ", series);
+	const char *at = m->data ? memmem(m->data, m->len, needle, strlen(needle)) : NULL;
+	return at ? strtod(at + strlen(needle), NULL) : NAN;
+}
+
+static double metric_of(const Buf *m, const char *name, const char *device, const char *more)
+{
+	char series[200];
+	snprintf(series, sizeof series, "%s{device=\"%s\"%s%s}", name, device, more ? "," : "", more ? more : "");
+	return metric(m, series);
+}
+
+/* The text of the status page's cells of one disk, tags left out; how many. */
+static unsigned page_row(const Buf *page, const char *device, char cells[][160], unsigned max)
+{
+	char start[64];
+	snprintf(start, sizeof start, "<tr data-device=\"%s\"", device);
+	const char *p = page->data ? memmem(page->data, page->len, start, strlen(start)) : NULL;
+	const char *end = p ? strstr(p, "</tr>") : NULL;
+	unsigned n = 0;
+	while (p && end && n < max && (p = strstr(p, "<td")) && p < end) {
+		p = strchr(p, '>') + 1;
+		const char *close = strstr(p, "</td>");
+		size_t o = 0;
+		for (int tag = 0; p < close; p++) {
+			tag += *p == '<';
+			if (!tag && o + 1 < 160 && (o || *p != ' '))
+				cells[n][o++] = *p;
+			tag -= *p == '>';
+		}
+		cells[n++][o] = 0;
+	}
+	return n;
+}
+
+static bool json_true(json_object *o, const char *p) { return json_object_get_boolean(path(o, p)); }
+
+/* /metrics, /api/v1/disks/NAME (what `smrctl show` gets) and the pages,
+ * served by the real handlers in one sample, show one disk the same. */
+static void agree_disk(const Buf *metrics, const Buf *status, const Buf *page, json_object *api, const Disk *d)
+{
+	const char *dev = d->name;
+	char cells[16][160], want[160], t[FORMAT_MAX];
+	CHECK_INT(page_row(status, dev, cells, 16), 14);
+	/* class and confidence */
+	const char *class = str(api, "class");
+	snprintf(want, sizeof want, "\nsmrd_disk_info{device=\"%s\",", dev);
+	const char *info = memmem(metrics->data, metrics->len, want, strlen(want));
+	snprintf(want, sizeof want, "class=\"%s\"", class);
+	CHECK(info && strstr(info, want) && strstr(info, want) < strchr(info + 1, '\n'));
+	CHECK_STR(cells[4], class);
+	snprintf(want, sizeof want, "<b>%s</b>", class);
+	CHECK(has(page, want));
+	double smr = num(api, "smr_confidence");
+	CHECK_NEAR(metric_of(metrics, "smrd_disk_smr_confidence", dev, NULL), smr, 5e-5);
+	CHECK_NEAR(strtod(cells[5], NULL), smr, 0.005 + 1e-9);
+	/* the GC score, storms, idle cleaning */
+	double score = num(api, "gc_score");
+	CHECK_NEAR(metric_of(metrics, "smrd_disk_gc_score", dev, NULL), score, 5e-5);
+	CHECK_NEAR(strtod(cells[7], NULL), score, 0.005 + 1e-9);
+	bool storm = json_true(api, "storm"), idle = json_true(api, "idle_cleaning");
+	CHECK(json_true(api, "detection.storm.active") == storm);
+	CHECK_NEAR(metric_of(metrics, "smrd_disk_destage_storm_active", dev, NULL), storm, 0);
+	CHECK_NEAR(metric_of(metrics, "smrd_disk_idle_cleaning_active", dev, NULL), idle, 0);
+	CHECK_NEAR(metric_of(metrics, "smrd_disk_destage_storms_total", dev, NULL), num(api, "detection.storm.total"), 0);
+	CHECK(strncmp(cells[8], storm ? "storm" : idle ? "idle-cleaning" : "–", strlen(storm ? "storm" : "x")) == 0);
+	snprintf(want, sizeof want, "id=\"state\" data-storm=\"%d\"", storm);
+	CHECK(has(page, want));
+	snprintf(want, sizeof want, "%.0f destage storm(s) on record", num(api, "detection.storm.on_record"));
+	CHECK(has(page, want));
+	/* stalls: since start by op, in the last hour, over which threshold */
+	double rd = num(api, "detection.stalls.read"), wr = num(api, "detection.stalls.write");
+	CHECK_NEAR(metric_of(metrics, "smrd_disk_stall_events_total", dev, "op=\"read\""), rd, 0);
+	CHECK_NEAR(metric_of(metrics, "smrd_disk_stall_events_total", dev, "op=\"write\""), wr, 0);
+	double hour = num(api, "stalls_last_hour");
+	CHECK_NEAR(strtod(cells[10], NULL), hour, 0);
+	snprintf(want, sizeof want, "stalls (read/write) %.0f/%.0f since smrd started, %.0f in the last hour (over %s)", rd,
+		 wr, hour, format_duration(t, num(api, "detection.stalls.threshold")));
+	CHECK(has(page, want));
+	if (d->view.sample)	/* the threshold is the view's from the first sample */
+		CHECK_NEAR(metric_of(metrics, "smrd_disk_stall_threshold_seconds", dev, NULL),
+			   num(api, "detection.stalls.threshold"), 1e-6);
+	/* the media cache and the forecast */
+	json_object *fill = path(api, "media_cache_fill_ratio"), *fc = path(api, "stall_forecast_seconds");
+	double mfill = metric_of(metrics, "smrd_disk_media_cache_fill_ratio", dev, NULL);
+	double mfc = metric_of(metrics, "smrd_disk_stall_forecast_seconds", dev, NULL);
+	CHECK(fill ? fabs(mfill - json_object_get_double(fill)) < 5e-5 : isnan(mfill));
+	CHECK(fc ? fabs(mfc - json_object_get_double(fc)) < 0.05 : isnan(mfc));
+	if (fill && json_true(api, "media_cache_fill_anchored")) {
+		snprintf(want, sizeof want, "%.0f%%", json_object_get_double(fill) * 100);
+		CHECK(strncmp(cells[9], want, strlen(want)) == 0);
+	} else
+		CHECK(streq(cells[9], fill ? "?" : "–"));
+	if (fc) {
+		snprintf(want, sizeof want, "stall in ~%s", format_duration(t, json_object_get_double(fc)));
+		CHECK(strstr(cells[9], want) != NULL);
+	}
+	/* the pool: one string, and a series per membership */
+	const char *pool = str(api, "pool");
+	CHECK_STR(cells[3], pool);
+	unsigned members = 0;
+	for (const char *m = pool; *m; members++) {
+		size_t len = strcspn(m, " "), colon = strcspn(m, ":");
+		snprintf(want, sizeof want, "type=\"%.*s\",name=\"%.*s\"", (int)colon, m, (int)(len - colon - 1),
+			 m + colon + 1);
+		CHECK_NEAR(metric_of(metrics, "smrd_disk_membership_info", dev, want), 1, 0);
+		m += len + (m[len] == ' ');
+	}
+	CHECK_INT(members, json_object_array_length(path(api, "members")));
+	/* how urgent: the page's order is the view's severity */
+	snprintf(want, sizeof want, "data-device=\"%s\" data-storm=\"%d\" data-severity=\"%d\"", dev, storm,
+		 (int)d->view.severity);
+	CHECK(has(status, want));
+	CHECK_STR(str(api, "severity"), diskview_severity_to_string(d->view.severity));
+	CHECK(json_true(api, "stall_imminent") == (d->view.severity == DISK_SEVERITY_IMMINENT));
+}
+
+static void test_agree(Context *ctx)
+{
+	Web *w = web_new(ctx, commands_dispatch, ctx);
+	CHECK(w != NULL);
+	Buf metrics = {0}, status = {0}, page = {0}, api = {0};
+	CHECK_INT(get(w, "/metrics", false, &metrics), 200);
+	CHECK_INT(get(w, "/", false, &status), 200);
+	unsigned suspects, storms;
+	registry_count(ctx->disks, &suspects, &storms);
+	char want[160];
+	snprintf(want, sizeof want, "%u in a destage storm</span>", storms);
+	CHECK(has(&status, want));
+	snprintf(want, sizeof want, "%u SMR suspect%s", suspects, suspects == 1 ? "" : "s");
+	CHECK(has(&status, want));
+	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
+		const Disk *d = registry_at(ctx->disks, i);
+		char p[64];
+		snprintf(p, sizeof p, "/api/v1/disks/%s", d->name);
+		CHECK_INT(get(w, p, false, &api), 200);
+		snprintf(p, sizeof p, "/disk/%s", d->name);
+		CHECK_INT(get(w, p, false, &page), 200);
+		json_object *o = json_tokener_parse(api.data ? api.data : "");
+		CHECK(o != NULL);
+		if (o)
+			agree_disk(&metrics, &status, &page, o, d);
+		json_object_put(o);
+	}
+	buf_free(&metrics);
+	buf_free(&status);
+	buf_free(&page);
+	buf_free(&api);
 	web_free(w);
 }
 
@@ -378,25 +587,45 @@ int main(void)
 	Disk *sdc = add(ctx.disks, "sdc", 1, TRANSPORT_ATA);
 	Disk *sdd = add(ctx.disks, "sdd", 1, TRANSPORT_ATA);	/* as found: no sample yet */
 	CHECK(sda && sdb && sdc && sdd);
-	CHECK(!sdd->view.detecting && isnan(sdd->view.forecast) && isnan(sdd->view.cache_fill));
+	CHECK(sdd->view.sample == 0 && isnan(sdd->view.forecast) && isnan(sdd->view.cache_fill));
 	CHECK_INT(sda->verdict.class, DISK_CLASS_CMR);
 	CHECK_INT(sdb->verdict.class, DISK_CLASS_SSD);
 	CHECK_INT(monitor_new(ctx.event, &ctx.config, ctx.disks, false, NULL, &ctx.monitor), 0);
+	/* the daemon always has a sampler (here of an empty diskstats) and a
+	 * tracer (here with no backend: "none") */
+	_cleanup_(unit_tree_freep) char *proc = unit_tree_empty();
+	_cleanup_close_ int procfs = proc ? unit_tree_open(proc, "") : -1;
+	CHECK_INT(unit_tree_write(procfs, "diskstats", ""), 0);
+	CHECK_INT(sampler_new(procfs, ctx.disks, &ctx.sampler), 0);
+	CHECK_INT(discovery_new(ctx.event, &ctx.src, ctx.disks, NULL, false, &ctx.discovery), 0);
+	static const TraceBackendOps *const no_backends[] = {NULL};
+	CHECK_INT(tracer_new(ctx.event, no_backends, "none", false, 0.1, ctx.disks, NULL, &ctx.tracer), 0);
 	set_views(sda, sdb, now_seconds(CLOCK_REALTIME));
 	/* sdc: its media cache learnt, 85% full and filling: a stall in 4 min */
 	DiskView *c = &sdc->view;
-	*c = (DiskView){.sample = 7, .detecting = true, .storm_since = NAN, .idle_since = NAN, .cache_fill = 0.85f,
+	*c = (DiskView){.sample = 7, .imminent = true, .storm_since = NAN, .idle_since = NAN, .cache_fill = 0.85f,
 			.cache_sure = true, .fill_rate = 1048576, .forecast = 240};
 	disk_model_init(&c->cache);
 	c->cache.media_cache_bytes = 24.0 * 1073741824;
 	c->cache.cache_samples = 2;
 	c->cache.cache_spread = 0.03;
 	c->cache.slow_write_bps = 3e6;
+	Memberships ms = {.n = 1, .m = {{.type = MEMBER_ZFS, .name = "tank", .via = "sda1"}}};
+	CHECK_INT(disk_set_members(sda, &ms), 0);
+	ms = (Memberships){.n = 2, .m = {{.type = MEMBER_MD, .name = "md127", .via = "sdb"},
+					 {.type = MEMBER_LVM, .name = "vg0", .via = "md127"}}};
+	CHECK_INT(disk_set_members(sdb, &ms), 0);
+	feed_latency(sda);
+	/* what follows from the rest, as diskview_update ends (sdd has had no sample) */
+	diskview_derive(sda, &ctx.config.detect);
+	diskview_derive(sdb, &ctx.config.detect);
+	diskview_derive(sdc, &ctx.config.detect);
 
 	test_commands(&ctx);
 	test_exporter(&ctx);
 	test_pages(&ctx);
 	test_web(&ctx);
+	test_agree(&ctx);
 
 	/* the next sample: every view shows it, none keeps the old one */
 	sda->view.storm = false;
@@ -413,14 +642,14 @@ int main(void)
 	CHECK_NEAR(num(o, "gc_score"), 0.5, 1e-9);
 	json_object_put(o);
 	/* smrd.conf declares it cmr: behaviour no longer decides, at once */
-	SysfsDisk s;
-	disk_sys_get(&sda->sys, &s);
-	s.facts.admin_class = DISK_CLASS_CMR;
-	CHECK_INT(disk_sys_set(&sda->sys, &s), 0);
+	sda->sys.facts.admin_class = DISK_CLASS_CMR;
 	o = call(&ctx, "show", "sda", 0, &err, &r);
 	CHECK_STR(str(o, "class"), "cmr");
 	json_object_put(o);
 
+	ctx.tracer = tracer_free(ctx.tracer);
+	ctx.sampler = sampler_free(ctx.sampler);
+	ctx.discovery = discovery_free(ctx.discovery);
 	ctx.monitor = monitor_free(ctx.monitor);
 	ctx.disks = registry_free(ctx.disks);
 	ctx.event = sd_event_unref(ctx.event);
