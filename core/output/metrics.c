@@ -1,88 +1,80 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Samples are written straight into the page, family after family: no
- * buffer per family, no copy at the end. The price is an order: a family's
- * samples must come together (the text format wants them together anyway);
- * a sample for a family already closed is refused and the page with it.
- * Families without samples are not printed: Prometheus tolerates them, but
- * promtool and humans read them as noise.
+ * Families keep their samples until the render, so a caller adds them in
+ * the order it walks its objects and the page still groups them by family,
+ * as the text format wants. A sample keeps its label set rendered and
+ * escaped once, in one text shared by the whole set, and its value as a
+ * number, formatted at the render with its family's precision. Families
+ * without samples are not printed: Prometheus tolerates them, but promtool
+ * and humans read them as noise.
  */
 #include "metrics.h"
 
 #include <math.h>
 
+typedef struct MetricSample {
+	const char *suffix;	/* static, or NULL */
+	uint32_t labels, labels_len;	/* the rendered label set, in the set's label text */
+	double value;
+} MetricSample;
+
 struct MetricFamily {
 	MetricSet *set;
 	const char *name, *help;
+	size_t name_len;
 	MetricType type;
 	int decimals;		/* -1: the shortest exact form */
-	bool started, closed;
+	MetricSample *samples;
+	size_t n, cap;
 };
 
 struct MetricSet {
-	Buf *out;
-	MetricFormat fmt;
-	MetricFamily **fam;	/* pointers: callers keep families while more are added */
+	MetricFamily **fam;	/* pointers: callers keep families while more are declared */
 	size_t n, cap;
-	MetricFamily *cur;
-	const char *misused;	/* a family that got a sample after it was closed */
+	Buf labels;		/* every sample's label set, one after the other */
+	bool oom;		/* a family or a sample could not be kept */
 };
 
-MetricSet *metricset_new(Buf *out, MetricFormat fmt)
+MetricSet *metricset_new(void)
 {
-	MetricSet *s = calloc(1, sizeof(MetricSet));
-	if (s) {
-		s->out = out;
-		s->fmt = fmt;
-	}
-	return s;
+	return calloc(1, sizeof(MetricSet));
 }
 
 MetricSet *metricset_free(MetricSet *s)
 {
 	if (!s)
 		return NULL;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->fam[i]->samples);
 		free(s->fam[i]);
+	}
 	free(s->fam);
+	buf_free(&s->labels);
 	free(s);
 	return NULL;
 }
 
+
 MetricFamily *metricset_family(MetricSet *s, const char *name, MetricType type, const char *help)
 {
 	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 32;
+		size_t ncap = s->cap ? s->cap * 2 : 64;
 		MetricFamily **n = realloc(s->fam, ncap * sizeof *n);
-		if (!n)
+		if (!n) {
+			s->oom = true;
 			return NULL;
+		}
 		s->fam = n;
 		s->cap = ncap;
 	}
 	MetricFamily *f = calloc(1, sizeof *f);
-	if (!f)
+	if (!f) {
+		s->oom = true;
 		return NULL;
-	*f = (MetricFamily){.set = s, .name = name, .help = help, .type = type, .decimals = -1};
+	}
+	*f = (MetricFamily){.set = s, .name = name, .help = help, .name_len = strlen(name), .type = type, .decimals = -1};
 	s->fam[s->n++] = f;
 	return f;
-}
-
-void metric_escape_label(Buf *b, const char *v)
-{
-	size_t plain = strcspn(v, "\\\"\n");
-	if (!v[plain]) {
-		buf_put(b, v, plain);
-		return;
-	}
-	for (const char *p = v; *p;) {
-		size_t run = strcspn(p, "\\\"\n");
-		buf_put(b, p, run);
-		p += run;
-		if (!*p)
-			break;
-		buf_put(b, *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : "\\n", 2);
-		p++;
-	}
 }
 
 MetricFamily *metric_family_decimals(MetricFamily *f, int decimals)
@@ -92,111 +84,142 @@ MetricFamily *metric_family_decimals(MetricFamily *f, int decimals)
 	return f;
 }
 
-
-static size_t base_len(const MetricFamily *f, MetricFormat fmt)
+/* Room for n more bytes at b's end, growing by doubling as buf_put does
+ * (buf_reserve alone grows to the byte: once per sample, a copy each time). */
+static char *room(Buf *b, size_t n)
 {
-	/* OpenMetrics names a counter family without its _total */
-	size_t n = strlen(f->name);
-	if (fmt == METRIC_FORMAT_OPENMETRICS && f->type == METRIC_COUNTER && n > 6 && streq(f->name + n - 6, "_total"))
-		n -= 6;
-	return n;
+	if (b->len + n + 1 > b->cap)
+		buf_reserve(b, n > b->cap ? n : b->cap);
+	return b->oom ? NULL : b->data + b->len;
 }
 
-static void start_family(MetricSet *s, MetricFamily *f)
+static void advance(Buf *b, char *end)
 {
-	static const char *const types[_METRIC_TYPE_MAX] = {
-		[METRIC_GAUGE] = "gauge", [METRIC_COUNTER] = "counter", [METRIC_HISTOGRAM] = "histogram",
-	};
-	if (s->cur)
-		s->cur->closed = true;
-	int n = (int)base_len(f, s->fmt);
-	buf_printf(s->out, "# HELP %.*s %s\n# TYPE %.*s %s\n", n, f->name, f->help, n, f->name, types[f->type]);
-	f->started = true;
-	s->cur = f;
+	b->len = (size_t)(end - b->data);
+	b->data[b->len] = 0;
 }
 
-static bool enter(MetricFamily *f)
+/* A label value per the text format: backslash, quote and newline escaped. */
+static char *put_escaped(char *p, const char *v)
 {
-	MetricSet *s = f->set;
-	if (f != s->cur) {
-		if (f->closed) {
-			s->misused = f->name;
-			return false;
-		}
-		start_family(s, f);
+	for (;;) {
+		size_t run = strcspn(v, "\\\"\n");
+		p = mempcpy(p, v, run);
+		v += run;
+		if (!*v)
+			return p;
+		*p++ = '\\';
+		*p++ = *v == '\n' ? 'n' : *v;
+		v++;
 	}
-	return !s->out->oom;
 }
 
-static void put_value(Buf *b, const MetricFamily *f, double value)
-{
-	char num[34];
-	size_t n = format_number(num + 1, value, f->decimals);
-	num[0] = ' ';
-	num[n + 1] = '\n';
-	buf_put(b, num, n + 2);
-}
-
-void metric_labels(Buf *b, const char *const *labels)
+/* {name="value",...}, or nothing for no labels. */
+static void put_labels(Buf *b, const char *const *labels)
 {
 	if (!labels || !labels[0])
 		return;
-	buf_put(b, "{", 1);
+	size_t need = 2;
+	for (size_t i = 0; labels[i] && labels[i + 1]; i += 2)
+		need += strlen(labels[i]) + 4 + 2 * strlen(labels[i + 1]);
+	char *p = room(b, need);
+	if (!p)
+		return;
+	*p++ = '{';
 	for (size_t i = 0; labels[i] && labels[i + 1]; i += 2) {
 		if (i)
-			buf_put(b, ",", 1);
-		buf_put(b, labels[i], strlen(labels[i]));
-		buf_put(b, "=\"", 2);
-		metric_escape_label(b, labels[i + 1]);
-		buf_put(b, "\"", 1);
+			*p++ = ',';
+		p = stpcpy(p, labels[i]);
+		*p++ = '=';
+		*p++ = '"';
+		p = put_escaped(p, labels[i + 1]);
+		*p++ = '"';
 	}
-	buf_put(b, "}", 1);
+	*p++ = '}';
+	advance(b, p);
 }
 
-void metric_add_rendered(MetricFamily *f, const char *suffix, const char *labels, size_t labels_len, double value)
+MetricLabels metricset_labels(MetricSet *s, const char *const *labels)
 {
-	if (!f || !enter(f))
-		return;
-	Buf *b = f->set->out;
-	buf_put(b, f->name, strlen(f->name));
-	if (suffix)
-		buf_put(b, suffix, strlen(suffix));
-	buf_put(b, labels, labels_len);
-	put_value(b, f, value);
+	size_t off = s->labels.len;
+	put_labels(&s->labels, labels);
+	if (s->labels.len > UINT32_MAX)
+		s->oom = true;
+	return (MetricLabels){.at = (uint32_t)off, .len = (uint32_t)(s->labels.len - off)};
 }
 
 void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value)
 {
+	if (f)
+		metric_add_labels(f, suffix, metricset_labels(f->set, labels), value);
+}
+
+void metric_add_labels(MetricFamily *f, const char *suffix, MetricLabels labels, double value)
+{
 	if (!f)
 		return;
 	MetricSet *s = f->set;
-	if (f != s->cur) {
-		if (f->closed) {
-			s->misused = f->name;
+	if (f->n == f->cap) {
+		size_t ncap = f->cap ? f->cap * 2 : 16;
+		MetricSample *n = realloc(f->samples, ncap * sizeof *n);
+		if (!n) {
+			s->oom = true;
 			return;
 		}
-		start_family(s, f);
+		f->samples = n;
+		f->cap = ncap;
 	}
-	Buf *b = s->out;
-	if (b->oom)
-		return;
-	buf_put(b, f->name, strlen(f->name));
-	if (suffix)
-		buf_put(b, suffix, strlen(suffix));
-	metric_labels(b, labels);
-	put_value(b, f, value);
+	f->samples[f->n++] = (MetricSample){.suffix = suffix, .labels = labels.at, .labels_len = labels.len,
+					    .value = value};
 }
 
-int metricset_finish(MetricSet *s, const char **ret_misused)
+static void render_family(Buf *out, const MetricFamily *f, const char *labels, MetricFormat fmt)
 {
-	if (s->cur)
-		s->cur->closed = true;
-	s->cur = NULL;
-	if (s->fmt == METRIC_FORMAT_OPENMETRICS)
-		buf_put(s->out, "# EOF\n", 6);
-	if (ret_misused)
-		*ret_misused = s->misused;
-	return s->out->oom ? -ENOMEM : s->misused ? -EINVAL : 0;
+	static const char *const types[_METRIC_TYPE_MAX] = {
+		[METRIC_GAUGE] = "gauge", [METRIC_COUNTER] = "counter", [METRIC_HISTOGRAM] = "histogram",
+	};
+	/* OpenMetrics names a counter family without its _total */
+	int base = (int)f->name_len;
+	if (fmt == METRIC_FORMAT_OPENMETRICS && f->type == METRIC_COUNTER && base > 6 &&
+	    streq(f->name + base - 6, "_total"))
+		base -= 6;
+	buf_printf(out, "# HELP %.*s %s\n# TYPE %.*s %s\n", base, f->name, f->help, base, f->name, types[f->type]);
+	for (size_t i = 0; i < f->n; i++) {
+		const MetricSample *m = &f->samples[i];
+		size_t suffix_len = m->suffix ? strlen(m->suffix) : 0;
+		/* the value: a space, at most 31 characters and a NUL, a newline */
+		char *p = room(out, f->name_len + suffix_len + m->labels_len + 34);
+		if (!p)
+			return;
+		p = mempcpy(p, f->name, f->name_len);
+		p = mempcpy(p, m->suffix ? m->suffix : "", suffix_len);
+		p = mempcpy(p, labels + m->labels, m->labels_len);
+		*p++ = ' ';
+		p += format_number(p, m->value, f->decimals);
+		*p++ = '\n';
+		advance(out, p);
+	}
+}
+
+int metricset_render(const MetricSet *s, Buf *out, MetricFormat fmt)
+{
+	if (s->oom || s->labels.oom)
+		return -ENOMEM;
+	size_t size = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const MetricFamily *f = s->fam[i];
+		if (f->n)
+			size += strlen(f->help) + 2 * f->name_len + 32 + f->n * (f->name_len + 8 + 34);
+		for (size_t k = 0; k < f->n; k++)
+			size += f->samples[k].labels_len;
+	}
+	buf_reserve(out, size);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->fam[i]->n)
+			render_family(out, s->fam[i], s->labels.data ? s->labels.data : "", fmt);
+	if (fmt == METRIC_FORMAT_OPENMETRICS)
+		buf_put(out, "# EOF\n", 6);
+	return out->oom ? -ENOMEM : 0;
 }
 
 /* As client_golang's expfmt.Negotiate does: the acceptable type with the

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A small metrics writer: families of samples written as they come,
- * rendered in the Prometheus text exposition format (version 0.0.4) or in
- * OpenMetrics 1.0.
+ * A small metrics writer that collects: families are declared, samples are
+ * added to any of them in any order, and one render at the end writes every
+ * family in the order declared, each with its samples in the order added, in
+ * the Prometheus text exposition format (version 0.0.4) or in OpenMetrics
+ * 1.0. So a caller can go object by object (as OpenBGPD's ometric does).
  */
 #pragma once
 
@@ -16,7 +18,7 @@ typedef enum MetricType {
 	METRIC_COUNTER,
 	METRIC_HISTOGRAM,
 	_METRIC_TYPE_MAX,
-	_METRIC_TYPE_INVALID = -22,
+	_METRIC_TYPE_INVALID = -EINVAL,
 } MetricType;
 
 typedef enum MetricFormat {
@@ -25,32 +27,33 @@ typedef enum MetricFormat {
 	_METRIC_FORMAT_MAX,
 } MetricFormat;
 
-/* Samples are written into out as they are added, in the format given. */
-MetricSet *metricset_new(Buf *out, MetricFormat fmt);
+/* An empty set; NULL on OOM. */
+MetricSet *metricset_new(void);
 MetricSet *metricset_free(MetricSet *s);
-/* Adds a family; name and help must be static strings. NULL on OOM. */
+/* Declares a family; name and help must be static strings. NULL on OOM
+ * (adding to a NULL family does nothing, and the render fails). */
 MetricFamily *metricset_family(MetricSet *s, const char *name, MetricType type, const char *help);
-/* Adds a sample. labels is a NULL-terminated list of name, value pairs; values are escaped here.
- * suffix is appended to the family name (e.g. "_bucket"), or NULL. A family's
- * samples must come together: the first sample of another family closes it,
- * and a later sample for it makes metricset_finish() fail. */
-void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value);
-/* Writes a label set as metric_add() does: {name="value",...}, escaped. */
-void metric_labels(Buf *b, const char *const *labels);
-/* The same with the label set already written by metric_labels(): a page
- * with a dozen series per disk escapes each disk's labels once. */
-void metric_add_rendered(MetricFamily *f, const char *suffix, const char *labels, size_t labels_len, double value);
-
 /* Values of f are written with at most this many decimals (a duration in
  * seconds: 6, to the microsecond; a 0..1 score: 4), trailing zeros dropped;
  * integers always exactly. Default: the shortest form that reads back
  * exactly. Returns f. */
 MetricFamily *metric_family_decimals(MetricFamily *f, int decimals);
-/* Ends the page (OpenMetrics: # EOF). -EINVAL if a family got samples after
- * it was closed (*ret_misused names it: the page is invalid), -ENOMEM. */
-int metricset_finish(MetricSet *s, const char **ret_misused);
-/* Escapes a label value per the text format: backslash, quote, newline. */
-void metric_escape_label(Buf *b, const char *v);
+/* Adds a sample to f. labels is a NULL-terminated list of name, value
+ * pairs, rendered and escaped here (the strings need not outlive the call);
+ * suffix is appended to the family name (e.g. "_bucket"), a static string,
+ * or NULL. Nothing for a NULL f. */
+void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value);
+/* A label set rendered and escaped once, for the samples of many families
+ * (one disk's device="sda"); valid until the set is cleared. */
+typedef struct MetricLabels {
+	uint32_t at, len;
+} MetricLabels;
+MetricLabels metricset_labels(MetricSet *s, const char *const *labels);
+void metric_add_labels(MetricFamily *f, const char *suffix, MetricLabels labels, double value);
+/* Appends the page to out: every family that has samples, in the order
+ * declared (a family without samples is left out), then OpenMetrics'
+ * # EOF. -ENOMEM if anything could not be kept or written. */
+int metricset_render(const MetricSet *s, Buf *out, MetricFormat fmt);
 /* The format an Accept header asks for, as the Prometheus client libraries
  * negotiate (text when nothing better is acceptable); *ret_content_type is
  * the Content-Type to answer with. */

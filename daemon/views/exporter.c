@@ -2,16 +2,18 @@
 /*
  * Diskstats series use node_exporter's names with node_ replaced by smrd_,
  * its units (seconds, bytes; discards stay in sectors, as node_exporter has
- * them) and its device label, so that PromQL can join the two.
+ * them) and its device label, so that PromQL can join the two. The page
+ * is built in one pass over the disks, each disk's series added by one
+ * function; the writer (metrics.h) groups them by family when it renders.
  */
 #include "exporter.h"
 
+#include <assert.h>
 #include <math.h>
 #include <time.h>
 
 #include "control.h"
 #include "http.h"
-#include "log.h"
 #include "discovery.h"
 #include "metrics.h"
 #include "sampler.h"
@@ -19,9 +21,6 @@
 #include "notifier.h"
 #include "tracer.h"
 
-#ifndef SMRD_VERSION
-#define SMRD_VERSION "0"
-#endif
 
 typedef struct StatMetric {
 	DiskstatField field;
@@ -50,241 +49,172 @@ static const StatMetric stat_metrics[] = {
 	{DS_FLUSH_MS, "smrd_disk_flush_requests_time_seconds_total", "This is the total number of seconds spent by all flush requests.", METRIC_COUNTER, 0.001},
 };
 
-/* Each disk's {device="..."} written once per page, not once per series. */
-typedef struct DevLabels {
-	Buf text;
-	size_t *off, *len;
-} DevLabels;
+/* The per-disk families, declared in the order the page lists them; the
+ * detection and cache ones stay NULL with --oneshot (no detector ran). */
+typedef struct DiskFamilies {
+	MetricSet *set;
+	MetricFamily *info, *confidence, *member, *zones, *zone_size, *timeout;
+	MetricFamily *stat[ELEMENTSOF(stat_metrics)];
+	MetricFamily *latency;
+	char le[HIST_LE][24];		/* the buckets' bounds, as labels */
+	MetricFamily *storm, *storms, *stalls, *idle, *score, *bands, *probes, *behaviour, *slowest, *threshold;
+	MetricFamily *cache, *fill, *anchored, *forecast;
+} DiskFamilies;
 
-#define DL(dl, i) (dl)->text.data + (dl)->off[i], (dl)->len[i]
-
-static void dev_labels_free(DevLabels *dl)
+static void classification_families(MetricSet *set, DiskFamilies *fam)
 {
-	buf_free(&dl->text);
-	free(dl->off);
-	free(dl->len);
-}
-
-static int dev_labels_build(Context *ctx, DevLabels *dl)
-{
-	size_t n = registry_size(ctx->disks);
-	*dl = (DevLabels){.off = calloc(n + 1, sizeof(size_t)), .len = calloc(n + 1, sizeof(size_t))};
-	buf_reserve(&dl->text, n * 24 + 1);
-	if (!dl->off || !dl->len || dl->text.oom)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const char *dev[] = {"device", registry_at(ctx->disks, i)->name, NULL};
-		dl->off[i] = dl->text.len;
-		metric_labels(&dl->text, dev);
-		dl->len[i] = dl->text.len - dl->off[i];
-	}
-	return dl->text.oom ? -ENOMEM : 0;
-}
-
-static void add_classification(MetricSet *set, Context *ctx, const DevLabels *dl)
-{
-	MetricFamily *info = metricset_family(set, "smrd_disk_info", METRIC_GAUGE,
+	fam->info = metricset_family(set, "smrd_disk_info", METRIC_GAUGE,
 		"Identity and class of a watched disk; class is cmr, dm-smr, host-aware, host-managed, ssd or unknown; "
 		"declared is the class smrd.conf declares for it (disk.<ID>.expect), empty if none.");
-	MetricFamily *conf = metric_family_decimals(metricset_family(set, "smrd_disk_smr_confidence", METRIC_GAUGE,
+	fam->confidence = metric_family_decimals(metricset_family(set, "smrd_disk_smr_confidence", METRIC_GAUGE,
 		"How sure smrd is that the disk shingles (0..1), from static and behavioural evidence."), 4);
-	MetricFamily *zones = metricset_family(set, "smrd_disk_zones", METRIC_GAUGE,
-		"Number of zones of a zoned disk.");
-	MetricFamily *zsize = metricset_family(set, "smrd_disk_zone_size_bytes", METRIC_GAUGE,
-		"Zone size of a zoned disk.");
-	MetricFamily *tmo = metric_family_decimals(metricset_family(set, "smrd_disk_io_timeout_seconds", METRIC_GAUGE,
-		"The kernel's I/O timeout for the disk (queue/io_timeout): a stall longer than this resets the disk."), 3);
-	MetricFamily *member = metricset_family(set, "smrd_disk_membership_info", METRIC_GAUGE,
+	fam->member = metricset_family(set, "smrd_disk_membership_info", METRIC_GAUGE,
 		"What the disk belongs to: type zfs (pool), md (array), lvm (volume group), bcache or btrfs; one series each.");
-
-	/* family after family: the page is written as it goes */
-	size_t n = registry_size(ctx->disks);
-	for (size_t i = 0; i < n; i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		const DiskSys *f = &d->sys;
-		const char *labels[] = {"device", d->name, "model", d->sys.model, "serial", d->sys.serial,
-					"wwn", d->sys.wwn, "firmware", d->sys.firmware,
-					"class", disk_class_to_string(disk_class(d)),
-					"declared", f->admin_class >= 0 ? disk_class_to_string((DiskClass)f->admin_class) : "",
-					"zoned", f->zoned[0] ? f->zoned : "none", NULL};
-		metric_add(info, NULL, labels, 1);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		metric_add_rendered(conf, NULL, DL(dl, i), disk_smr_confidence(d));
-	}
-	for (size_t i = 0; i < n; i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		for (unsigned k = 0; k < d->n_members; k++) {
-			const char *ml[] = {"device", d->name, "type", member_type_to_string(d->members[k].type),
-					    "name", d->members[k].name, NULL};
-			metric_add(member, NULL, ml, 1);
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		if (d->sys.nr_zones > 0)
-			metric_add_rendered(zones, NULL, DL(dl, i), (double)d->sys.nr_zones);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		if (d->sys.nr_zones > 0 && d->sys.zone_sectors > 0)
-			metric_add_rendered(zsize, NULL, DL(dl, i), (double)d->sys.zone_sectors * 512.0);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		if (d->sys.io_timeout_ms > 0)
-			metric_add_rendered(tmo, NULL, DL(dl, i), (double)d->sys.io_timeout_ms / 1000.0);
-	}
+	fam->zones = metricset_family(set, "smrd_disk_zones", METRIC_GAUGE,
+		"Number of zones of a zoned disk.");
+	fam->zone_size = metricset_family(set, "smrd_disk_zone_size_bytes", METRIC_GAUGE,
+		"Zone size of a zoned disk.");
+	fam->timeout = metric_family_decimals(metricset_family(set, "smrd_disk_io_timeout_seconds", METRIC_GAUGE,
+		"The kernel's I/O timeout for the disk (queue/io_timeout): a stall longer than this resets the disk."), 3);
 }
 
-static void add_diskstats(MetricSet *set, Context *ctx, const DevLabels *dl)
+static void classification_samples(const DiskFamilies *fam, const Disk *d, MetricLabels dev)
+{
+	const SysfsDisk *s = &d->sys;
+	const DiskFacts *f = &s->facts;
+	const char *labels[] = {"device", d->name, "model", s->model, "serial", s->serial,
+				"wwn", s->wwn, "firmware", s->firmware,
+				"class", disk_class_to_string(disk_class(d)),
+				"declared", f->admin_class >= 0 ? disk_class_to_string((DiskClass)f->admin_class) : "",
+				"zoned", f->zoned[0] ? f->zoned : "none", NULL};
+	metric_add(fam->info, NULL, labels, 1);
+	metric_add_labels(fam->confidence, NULL, dev, disk_smr_confidence(d));
+	for (unsigned k = 0; k < d->n_members; k++) {
+		const char *ml[] = {"device", d->name, "type", member_type_to_string(d->members[k].type),
+				    "name", d->members[k].name, NULL};
+		metric_add(fam->member, NULL, ml, 1);
+	}
+	if (f->nr_zones > 0)
+		metric_add_labels(fam->zones, NULL, dev, (double)f->nr_zones);
+	if (f->nr_zones > 0 && f->zone_sectors > 0)
+		metric_add_labels(fam->zone_size, NULL, dev, (double)f->zone_sectors * 512.0);
+	if (s->io_timeout_ms > 0)
+		metric_add_labels(fam->timeout, NULL, dev, (double)s->io_timeout_ms / 1000.0);
+}
+
+static void diskstats_families(MetricSet *set, DiskFamilies *fam)
 {
 	for (size_t m = 0; m < ELEMENTSOF(stat_metrics); m++) {
 		const StatMetric *sm = &stat_metrics[m];
-		MetricFamily *fam = metric_family_decimals(metricset_family(set, sm->name, sm->type, sm->help), 3);
-		for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-			const Disk *d = registry_at(ctx->disks, i);
-			/* Like node_exporter: only the fields this kernel prints. */
-			if (!d->ds.primed || (unsigned)sm->field >= d->ds.n_fields)
-				continue;
-			metric_add_rendered(fam, NULL, DL(dl, i), (double)d->ds.total[sm->field] * sm->scale);
-		}
+		fam->stat[m] = metric_family_decimals(metricset_family(set, sm->name, sm->type, sm->help), 3);
 	}
 }
 
-static void add_latency(MetricSet *set, Context *ctx)
+static void diskstats_samples(const DiskFamilies *fam, const Disk *d, MetricLabels dev)
 {
-	MetricFamily *fam = metric_family_decimals(metricset_family(set, "smrd_disk_io_latency_seconds", METRIC_HISTOGRAM,
+	if (!d->ds.primed)
+		return;
+	for (size_t m = 0; m < ELEMENTSOF(stat_metrics); m++) {
+		const StatMetric *sm = &stat_metrics[m];
+		/* Like node_exporter: only the fields this kernel prints. */
+		if ((unsigned)sm->field < d->ds.n_fields)
+			metric_add_labels(fam->stat[m], NULL, dev, (double)d->ds.total[sm->field] * sm->scale);
+	}
+}
+
+static void latency_family(MetricSet *set, DiskFamilies *fam)
+{
+	fam->latency = metric_family_decimals(metricset_family(set, "smrd_disk_io_latency_seconds", METRIC_HISTOGRAM,
 		"Issue-to-complete latency of each I/O, from the block tracepoints; op is read, write, discard or flush."), 6);
-	char le[HIST_LE][24];
 	for (unsigned i = 0; i < HIST_LE; i++)
-		snprintf(le[i], sizeof le[i], "%g", (double)hist_le_ns[i] / 1e9);
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const Disk *d = registry_at(ctx->disks, i);
-		for (int op = 0; d->lat && op < TRACE_OPS; op++) {
-			const OpLatency *o = d->lat->op[op];
-			if (!o)
-				continue;
-			uint64_t cum = 0;
-			for (unsigned b = 0; b < HIST_LE; b++) {
-				cum += o->total.le[b];
-				const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "le", le[b], NULL};
-				metric_add(fam, "_bucket", l, (double)cum);
-			}
-			const char *inf[] = {"device", d->name, "op", trace_op_to_string(op), "le", "+Inf", NULL};
-			const char *l[] = {"device", d->name, "op", trace_op_to_string(op), NULL};
-			metric_add(fam, "_bucket", inf, (double)o->total.count);
-			metric_add(fam, "_sum", l, (double)o->total.sum_ns / 1e9);
-			metric_add(fam, "_count", l, (double)o->total.count);
+		snprintf(fam->le[i], sizeof fam->le[i], "%g", (double)hist_le_ns[i] / 1e9);
+}
+
+static void latency_samples(const DiskFamilies *fam, const Disk *d)
+{
+	for (int op = 0; d->lat && op < TRACE_OPS; op++) {
+		const OpLatency *o = d->lat->op[op];
+		if (!o)
+			continue;
+		const char *name = trace_op_to_string(op);
+		uint64_t cum = 0;
+		for (unsigned b = 0; b < HIST_LE; b++) {
+			cum += o->total.le[b];
+			const char *l[] = {"device", d->name, "op", name, "le", fam->le[b], NULL};
+			metric_add(fam->latency, "_bucket", l, (double)cum);
 		}
+		const char *inf[] = {"device", d->name, "op", name, "le", "+Inf", NULL};
+		const char *l[] = {"device", d->name, "op", name, NULL};
+		metric_add(fam->latency, "_bucket", inf, (double)o->total.count);
+		metric_add(fam->latency, "_sum", l, (double)o->total.sum_ns / 1e9);
+		metric_add(fam->latency, "_count", l, (double)o->total.count);
 	}
 }
 
-/* The media cache learnt from the storms, and the forecast (core/detect/diskmodel.h). */
-static void add_cache(MetricSet *set, Context *ctx, const DevLabels *dl)
+static void detection_families(MetricSet *set, const Context *ctx, DiskFamilies *fam)
 {
-	MetricFamily *cache = metricset_family(set, "smrd_disk_media_cache_bytes", METRIC_GAUGE,
-		"Bytes of random writes the media cache takes from clean before writes must wait, learnt from the disk's "
-		"destage storms (or smrd.conf's disk.ID.media-cache); absent until known.");
-	MetricFamily *fill = metric_family_decimals(metricset_family(set, "smrd_disk_media_cache_fill_ratio", METRIC_GAUGE,
-		"How full the media cache is estimated to be (0..1); absent until its size is known."), 4);
-	MetricFamily *anchored = metricset_family(set, "smrd_disk_media_cache_fill_anchored", METRIC_GAUGE,
-		"1 when the fill estimate is anchored (a storm's end, or an idle long enough to clean the cache), 0 when "
-		"it is a guess (after a restart).");
-	MetricFamily *forecast = metric_family_decimals(metricset_family(set, "smrd_disk_stall_forecast_seconds",
-		METRIC_GAUGE, "Seconds until the media cache is full at the recent write rate (then writes stall); absent "
-		"unless it is filling and its size and fill are known."), 1);
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const DiskView *v = &registry_at(ctx->disks, i)->view;
-		if (disk_model_known(&v->cache))
-			metric_add_rendered(cache, NULL, DL(dl, i), v->cache.media_cache_bytes);
-	}
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const DiskView *v = &registry_at(ctx->disks, i)->view;
-		if (isfinite(v->cache_fill))
-			metric_add_rendered(fill, NULL, DL(dl, i), v->cache_fill);
-	}
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const DiskView *v = &registry_at(ctx->disks, i)->view;
-		if (isfinite(v->cache_fill))
-			metric_add_rendered(anchored, NULL, DL(dl, i), v->cache_sure);
-	}
-	for (size_t i = 0; i < registry_size(ctx->disks); i++) {
-		const DiskView *v = &registry_at(ctx->disks, i)->view;
-		if (isfinite(v->forecast))
-			metric_add_rendered(forecast, NULL, DL(dl, i), v->forecast);
-	}
-	metric_add(metric_family_decimals(metricset_family(set, "smrd_stall_forecast_warn_seconds", METRIC_GAUGE,
-				    "The forecast-warn setting: a stall forecast this near is a stall-imminent warning "
-				    "(the SMRDiskStallImminent alert compares with it)."), 3),
-		   NULL, NULL, ctx->config.detect.forecast_warn);
-}
-
-static void add_detection(MetricSet *set, Context *ctx, const DevLabels *dl)
-{
-	MetricFamily *active = metricset_family(set, "smrd_disk_destage_storm_active", METRIC_GAUGE,
+	fam->storm = metricset_family(set, "smrd_disk_destage_storm_active", METRIC_GAUGE,
 		"1 while a destage storm is under way: writes were acknowledged fast, then collapsed with the queue busy.");
-	MetricFamily *storms = metricset_family(set, "smrd_disk_destage_storms_total", METRIC_COUNTER,
+	fam->storms = metricset_family(set, "smrd_disk_destage_storms_total", METRIC_COUNTER,
 		"Destage storms seen since smrd started.");
-	MetricFamily *stalls = metricset_family(set, "smrd_disk_stall_events_total", METRIC_COUNTER,
+	fam->stalls = metricset_family(set, "smrd_disk_stall_events_total", METRIC_COUNTER,
 		"I/Os slower than the stall threshold, since smrd started.");
-	MetricFamily *idle = metricset_family(set, "smrd_disk_idle_cleaning_active", METRIC_GAUGE,
+	fam->idle = metricset_family(set, "smrd_disk_idle_cleaning_active", METRIC_GAUGE,
 		"1 while reads wait behind cleaning after a write burst with the host nearly quiet.");
-	MetricFamily *score = metric_family_decimals(metricset_family(set, "smrd_disk_gc_score", METRIC_GAUGE,
+	fam->score = metric_family_decimals(metricset_family(set, "smrd_disk_gc_score", METRIC_GAUGE,
 		"How strongly recent behaviour looks like SMR cleaning (0..1), decaying with a half-life."), 4);
-	MetricFamily *bands = metric_family_decimals(metricset_family(set, "smrd_disk_latency_band_seconds", METRIC_GAUGE,
+	fam->bands = metric_family_decimals(metricset_family(set, "smrd_disk_latency_band_seconds", METRIC_GAUGE,
 		"Centre of each latency band (mode) found in the last minutes of reads or writes; band 0 is the fastest."), 6);
-	MetricFamily *probes = ctx->config.probe ? metricset_family(set, "smrd_disk_probe_reads_total", METRIC_COUNTER,
+	fam->probes = ctx->config.probe ? metricset_family(set, "smrd_disk_probe_reads_total", METRIC_COUNTER,
 		"Idle-cleaning probe reads (4 KiB, O_DIRECT) smrd sent to the disk.") : NULL;
-	MetricFamily *behav = metricset_family(set, "smrd_disk_smr_by_behaviour", METRIC_GAUGE,
+	fam->behaviour = metricset_family(set, "smrd_disk_smr_by_behaviour", METRIC_GAUGE,
 		"1 when the disk is classified dm-smr by its behaviour (destage storms) and not by static evidence.");
-	MetricFamily *slowest = metric_family_decimals(metricset_family(set, "smrd_disk_slowest_io_seconds", METRIC_GAUGE,
+	fam->slowest = metric_family_decimals(metricset_family(set, "smrd_disk_slowest_io_seconds", METRIC_GAUGE,
 		"The slowest I/O over the slow-io threshold completed in the last ten minutes (0 if none)."), 6);
-	MetricFamily *thr = metric_family_decimals(metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
+	fam->threshold = metric_family_decimals(metricset_family(set, "smrd_disk_stall_threshold_seconds", METRIC_GAUGE,
 		"I/Os slower than this are stall events."), 6);
-	size_t n = registry_size(ctx->disks);
-#define EACH_DISK for (size_t i = 0; i < n; i++) { const Disk *d = registry_at(ctx->disks, i); \
-		const DiskView *v = &d->view; (void)d; (void)v;
-#define END_EACH }
-	EACH_DISK metric_add_rendered(active, NULL, DL(dl, i), v->storm); END_EACH
-	EACH_DISK metric_add_rendered(storms, NULL, DL(dl, i), (double)v->storms); END_EACH
-	EACH_DISK
-		/* reads and writes always (rate() needs a zero to start from); the rest once seen */
-		for (int op = 0; op < TRACE_OPS; op++) {
-			if (op > TRACE_WRITE && !v->stalls[op])
-				continue;
-			const char *l[] = {"device", d->name, "op", trace_op_to_string(op), NULL};
-			metric_add(stalls, NULL, l, (double)v->stalls[op]);
+}
+
+static void detection_samples(const DiskFamilies *fam, const Disk *d, MetricLabels dev)
+{
+	const DiskView *v = &d->view;
+	metric_add_labels(fam->storm, NULL, dev, v->storm);
+	metric_add_labels(fam->storms, NULL, dev, (double)v->storms);
+	/* reads and writes always (rate() needs a zero to start from); the rest once seen */
+	for (int op = 0; op < TRACE_OPS; op++) {
+		if (op > TRACE_WRITE && !v->stalls[op])
+			continue;
+		const char *l[] = {"device", d->name, "op", trace_op_to_string(op), NULL};
+		metric_add(fam->stalls, NULL, l, (double)v->stalls[op]);
+	}
+	metric_add_labels(fam->idle, NULL, dev, v->idle);
+	metric_add_labels(fam->score, NULL, dev, v->score.score);
+	for (int op = 0; op < 2; op++) {
+		Band found[BANDS_MAX];
+		unsigned nb = diskview_bands(v, op, found);
+		for (unsigned b = 0; b < nb; b++) {
+			char band[12];
+			snprintf(band, sizeof band, "%u", b);
+			const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "band", band, NULL};
+			metric_add(fam->bands, NULL, l, found[b].centre);
 		}
-	END_EACH
-	EACH_DISK metric_add_rendered(idle, NULL, DL(dl, i), v->idle); END_EACH
-	EACH_DISK metric_add_rendered(score, NULL, DL(dl, i), v->score.score); END_EACH
-	EACH_DISK
-		for (int op = 0; op < 2; op++) {
-			Band found[BANDS_MAX];
-			unsigned nb = diskview_bands(v, op, found);
-			for (unsigned b = 0; b < nb; b++) {
-				char band[12];
-				snprintf(band, sizeof band, "%u", b);
-				const char *l[] = {"device", d->name, "op", trace_op_to_string(op), "band", band, NULL};
-				metric_add(bands, NULL, l, found[b].centre);
-			}
-		}
-	END_EACH
-	if (probes)
-		EACH_DISK metric_add_rendered(probes, NULL, DL(dl, i), (double)v->probes); END_EACH
-	EACH_DISK metric_add_rendered(behav, NULL, DL(dl, i), disk_by_behaviour(d)); END_EACH
-	EACH_DISK metric_add_rendered(slowest, NULL, DL(dl, i), v->slowest_recent); END_EACH
-	EACH_DISK metric_add_rendered(thr, NULL, DL(dl, i), disk_stall_threshold(d, &ctx->config.detect)); END_EACH
-#undef EACH_DISK
-#undef END_EACH
-	History *h = monitor_history(ctx->monitor);
+	}
+	metric_add_labels(fam->probes, NULL, dev, (double)v->probes);
+	metric_add_labels(fam->behaviour, NULL, dev, disk_by_behaviour(d));
+	metric_add_labels(fam->slowest, NULL, dev, v->slowest_recent);
+	metric_add_labels(fam->threshold, NULL, dev, v->stall_threshold);
+}
+
+/* Events and the history database: the host's, not a disk's. */
+static void add_events(MetricSet *set, Context *ctx)
+{
+	/* --oneshot runs no monitor: no history, no events (zeros, not gaps) */
+	History *h = ctx->monitor ? monitor_history(ctx->monitor) : NULL;
 	MetricFamily *ev = metricset_family(set, "smrd_events_total", METRIC_COUNTER,
 		"Detector events recorded since smrd started, by kind.");
 	for (int k = 0; k < _EVENT_KIND_MAX; k++) {
 		const char *l[] = {"kind", detect_event_kind_to_string(k), NULL};
-		metric_add(ev, NULL, l, (double)monitor_events_total(ctx->monitor, k));
+		metric_add(ev, NULL, l, ctx->monitor ? (double)monitor_events_total(ctx->monitor, k) : 0);
 	}
 	metric_add(metricset_family(set, "smrd_history_persistent", METRIC_GAUGE,
 				    "1 when every event is stored in the history database, 0 when some are only in memory."),
@@ -307,11 +237,56 @@ static void add_detection(MetricSet *set, Context *ctx, const DevLabels *dl)
 		   NULL, NULL, (double)history_errors(h));
 }
 
+/* The media cache learnt from the storms, and the forecast (core/detect/diskmodel.h). */
+static void cache_families(MetricSet *set, DiskFamilies *fam)
+{
+	fam->cache = metricset_family(set, "smrd_disk_media_cache_bytes", METRIC_GAUGE,
+		"Bytes of random writes the media cache takes from clean before writes must wait, learnt from the disk's "
+		"destage storms (or smrd.conf's disk.ID.media-cache); absent until known.");
+	fam->fill = metric_family_decimals(metricset_family(set, "smrd_disk_media_cache_fill_ratio", METRIC_GAUGE,
+		"How full the media cache is estimated to be (0..1); absent until its size is known."), 4);
+	fam->anchored = metricset_family(set, "smrd_disk_media_cache_fill_anchored", METRIC_GAUGE,
+		"1 when the fill estimate is anchored (a storm's end, or an idle long enough to clean the cache), 0 when "
+		"it is a guess (after a restart).");
+	fam->forecast = metric_family_decimals(metricset_family(set, "smrd_disk_stall_forecast_seconds",
+		METRIC_GAUGE, "Seconds until the media cache is full at the recent write rate (then writes stall); absent "
+		"unless it is filling and its size and fill are known."), 1);
+}
+
+static void cache_samples(const DiskFamilies *fam, const Disk *d, MetricLabels dev)
+{
+	const DiskView *v = &d->view;
+	if (disk_model_known(&v->cache))
+		metric_add_labels(fam->cache, NULL, dev, v->cache.media_cache_bytes);
+	if (isfinite(v->cache_fill)) {
+		metric_add_labels(fam->fill, NULL, dev, v->cache_fill);
+		metric_add_labels(fam->anchored, NULL, dev, v->cache_sure);
+	}
+	if (isfinite(v->forecast))
+		metric_add_labels(fam->forecast, NULL, dev, v->forecast);
+}
+
+/* Every series of one disk, into the families declared for them. */
+static void disk_samples(const DiskFamilies *fam, const Disk *d)
+{
+	/* {device="sda"} once, for all of the disk's single-label series */
+	MetricLabels dev = metricset_labels(fam->set, (const char *const[]){"device", d->name, NULL});
+	classification_samples(fam, d, dev);
+	diskstats_samples(fam, d, dev);
+	latency_samples(fam, d);
+	if (fam->storm) {
+		detection_samples(fam, d, dev);
+		cache_samples(fam, d, dev);
+	}
+}
+
 static void add_tracer(MetricSet *set, Context *ctx)
 {
-	TraceCounters c;
-	tracer_counters(ctx->tracer, &c);
-	const char *backend[] = {"backend", tracer_backend(ctx->tracer), NULL};
+	/* --oneshot starts no tracer: "none", and nothing counted */
+	TraceCounters c = {0};
+	if (ctx->tracer)
+		tracer_counters(ctx->tracer, &c);
+	const char *backend[] = {"backend", ctx->tracer ? tracer_backend(ctx->tracer) : "none", NULL};
 	metric_add(metricset_family(set, "smrd_trace_backend_info", METRIC_GAUGE,
 				    "Where per-I/O latency comes from: bpf, perf, or none (diskstats averages only); always 1."),
 		   NULL, backend, 1);
@@ -334,7 +309,8 @@ static void add_tracer(MetricSet *set, Context *ctx)
 				    "Requests issued again before completing (requeued); the latency counts from the last issue."),
 		   NULL, NULL, (double)c.reissued);
 	metric_add(metricset_family(set, "smrd_trace_slow_ios_total", METRIC_COUNTER,
-				    "I/Os slower than slow-io recorded one by one."), NULL, NULL, (double)tracer_slow_total(ctx->tracer));
+				    "I/Os slower than slow-io recorded one by one."), NULL, NULL,
+		   ctx->tracer ? (double)tracer_slow_total(ctx->tracer) : 0);
 	metric_add(metric_family_decimals(metricset_family(set, "smrd_trace_slow_threshold_seconds", METRIC_GAUGE,
 				    "The slow-io setting: I/Os this slow are recorded one by one."), 6), NULL, NULL, ctx->config.slow_io);
 }
@@ -348,6 +324,13 @@ static void add_self(MetricSet *set, Context *ctx)
 		   NULL, NULL, (double)ctx->start_realtime_usec / 1e6);
 	metric_add(metricset_family(set, "smrd_disks_watched", METRIC_GAUGE, "Number of disks smrd watches."),
 		   NULL, NULL, (double)registry_size(ctx->disks));
+	MetricFamily *steps = metric_family_decimals(metricset_family(set, "smrd_sample_cpu_seconds_total", METRIC_COUNTER,
+		"CPU time smrd's samples took since it started, by step: discovery (the rescan; on a captured tree "
+		"its disks re-read in turn), diskstats, tracer, detector (with each disk's view), notifier."), 6);
+	for (int i = 0; i < _TICK_STEP_MAX; i++) {
+		const char *l[] = {"step", tick_step_names[i], NULL};
+		metric_add(steps, NULL, l, ctx->step_cpu[i]);
+	}
 	const SamplerStats *ss = sampler_stats(ctx->sampler);
 	metric_add(metricset_family(set, "smrd_diskstats_samples_total", METRIC_COUNTER,
 				    "Samples of /proc/diskstats taken."), NULL, NULL, (double)ss->samples);
@@ -366,9 +349,17 @@ static void add_self(MetricSet *set, Context *ctx)
 	metric_add(metricset_family(set, "smrd_host_stalled_intervals_total", METRIC_COUNTER,
 				    "Intervals in which a CPU lost detect.host-steal of its time or more to the hypervisor: "
 				    "what the disks waited then was not taken as their behaviour."),
-		   NULL, NULL, (double)monitor_host_stalls(ctx->monitor));
-	NotifyStats ns;
-	notifier_stats(ctx->notifier, &ns);
+		   NULL, NULL, ctx->monitor ? (double)monitor_host_stalls(ctx->monitor) : 0);
+	/* --oneshot serves nothing and notifies no one: its counts are zeros */
+	NotifyStats ns = {0};
+	HttpStats hs = {0};
+	ControlStats cs = {0};
+	if (ctx->notifier)
+		notifier_stats(ctx->notifier, &ns);
+	if (ctx->http)
+		http_stats(ctx->http, &hs);
+	if (ctx->control)
+		control_stats(ctx->control, &cs);
 	MetricFamily *nf = metricset_family(set, "smrd_notifications_total", METRIC_COUNTER,
 		"notify-command runs by result: ok (exit 0), failed (non-zero exit, or it could not run), "
 		"timeout (killed at notify-timeout), dropped (too many waiting).");
@@ -383,8 +374,6 @@ static void add_self(MetricSet *set, Context *ctx)
 				    "(smrctl ack), or below notify-min-severity."), NULL, NULL, (double)ns.suppressed);
 	metric_add(metricset_family(set, "smrd_notifications_running", METRIC_GAUGE,
 				    "notify-command processes running now."), NULL, NULL, ns.running);
-	HttpStats hs;
-	http_stats(ctx->http, &hs);
 	metric_add(metricset_family(set, "smrd_http_connections", METRIC_GAUGE, "Open HTTP connections."),
 		   NULL, NULL, hs.connections);
 	metric_add(metricset_family(set, "smrd_http_requests_total", METRIC_COUNTER, "HTTP requests received."),
@@ -401,8 +390,6 @@ static void add_self(MetricSet *set, Context *ctx)
 	const char *cs_slow[] = {"reason", "slow", NULL}, *cs_crowd[] = {"reason", "crowded", NULL};
 	metric_add(hc, NULL, cs_slow, (double)hs.evicted_slow);
 	metric_add(hc, NULL, cs_crowd, (double)hs.evicted_crowded);
-	ControlStats cs;
-	control_stats(ctx->control, &cs);
 	metric_add(metricset_family(set, "smrd_control_connections", METRIC_GAUGE,
 				    "Open connections to the control socket."), NULL, NULL, cs.connections);
 	metric_add(metricset_family(set, "smrd_control_requests_total", METRIC_COUNTER,
@@ -417,45 +404,48 @@ static void add_self(MetricSet *set, Context *ctx)
 		const char *l[] = {"reason", closed[i].reason, NULL};
 		metric_add(cc, NULL, l, (double)closed[i].v);
 	}
+	double sysfs_errors = (double)discovery_read_errors(ctx->discovery);
 	metric_add(metricset_family(set, "smrd_probe_errors_total", METRIC_COUNTER,
-				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, (double)discovery_read_errors(ctx->discovery));
+				    "Deprecated: use smrd_sysfs_read_errors_total (the same count; this name goes in the "
+				    "next release)."), NULL, NULL, sysfs_errors);
+	metric_add(metricset_family(set, "smrd_sysfs_read_errors_total", METRIC_COUNTER,
+				    "Failed reads of a disk's sysfs attributes."), NULL, NULL, sysfs_errors);
 }
-
 
 static void metricset_freep(MetricSet **s) { metricset_free(*s); }
 
+/* Families are declared in the page's order, host-wide ones with their
+ * samples; then one pass over the disks adds each disk's series. */
 int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 {
 	double t0 = now_seconds(CLOCK_MONOTONIC);
-	_cleanup_(metricset_freep) MetricSet *set = metricset_new(out, fmt);
+	_cleanup_(metricset_freep) MetricSet *set = metricset_new();
 	if (!set)
 		return -ENOMEM;
-	DevLabels dl;
-	int r = dev_labels_build(ctx, &dl);
-	if (r < 0) {
-		dev_labels_free(&dl);
-		return r;
-	}
-	add_classification(set, ctx, &dl);
-	add_diskstats(set, ctx, &dl);
-	add_latency(set, ctx);
+	DiskFamilies fam = {.set = set};
+	classification_families(set, &fam);
+	diskstats_families(set, &fam);
+	latency_family(set, &fam);
 	if (!ctx->oneshot) {
-		add_detection(set, ctx, &dl);
-		add_cache(set, ctx, &dl);
+		detection_families(set, ctx, &fam);
+		add_events(set, ctx);
+		cache_families(set, &fam);
+		metric_add(metric_family_decimals(metricset_family(set, "smrd_stall_forecast_warn_seconds", METRIC_GAUGE,
+					    "The forecast-warn setting: a stall forecast this near is a stall-imminent warning "
+					    "(the SMRDiskStallImminent alert compares with it)."), 3),
+			   NULL, NULL, ctx->config.detect.forecast_warn);
 		add_tracer(set, ctx);
 	}
 	add_self(set, ctx);
-	if (!ctx->oneshot)
-		metric_add(metric_family_decimals(metricset_family(set, "smrd_event_loop_lag_seconds", METRIC_GAUGE,
-					    "The worst lateness of smrd's sampling timer in the last minute: how long its "
-					    "event loop kept its most urgent work waiting."), 6),
-			   NULL, NULL, context_loop_lag(ctx, now_usec(CLOCK_MONOTONIC)));
-	metric_add(metric_family_decimals(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
-				    "Time smrd spent collecting this scrape."), 6), NULL, NULL, now_seconds(CLOCK_MONOTONIC) - t0);
-	dev_labels_free(&dl);
-	const char *misused = NULL;
-	r = metricset_finish(set, &misused);
-	if (r == -EINVAL)
-		log_error("metrics page refused: family %s got samples after it was closed (a bug)", misused);
-	return r;
+	MetricFamily *lag = ctx->oneshot ? NULL : metric_family_decimals(metricset_family(set,
+		"smrd_event_loop_lag_seconds", METRIC_GAUGE, "The worst lateness of smrd's sampling timer in the last "
+		"minute: how long its event loop kept its most urgent work waiting."), 6);
+	MetricFamily *took = metric_family_decimals(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
+		"Time smrd spent collecting this scrape."), 6);
+	for (size_t i = 0; i < registry_size(ctx->disks); i++)
+		disk_samples(&fam, registry_at(ctx->disks, i));
+	if (lag)
+		metric_add(lag, NULL, NULL, context_loop_lag(ctx, now_usec(CLOCK_MONOTONIC)));
+	metric_add(took, NULL, NULL, now_seconds(CLOCK_MONOTONIC) - t0);
+	return metricset_render(set, out, fmt);
 }
