@@ -5,9 +5,23 @@
  */
 #include "log.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int max_level = LOG_INFO;
+
+bool log_stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	uintmax_t dev, ino;
+	struct stat st;
+	if (!e || sscanf(e, "%ju:%ju", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return (uintmax_t)st.st_dev == dev && (uintmax_t)st.st_ino == ino;
+}
 
 void log_set_max_level(int level) { max_level = level; }
 int log_get_max_level(void) { return max_level; }
@@ -26,7 +40,7 @@ int log_full_errno(int level, int r, const char *fmt, ...)
 	va_end(ap);
 	static const char *const names[] = {"emerg", "alert", "crit", "error",
 					    "warning", "notice", "info", "debug"};
-	if (getenv("JOURNAL_STREAM"))
+	if (log_stderr_is_journal())
 		fprintf(stderr, "<%d>%s\n", level, msg);
 	else
 		fprintf(stderr, "smrd[%s]: %s\n", names[level & 7], msg);

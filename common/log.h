@@ -5,10 +5,15 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <syslog.h>
 
 #include "util.h"
 
+/* Whether stderr is the journal: JOURNAL_STREAM (set by systemd) names
+ * stderr's own device and inode. Then a line logged there is a journal
+ * entry already, and a native entry of the same event would be a second. */
+bool log_stderr_is_journal(void);
 /* Sets the highest priority printed (LOG_DEBUG prints everything). */
 void log_set_max_level(int level);
 int log_get_max_level(void);

@@ -1,16 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Installs every Debian 12 package that building, running and testing smrd
-# needs. It is the only place packages are installed: tests that need a
-# package call this script rather than apt-get directly.
+# Installs the Debian 12 packages smrd needs, and nothing that listens.
+#   scripts/install-deps.sh           what building and running smrd needs
+#                                     (debian/control's Build-Depends and Depends)
+#   scripts/install-deps.sh --tests   that, and what the test suite drives as
+#                                     real peers (Prometheus, node_exporter, fio,
+#                                     Chromium, msmtp, ...): tests/run calls this
+# It is the only place packages are installed: a test that needs a package
+# calls this script with --tests rather than apt-get directly. Packages are
+# installed with their services held back (policy-rc.d): Prometheus' and
+# node_exporter's packages would otherwise start servers on every interface,
+# and the tests start their own instances on loopback.
 set -eu
 
-PKGS="build-essential meson ninja-build pkg-config
-libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev
-libsqlite3-dev libblkid-dev libfuse3-dev libyaml-dev libcrypt-dev libgnutls28-dev libdeflate-dev libpcre2-dev fuse3 clang llvm libbpf-dev bpftool
-udev util-linux curl fio prometheus bpftrace prometheus-node-exporter
-systemd python3 valgrind bc debhelper fakeroot dpkg-dev wrk fdisk e2fsprogs openssl apache2-utils
-lvm2 btrfs-progs chromium lintian zsh fish debootstrap msmtp python3-aiosmtpd smartmontools cmark"
+BUILD="build-essential meson ninja-build pkg-config python3 cmark
+libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev libsqlite3-dev libblkid-dev
+libfuse3-dev libyaml-dev libcrypt-dev libgnutls28-dev libdeflate-dev libpcre2-dev
+clang llvm libbpf-dev bpftool systemd udev util-linux procps adduser"
+TESTS="fuse3 curl fio prometheus bpftrace prometheus-node-exporter smartmontools
+valgrind bc debhelper fakeroot dpkg-dev wrk fdisk e2fsprogs openssl apache2-utils
+lvm2 btrfs-progs chromium lintian zsh fish debootstrap msmtp python3-aiosmtpd"
+
+case "${1:-}" in
+"") PKGS=$BUILD ;;
+--tests) PKGS="$BUILD $TESTS" ;;
+*) echo "usage: scripts/install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PKGS; do
@@ -23,6 +38,21 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "install-deps: need root to install:$missing" >&2
 	exit 1
 fi
+# invoke-rc.d asks /usr/sbin/policy-rc.d; 101 is "action forbidden". An
+# existing policy (a container's, an admin's) is kept and put back.
+policy=/usr/sbin/policy-rc.d
+saved=""
+if [ -e "$policy" ]; then
+	saved=$(mktemp)
+	cp -p "$policy" "$saved"
+fi
+restore() {
+	if [ -n "$saved" ]; then mv "$saved" "$policy"; else rm -f "$policy"; fi
+}
+trap restore EXIT
+trap 'exit 1' INT TERM
+printf '#!/bin/sh\nexit 101\n' >"$policy"
+chmod 755 "$policy"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # shellcheck disable=SC2086

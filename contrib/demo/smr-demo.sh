@@ -7,6 +7,12 @@
 #
 #   ./scripts/build.sh && contrib/demo/smr-demo.sh [SECONDS] [BUILD_DIR]
 #
+# The status page's address is printed as soon as smrd listens: open it
+# then, to watch the cliff as it comes. DEMO_LISTEN=ADDR:PORT serves it
+# beyond this host (default 127.0.0.1, a free port). Run from a terminal,
+# the demo waits for Enter before it tears down, so that the page can be
+# read at leisure.
+#
 # Everything it starts (smr-emu, loop device, smrd, fio) is torn down on exit.
 set -u
 RUNTIME=${1:-40}
@@ -17,7 +23,7 @@ for f in "$SMRD" "$SMRCTL" "$SMR_EMU"; do
 	[ -x "$f" ] || { echo "missing $f: run ./scripts/build.sh first" >&2; exit 1; }
 done
 [ "$(id -u)" = 0 ] || { echo "run as root: loop devices and FUSE mounts need it" >&2; exit 1; }
-command -v fio >/dev/null || { echo "fio is missing: ./scripts/install-deps.sh installs it" >&2; exit 1; }
+command -v fio >/dev/null || { echo "fio is missing: apt-get install fio" >&2; exit 1; }
 
 EMU_WORK=$(mktemp -d /tmp/smr-demo.XXXXXX)
 . "$SRC/tests/emu/emu.sh"
@@ -36,11 +42,14 @@ NAME=${DEV#/dev/}
 
 echo "== 2. smrd watching only $NAME (1 s interval)"
 SOCK=$EMU_WORK/smrd.sock
-"$SMRD" --config /dev/null --interval 1 --include "^$NAME\$" --exclude "^$" --listen 127.0.0.1:0 \
+"$SMRD" --config /dev/null --interval 1 --include "^$NAME\$" --exclude "^$" --listen "${DEMO_LISTEN:-127.0.0.1:0}" \
 	--socket "$SOCK" --state-dir "$EMU_WORK/state" >"$EMU_WORK/smrd.log" 2>&1 &
 SMRD_PID=$!
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
 PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$EMU_WORK/smrd.log" | head -1)
+HOST=${DEMO_LISTEN%:*}
+[ -n "${DEMO_LISTEN:-}" ] && [ -n "$HOST" ] || HOST=127.0.0.1
+echo "   the status page, live: http://$HOST:$PORT/ (open it now; the disk's own page: http://$HOST:$PORT/disk/$NAME)"
 "$SMRCTL" --socket "$SOCK" show "$NAME"
 
 echo
@@ -94,3 +103,7 @@ curl -s "http://127.0.0.1:$PORT/metrics" | grep -E "^smrd_disk_(info|smr_confide
 echo
 echo "fio's own summary:"
 grep -E "^\s+(write:|clat \(|lat \()" "$EMU_WORK/fio.out" | head -3
+if [ -t 0 ]; then
+	echo
+	read -r -p "smrd is still serving http://$HOST:$PORT/ - press Enter to stop it and tear the demo down " _
+fi

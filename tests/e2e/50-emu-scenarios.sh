@@ -90,10 +90,14 @@ check "its backing store is removed" [ ! -e "$store" ]
 step "the demo (contrib/demo/smr-demo.sh $DEMO_SECS)"
 # what a new user runs first: a row a second on the clock while fio runs,
 # the storm in the rows, smrctl events with its start and end in order, the verdict
-timeout -k 5 150 "$SRCDIR/contrib/demo/smr-demo.sh" "$DEMO_SECS" "$BUILDDIR" >"$T/demo.out" 2>&1
+timeout -k 5 150 "$SRCDIR/contrib/demo/smr-demo.sh" "$DEMO_SECS" "$BUILDDIR" >"$T/demo.out" 2>&1 </dev/null
 rc=$?
 sed -n '/== 3/,/== 5/p' "$T/demo.out" | sed 's/^/    /' | head -60
 check "the demo ran to its end" bash -c "[ $rc = 0 ] && grep -q 'fio.s own summary' '$T/demo.out'"
+# the page is worth watching while the cliff comes, not after: its address
+# is given before the writes start
+check "the demo gives the status page's address before the writes" bash -c \
+	"sed -n '/== 2/,/== 3/p' '$T/demo.out' | grep -qE 'status page, live: http://127.0.0.1:[0-9]+/ '"
 python3 - "$T/demo.out" "$DEMO_SECS" <<'PY' >"$T/demo.check"
 import re, sys
 out, secs = open(sys.argv[1]).read(), int(sys.argv[2])

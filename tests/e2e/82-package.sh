@@ -183,6 +183,12 @@ if [ -n "$disk" ]; then
 		in_root journalctl -x --no-pager MESSAGE_ID=$stall_id -n 1 >"$T/journal-x.txt" 2>&1
 		sed 's/^/    /' "$T/journal-x.txt" | head -12
 		check "journalctl -x explains it from the installed catalog" bash -c "grep -q 'Subject: An I/O on $disk stalled' '$T/journal-x.txt' && grep -q 'detect.stall-threshold' '$T/journal-x.txt'"
+		# stderr is the journal under systemd (JOURNAL_STREAM): the native
+		# entry is the event's one, no second copy from the stderr stream
+		msg=$(in_root journalctl -q --no-pager -o cat MESSAGE_ID=$stall_id -n 1)
+		copies=$(in_root journalctl -q --no-pager -o cat -u smrd.service | grep -cxF -- "$msg")
+		say "  \"$msg\" is in journalctl -u smrd $copies time(s)"
+		check "one journal entry per event, not the native one and the stderr line" [ "$copies" -eq 1 ]
 	fi
 else
 	fail "smrd in the root watches no disk"

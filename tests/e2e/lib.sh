@@ -214,7 +214,7 @@ WATCHDOG_PID=$!
 # Makes sure a command exists, installing the project's dependencies if not.
 need() {
 	command -v "$1" >/dev/null 2>&1 && return 0
-	"$SRCDIR/scripts/install-deps.sh" >&2 || true
+	"$SRCDIR/scripts/install-deps.sh" --tests >&2 || true
 	command -v "$1" >/dev/null 2>&1 || { say "FAIL: $1 is missing and could not be installed"; exit 1; }
 }
 

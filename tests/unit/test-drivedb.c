@@ -2,7 +2,7 @@
 /*
  * smartmontools' drivedb.h as a model list: the parser on the shapes the
  * file uses and on broken ones, then the installed database (Debian's
- * smartmontools, which scripts/install-deps.sh installs): every example
+ * smartmontools, which scripts/install-deps.sh --tests installs): every example
  * model of an "(SMR)" family is dm-smr, and no example of another family
  * is taken for one.
  */
@@ -228,7 +228,7 @@ static void test_installed(void)
 	char *text = NULL, *err = NULL;
 	int r = read_file_at(AT_FDCWD, path, 8 << 20, &text, NULL);
 	if (r < 0)
-		fprintf(stderr, "%s: %s (scripts/install-deps.sh installs smartmontools)\n", path, strerror(-r));
+		fprintf(stderr, "%s: %s (scripts/install-deps.sh --tests installs smartmontools)\n", path, strerror(-r));
 	CHECK_INT(r, 0);
 	if (r < 0)
 		return;
