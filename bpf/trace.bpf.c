@@ -80,9 +80,9 @@ static __always_inline int watched_slot(__u32 dev)
 	return -1;
 }
 
-/* Shared and mmapped, not per CPU: 4.4 MiB for 1024 disks whatever the
- * CPU count (per CPU it was that much per CPU), and the atomic adds
- * measured under this VM's noise (docs/tracing.md). */
+/* Shared and mmapped, not per CPU: one copy for 1024 disks whatever the
+ * CPU count (per CPU it would be that much per CPU), and the atomic adds
+ * cost less than a benchmark's noise (docs/tracing.md). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1024 * TRACE_OPS);	/* resized by user space before load */
@@ -93,8 +93,8 @@ struct {
 /*
  * In-flight requests in an array indexed by a hash of the request's key,
  * 4 slots probed, claimed with one compare-and-swap. A BPF hash map here
- * (lock, insert and delete per I/O) cost ~0.7 us an I/O and ~20% of the
- * IOPS of a CPU-bound fio at 320k IOPS; the array costs nothing measurable.
+ * (lock, insert and delete per I/O) cost a CPU-bound fio a large share of
+ * its IOPS (docs/tracing.md); the array costs nothing measurable.
  */
 struct inflight {
 	__u64 rq;		/* rq_key(); 0 when free */
@@ -182,7 +182,7 @@ static __always_inline __u32 disk_dev(struct request *rq)
 
 /* The watched slot of a request's disk (-1: not watched), and its dev_t.
  * Every I/O on the host comes here first. rq->part's dev_t (a hot line)
- * measured no cheaper within this VM's noise, and would need a partition's
+ * measured no cheaper within a benchmark's noise, and would need a partition's
  * I/O led back to its disk: the gendisk's is the disk's. */
 static __always_inline int rq_slot(struct request *rq, __u32 *devp)
 {

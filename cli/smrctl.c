@@ -53,29 +53,31 @@ struct Command {
 	void (*render)(FILE *f, json_object *r);
 	const char *help;
 	unsigned n_optional;	/* arguments it may take after n_args */
+	bool hidden;		/* an old name kept for a release: accepted, not listed */
 };
 
 static int run_top(const Command *c, int argc, char **argv, const Options *o);
 static int run_qualify(const Command *c, int argc, char **argv, const Options *o);
 
 static const Command commands[] = {
-	{"status", 0, "", 0, false, NULL, output_status, "daemon state, sampling, disks by class", 0},
-	{"disks", 0, "", 0, false, NULL, output_disks, "one line per watched disk: class, SMR confidence, rates, latency", 0},
+	{"status", 0, "", 0, false, NULL, output_status, "daemon state, sampling, disks by class", 0, false},
+	{"disks", 0, "", 0, false, NULL, output_disks, "one line per watched disk: class, SMR confidence, rates, latency", 0, false},
 	{"show", 1, "DEVICE", 0, false, NULL, output_show,
-	 "one disk in depth: verdict with every piece of evidence, latency, counters", 0},
+	 "one disk in depth: verdict with every piece of evidence, latency, counters", 0, false},
 	{"top", 0, "", OPT_COUNT, false, run_top, output_top,
-	 "a line per disk every second, like iostat: rates, p50/p99 per op", 0},
+	 "a line per disk every second, like iostat: rates, p50/p99 per op", 0, false},
 	{"events", 0, "", OPT_DEVICE | OPT_SINCE | OPT_FOLLOW | OPT_LIMIT, false, NULL, output_events,
-	 "storms, stalls, bands, idle cleaning from the history", 0},
-	{"reload", 0, "", 0, false, NULL, output_reload, "re-read smrd.conf (root)", 0},
-	{"probe", 1, "DEVICE", 0, false, NULL, output_probe,
-	 "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)", 0},
+	 "storms, stalls, bands, idle cleaning from the history", 0, false},
+	{"reload", 0, "", 0, false, NULL, output_reload, "re-read smrd.conf (root)", 0, false},
+	{"reread", 1, "DEVICE", 0, false, NULL, output_reread,
+	 "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)", 0, false},
+	{"probe", 1, "DEVICE", 0, false, NULL, output_reread, "the old name of reread, kept for a release", 0, true},
 	{"forget", 1, "DEVICE", 0, false, NULL, output_forget,
-	 "reset a disk's detector state and delete its events, e.g. after replacing it (root)", 0},
+	 "reset a disk's detector state and delete its events, e.g. after replacing it (root)", 0, false},
 	{"ack", 1, "DEVICE [KIND]", 0, false, NULL, output_ack,
-	 "stop notifying of a disk's KIND (storm-start, stall, ...), or all, until it changes class (root)", 1},
+	 "stop notifying of a disk's KIND (storm-start, stall, ...), or all, until it changes class (root)", 1, false},
 	{"qualify", 1, "DEVICE", 0, true, run_qualify, NULL,
-	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)", 0},
+	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)", 0, false},
 };
 
 static const struct {
@@ -99,7 +101,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		width = (int)strlen(commands[i].args_help) > width ? (int)strlen(commands[i].args_help) : width;
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		fprintf(f, "  %-8s %-*s %s\n", commands[i].name, width, commands[i].args_help, commands[i].help);
+		if (!commands[i].hidden)
+			fprintf(f, "  %-8s %-*s %s\n", commands[i].name, width, commands[i].args_help, commands[i].help);
 	fprintf(f, "\nOptions:\n  --socket PATH  smrd's control socket (default /run/smrd/smrd.sock)\n"
 		   "  --json         print the daemon's reply as JSON\n"
 		   "  --help         this text; after a command, that command's\n"
@@ -516,6 +519,8 @@ int main(int argc, char **argv)
 	}
 	if (check_options(cmd, &o) < 0)
 		return EXIT_USAGE;
+	if (streq(cmd->name, "probe"))	/* on stderr: a script reading stdout is not broken by it */
+		fprintf(stderr, "smrctl: 'probe' is now 'reread'; the old name goes in the next release\n");
 	double since = 0;
 	if (o.since && parse_since(o.since, time(NULL), &since) < 0) {
 		fprintf(stderr, "smrctl: --since '%s': use e.g. 1h, 30m ago, today, 2026-11-30 07:15, 07:15 or @EPOCH\n",

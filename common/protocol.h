@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <json-c/json.h>
 
 #define PROTO_VERSION 1
@@ -23,7 +24,7 @@ typedef enum ProtoError {
 	PROTO_ERR_BUSY,
 	PROTO_ERR_INTERNAL,
 	_PROTO_ERR_MAX,
-	_PROTO_ERR_INVALID = -22,
+	_PROTO_ERR_INVALID = -EINVAL,
 } ProtoError;
 
 const char *proto_error_to_string(ProtoError e);

@@ -21,23 +21,17 @@
 #endif
 
 #define CONFIG_MAX_BYTES (256 * 1024)
-#define INTERVAL_MIN 0.1
-#define INTERVAL_MAX 3600.0
 
 typedef enum ConfigType {
 	CONFIG_STRING,
 	CONFIG_PATH,		/* absolute path */
 	CONFIG_REGEX,
-	CONFIG_SECONDS,
+	CONFIG_NUMBER,		/* from lo to hi, in unit (a whole number when unit is NULL) */
 	CONFIG_LOG_LEVEL,
 	CONFIG_BACKEND,
-	CONFIG_LATENCY,		/* seconds, 1 ms to an hour */
-	CONFIG_DAYS,		/* 1 to 36500 */
-	CONFIG_COUNT,		/* 100 to 100 million */
 	CONFIG_BOOL,		/* yes/no, stored as 1/0 */
 	CONFIG_COMMAND,		/* absolute path of a program, or "" */
 	CONFIG_SEVERITY,	/* crit, warning, notice or info */
-	CONFIG_PERIOD,		/* seconds, 1 to a week */
 } ConfigType;
 
 typedef struct ConfigItem {
@@ -46,9 +40,12 @@ typedef struct ConfigItem {
 	size_t offset;
 	const char *def;
 	const char *help;
+	double lo, hi;		/* CONFIG_NUMBER's range */
+	const char *unit;	/* "seconds", "days", or NULL: a whole number */
 } ConfigItem;
 
-#define ITEM(k, t, field, d, h) {k, t, offsetof(Config, field), d, h}
+#define ITEM(k, t, field, d, h) {k, t, offsetof(Config, field), d, h, 0, 0, NULL}
+#define NUMBER(k, field, d, lo, hi, unit, h) {k, CONFIG_NUMBER, offsetof(Config, field), d, h, lo, hi, unit}
 static const ConfigItem items[] = {
 	ITEM("listen", CONFIG_STRING, listen, CONFIG_DEFAULT_LISTEN, "HTTP address:port for /metrics, the status pages and /api/v1"),
 	ITEM("web.config.file", CONFIG_STRING, web_config, "",
@@ -57,7 +54,7 @@ static const ConfigItem items[] = {
 	ITEM("socket-group", CONFIG_STRING, socket_group, "smrd",
 	     "group that may use the control socket smrd binds (if it exists)"),
 	ITEM("state-dir", CONFIG_PATH, state_dir, "/var/lib/smrd", "where history is kept"),
-	ITEM("interval", CONFIG_SECONDS, interval, "1", "seconds between diskstats samples"),
+	NUMBER("interval", interval, "1", 0.1, 3600, "seconds", "seconds between diskstats samples"),
 	ITEM("include", CONFIG_REGEX, include, "", "watch only devices matching (empty: all)"),
 	ITEM("exclude", CONFIG_REGEX, exclude, CONFIG_DEFAULT_EXCLUDE, "never watch devices matching"),
 	ITEM("watch-stacked", CONFIG_BOOL, watch_stacked, "no",
@@ -71,27 +68,27 @@ static const ConfigItem items[] = {
 	ITEM("log-level", CONFIG_LOG_LEVEL, log_level, "info", "error, warning, notice, info or debug"),
 	ITEM("trace-backend", CONFIG_BACKEND, trace_backend, "auto",
 	     "per-I/O latency from: auto (bpf, else perf, else none), bpf, perf or none (diskstats averages)"),
-	ITEM("slow-io", CONFIG_LATENCY, slow_io, "0.1", "seconds: slower I/Os are recorded one by one"),
-	ITEM("history-days", CONFIG_DAYS, history_days, "90", "days of events kept in the history database"),
-	ITEM("history-max-events", CONFIG_COUNT, history_max_events, "100000", "events kept at most"),
+	NUMBER("slow-io", slow_io, "0.1", 0.001, 3600, "seconds", "seconds: slower I/Os are recorded one by one"),
+	NUMBER("history-days", history_days, "90", 1, 36500, "days", "days of events kept in the history database"),
+	NUMBER("history-max-events", history_max_events, "100000", 100, 1e8, NULL, "events kept at most"),
 	ITEM("probe", CONFIG_BOOL, probe, "no",
 	     "confirm idle-time cleaning with rate-limited 4 KiB O_DIRECT reads (never on a disk idle long enough to spin down)"),
-	ITEM("probe-interval", CONFIG_SECONDS, probe_interval, "10", "seconds between probe reads of one disk"),
+	NUMBER("probe-interval", probe_interval, "10", 0.1, 3600, "seconds", "seconds between probe reads of one disk"),
 	ITEM("notify-command", CONFIG_COMMAND, notify_command, "",
 	     "program run once per incident, the event in its environment (empty: none; docs/notify.md)"),
 	ITEM("notify-min-severity", CONFIG_SEVERITY, notify_min_severity, "warning",
 	     "notify of events this severe or more: crit, warning, notice or info"),
-	ITEM("notify-interval", CONFIG_PERIOD, notify_interval, "3600",
+	NUMBER("notify-interval", notify_interval, "3600", 1, 604800, "seconds",
 	     "seconds: stalls, timeout risks and forecasts of one disk notified at most once per this, with the count"),
-	ITEM("notify-timeout", CONFIG_SECONDS, notify_timeout, "30", "seconds a notify-command may run before it is killed"),
+	NUMBER("notify-timeout", notify_timeout, "30", 0.1, 3600, "seconds",
+	       "seconds a notify-command may run before it is killed"),
 	ITEM("notify-mailto", CONFIG_STRING, notify_mailto, "root", "SMRD_MAILTO for the shipped mail notifier"),
 	ITEM("notify-webhook-url", CONFIG_STRING, notify_webhook_url, "", "SMRD_WEBHOOK_URL for the shipped webhook notifier"),
 };
 
 static bool is_number(const ConfigItem *it)
 {
-	return it->type == CONFIG_SECONDS || it->type == CONFIG_LATENCY || it->type == CONFIG_DAYS ||
-	       it->type == CONFIG_COUNT || it->type == CONFIG_BOOL || it->type == CONFIG_PERIOD;
+	return it->type == CONFIG_NUMBER || it->type == CONFIG_BOOL;
 }
 
 static const ConfigItem *find_item(const char *key);
@@ -130,8 +127,8 @@ void config_print_help(FILE *f)
 			 it->type == CONFIG_PATH || it->type == CONFIG_COMMAND || streq(it->key, "web.config.file") ||
 			 streq(it->key, "model-list") || streq(it->key, "drivedb") ? "PATH" : streq(it->key, "notify-mailto") ? "ADDRESS" :
 			 streq(it->key, "notify-webhook-url") ? "URL" : it->type == CONFIG_REGEX ? "REGEX" : is_number(it) ?
-			 (it->type == CONFIG_BOOL ? "yes|no" : it->type == CONFIG_DAYS ? "DAYS" : it->type == CONFIG_COUNT ?
-			  "N" : "SECONDS") : it->type == CONFIG_LOG_LEVEL || it->type == CONFIG_BACKEND ||
+			 (it->type == CONFIG_BOOL ? "yes|no" : !it->unit ? "N" : streq(it->unit, "days") ? "DAYS" :
+			  "SECONDS") : it->type == CONFIG_LOG_LEVEL || it->type == CONFIG_BACKEND ||
 			 it->type == CONFIG_SEVERITY ? "NAME" : "VALUE");
 		fprintf(f, "  %-24s %s", flag, it->help);
 		if (it->def[0] && it->type != CONFIG_REGEX)
@@ -144,6 +141,55 @@ bool config_has_key(const char *key)
 {
 	return find_item(key) || (startswith(key, DETECT_PREFIX) && detect_param_known(key + strlen(DETECT_PREFIX))) ||
 	       (startswith(key, DISK_PREFIX) && disk_rule_key_known(key + strlen(DISK_PREFIX)));
+}
+
+/* A number of seconds as systemd.time(7) writes a time span: "1", "1s",
+ * "500ms", "2min", "1h 30min" (the parts add up). */
+static int parse_seconds(const char *s, double *ret)
+{
+	static const struct {
+		const char *suffix;
+		double seconds;
+	} units[] = {
+		{"usec", 1e-6}, {"us", 1e-6}, {"msec", 1e-3}, {"ms", 1e-3}, {"seconds", 1}, {"second", 1},
+		{"sec", 1}, {"s", 1}, {"minutes", 60}, {"minute", 60}, {"min", 60}, {"m", 60},
+		{"hours", 3600}, {"hour", 3600}, {"hr", 3600}, {"h", 3600}, {"days", 86400}, {"day", 86400},
+		{"d", 86400}, {"weeks", 604800}, {"week", 604800}, {"w", 604800},
+	};
+	double total = 0;
+	bool any = false;
+	if (parse_double(s, ret) == 0)
+		return 0;
+	while (*s) {
+		char *end;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+		if (!(*s >= '0' && *s <= '9') && *s != '.')
+			return -EINVAL;
+		double v = strtod(s, &end);
+		if (end == s || !isfinite(v))
+			return -EINVAL;
+		s = end;
+		while (*s == ' ')
+			s++;
+		size_t i = 0, n = 0;
+		for (; i < ELEMENTSOF(units); i++) {
+			n = strlen(units[i].suffix);
+			if (strncmp(s, units[i].suffix, n) == 0 && !(s[n] >= 'a' && s[n] <= 'z'))
+				break;
+		}
+		if (i == ELEMENTSOF(units))
+			return -EINVAL;
+		total += v * units[i].seconds;
+		s += n;
+		any = true;
+	}
+	if (!any)
+		return -EINVAL;
+	*ret = total;
+	return 0;
 }
 
 static int validate(const ConfigItem *it, const char *value, double *ret_num, char **ret_error)
@@ -168,10 +214,13 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		pattern_free(re);
 		return 0;
 	}
-	case CONFIG_SECONDS:
-		if (parse_double(value, ret_num) < 0 || *ret_num < INTERVAL_MIN || *ret_num > INTERVAL_MAX)
-			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of seconds from 0.1 to 3600",
-					 it->key, value);
+	case CONFIG_NUMBER:
+		if ((it->unit && streq(it->unit, "seconds") ? parse_seconds(value, ret_num)
+							      : parse_double(value, ret_num)) < 0 ||
+		    !(*ret_num >= it->lo && *ret_num <= it->hi) ||
+		    (!it->unit && *ret_num != floor(*ret_num)))
+			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a %s%s from %.15g to %.15g", it->key, value,
+					 it->unit ? "number of " : "whole number", it->unit ? it->unit : "", it->lo, it->hi);
 		return 0;
 	case CONFIG_LOG_LEVEL:
 		if (streq(value, "error") || streq(value, "warning") || streq(value, "notice") ||
@@ -183,19 +232,6 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		if (streq(value, "auto") || streq(value, "bpf") || streq(value, "perf") || streq(value, "none"))
 			return 0;
 		return set_errorf(ret_error, -EINVAL, "%s: '%s' is not one of auto, bpf, perf, none", it->key, value);
-	case CONFIG_LATENCY:
-		if (parse_double(value, ret_num) < 0 || *ret_num < 0.001 || *ret_num > 3600)
-			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of seconds from 0.001 to 3600",
-					 it->key, value);
-		return 0;
-	case CONFIG_DAYS:
-		if (parse_double(value, ret_num) < 0 || *ret_num < 1 || *ret_num > 36500)
-			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of days from 1 to 36500", it->key, value);
-		return 0;
-	case CONFIG_COUNT:
-		if (parse_double(value, ret_num) < 0 || *ret_num < 100 || *ret_num > 1e8 || *ret_num != floor(*ret_num))
-			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a whole number from 100 to 100000000", it->key, value);
-		return 0;
 	case CONFIG_COMMAND:
 		return !value[0] || value[0] == '/' ? 0 :
 		       set_errorf(ret_error, -EINVAL, "%s: '%s' is not an absolute path (it is run directly, not by a shell)",
@@ -204,11 +240,6 @@ static int validate(const ConfigItem *it, const char *value, double *ret_num, ch
 		if (streq(value, "crit") || streq(value, "warning") || streq(value, "notice") || streq(value, "info"))
 			return 0;
 		return set_errorf(ret_error, -EINVAL, "%s: '%s' is not one of crit, warning, notice, info", it->key, value);
-	case CONFIG_PERIOD:
-		if (parse_double(value, ret_num) < 0 || *ret_num < 1 || *ret_num > 604800)
-			return set_errorf(ret_error, -EINVAL, "%s: '%s' is not a number of seconds from 1 to 604800",
-					 it->key, value);
-		return 0;
 	case CONFIG_BOOL:
 		if (streq(value, "yes") || streq(value, "true") || streq(value, "on") || streq(value, "1"))
 			*ret_num = 1;
@@ -372,6 +403,46 @@ int config_load(Config *c, const char *path, bool missing_ok, char **ret_error)
 	}
 	config_done(c);
 	*c = tmp;
+	return 0;
+}
+
+/* What only a restart can change (smrd.conf(5) marks them "(restart)"):
+ * sockets bound, directories opened, a tracer attached at start. Every
+ * other key takes effect on reload. All are strings. */
+static const char *const restart_keys[] = {
+	"listen", "socket", "socket-group", "state-dir", "sysfs-root", "procfs-root", "udev-root", "trace-backend",
+};
+
+static char **string_slot(Config *c, const char *key)
+{
+	const ConfigItem *it = find_item(key);
+	return it && !is_number(it) ? (char **)((char *)c + it->offset) : NULL;
+}
+
+bool config_key_needs_restart(const char *key)
+{
+	const ConfigItem *it = find_item(key);
+	for (size_t i = 0; it && i < ELEMENTSOF(restart_keys); i++)
+		if (streq(it->key, restart_keys[i]))
+			return true;
+	return false;
+}
+
+int config_keep_restart_keys(Config *n, const Config *old, ConfigChangeFn changed, void *userdata)
+{
+	for (size_t i = 0; i < ELEMENTSOF(restart_keys); i++) {
+		char **to = string_slot(n, restart_keys[i]);
+		char *const *from = string_slot((Config *)old, restart_keys[i]);
+		if (streq(*to, *from))
+			continue;
+		char *keep = strdup(*from);
+		if (!keep)
+			return -ENOMEM;
+		if (changed)
+			changed(restart_keys[i], *from, *to, userdata);
+		free(*to);
+		*to = keep;
+	}
 	return 0;
 }
 

@@ -50,6 +50,12 @@ typedef struct Config {
 int config_init(Config *c);
 void config_done(Config *c);
 int config_copy(const Config *from, Config *to);
+/* Whether a key takes effect only at the next start (smrd.conf(5): "(restart)"). */
+bool config_key_needs_restart(const char *key);
+typedef void (*ConfigChangeFn)(const char *key, const char *was, const char *now, void *userdata);
+/* What a reload applies: n with old's values of the keys that need a
+ * restart, each one that differed told to changed (before it is put back). */
+int config_keep_restart_keys(Config *n, const Config *old, ConfigChangeFn changed, void *userdata);
 /* Applies "key = value" text; *ret_error names the line and the problem. */
 int config_parse_text(Config *c, const char *text, char **ret_error);
 /* Applies a file; a missing file is not an error when missing_ok. */

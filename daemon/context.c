@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "commands.h"
@@ -30,9 +31,10 @@
 extern const char smrd_builtin_models[];
 
 #define RESCAN_INTERVAL_USEC (60 * UINT64_C(1000000))
-/* A captured tree's disks re-read per sample: all of a fixture's, and a
- * 1000-disk tree in turn every 16 samples. */
-#define CAPTURED_RESCAN_DISKS 64
+/* A captured tree tells nobody of a change: its disks are re-read in turn,
+ * all of them once per RESCAN_INTERVAL as a live host's rescan does, and at
+ * least this many per sample (all of a fixture tree's, every sample). */
+#define CAPTURED_RESCAN_DISKS 16
 
 int context_load_config(Context *ctx, Config *ret, char **ret_error)
 {
@@ -85,99 +87,32 @@ int context_load_config(Context *ctx, Config *ret, char **ret_error)
 
 /* ------------------------------------------------------------ settings */
 
-static int load_model_list(const Config *c, Models *ret, char **ret_error);
-static void models_done(Models *m);
-
-/* smartmontools' SMR and CMR families, or none (*ret NULL). A database
- * found by "auto" that does not parse is warned about and left out; one
- * named in the configuration must load. */
-static int load_drivedb(const Config *c, ModelList **ret, char **ret_path, char **ret_error)
-{
-	_cleanup_free_ char *err = NULL;
-	unsigned skipped = 0;
-	*ret = NULL;
-	int r = modellist_load_drivedb_setting(c->drivedb, ret, ret_path, &skipped, &err);
-	if (r == 0 && err)
-		log_warning("Ignoring smartmontools' drive database %s", err);
-	if (r == 0 && *ret)
-		log_debug("drivedb %s: %u SMR or CMR families (%u firmware-specific left out)", *ret_path,
-			  modellist_size(*ret), skipped);
-	if (r >= 0 || (r == -ENOENT && streq(c->drivedb, "auto")))
-		return 0;
-	if (streq(c->drivedb, "auto")) {
-		log_warning("Ignoring smartmontools' drive database %s: %s", *ret_path, err ? err : read_error_string(r));
-		free(*ret_path);
-		*ret_path = NULL;
-		return 0;
-	}
-	set_errorf(ret_error, r, "drivedb %s: %s", c->drivedb, err ? err : read_error_string(r));
-	return log_error_errno(r, "Failed to load drivedb %s: %s", c->drivedb, err ? err : read_error_string(r));
-}
-
-/* The model list smrd ships and drivedb.h: drivedb is kept current by
- * update-smart-drivedb, so it goes first; a list the administrator chose
- * goes before both. */
+/* The model lists (core/classify/modellist.c reads them, as smrctl
+ * qualify does), and what loading them says, in the log. */
 static int load_models(const Config *c, Models *ret, char **ret_error)
 {
-	_cleanup_(modellist_freep) ModelList *db = NULL;
-	_cleanup_free_ char *db_path = NULL;
-	int r = load_drivedb(c, &db, &db_path, ret_error);
-	if (r < 0)
-		return r;
-	Models list = {0};
-	r = load_model_list(c, &list, ret_error);
-	if (r < 0)
-		return r;
-	bool chosen = !streq(c->model_list, "builtin") && !streq(c->model_list, SMRD_MODEL_LIST_PATH);
-	if (db && !chosen) {
-		r = modellist_concat(db, TAKE_PTR(list.list));
-		list.list = TAKE_PTR(db);
-	} else if (db)
-		r = modellist_concat(list.list, TAKE_PTR(db));
-	if (r < 0) {
-		models_done(&list);
-		return log_error_errno(r, "Failed to merge the model lists: %m");
-	}
-	if (db_path) {
-		_cleanup_free_ char *origin = NULL;
-		if (asprintf(&origin, "%s + %s", chosen ? list.origin : db_path, chosen ? db_path : list.origin) < 0) {
-			models_done(&list);
-			return -ENOMEM;
-		}
-		free(list.origin);
-		list.origin = TAKE_PTR(origin);
-	}
-	*ret = list;
-	return 0;
-}
-
-static int load_model_list(const Config *c, Models *ret, char **ret_error)
-{
+	ModelSettings s = {.model_list = c->model_list, .installed = SMRD_MODEL_LIST_PATH,
+			   .builtin = smrd_builtin_models, .drivedb = c->drivedb};
+	ModelLists m;
 	_cleanup_free_ char *err = NULL;
-	ModelList *ml = NULL;
-	const char *origin = c->model_list;
-	int r;
-
-	if (streq(c->model_list, "builtin"))
-		r = modellist_parse(smrd_builtin_models, &ml, &err);
-	else {
-		r = modellist_load(c->model_list, &ml, &err);
-		if (r == -ENOENT && streq(c->model_list, SMRD_MODEL_LIST_PATH)) {
-			log_notice("%s is not installed, using the built-in model list", c->model_list);
-			origin = "builtin";
-			free(err);
-			err = NULL;
-			r = modellist_parse(smrd_builtin_models, &ml, &err);
-		}
-	}
+	int r = modellist_load_settings(&s, &m, &err);
 	if (r < 0) {
-		set_errorf(ret_error, r, "model list %s: %s", c->model_list, err ? err : strerror(-r));
-		return log_error_errno(r, "Failed to load model list %s: %s", c->model_list, err ? err : strerror(-r));
+		log_error_errno(r, "Failed to load %s", err ? err : strerror(-r));
+		if (ret_error)
+			*ret_error = TAKE_PTR(err);
+		return r;
 	}
-	ret->list = ml;
-	ret->origin = strdup(origin);
-	log_debug("model list %s: %u entries", origin, modellist_size(ml));
-	return ret->origin ? 0 : -ENOMEM;
+	if (m.drivedb_warning)
+		log_warning("Ignoring smartmontools' drive database %s", m.drivedb_warning);
+	if (m.drivedb_path)
+		log_debug("drivedb %s: %u SMR or CMR families (%u firmware-specific left out)", m.drivedb_path,
+			  m.drivedb_entries, m.drivedb_skipped);
+	if (m.builtin_instead)
+		log_notice("%s is not installed, using the built-in model list", c->model_list);
+	log_debug("model list %s: %u entries", m.list_origin, m.list_entries);
+	*ret = (Models){.list = TAKE_PTR(m.list), .origin = TAKE_PTR(m.origin)};
+	modellists_done(&m);
+	return 0;
 }
 
 static void models_done(Models *m)
@@ -273,6 +208,14 @@ double context_slow_threshold(const Context *ctx)
 
 /* -------------------------------------------------------------- wiring */
 
+/* What the view says of a disk before its first sample (its threshold,
+ * its pools) is true from the start: a scrape may come first. */
+static void on_disk_added(Disk *d, void *userdata)
+{
+	Context *ctx = userdata;
+	diskview_derive(d, &ctx->config.detect);
+}
+
 static void on_disk_removed(Disk *d, void *userdata)
 {
 	Context *ctx = userdata;
@@ -290,7 +233,7 @@ static void on_slow_io(Disk *d, const SlowRecord *r, void *userdata)
 {
 	Context *ctx = userdata;
 	if (ctx->monitor)
-		monitor_slow_io(ctx->monitor, d, r);
+		monitor_slow_io(ctx->monitor, d, r, &ctx->now);
 }
 
 static void on_missing(const char *name, void *userdata)
@@ -301,22 +244,55 @@ static void on_missing(const char *name, void *userdata)
 
 /* ---------------------------------------------------------------- tick */
 
-void context_tick(Context *ctx, uint64_t now)
+const char *const tick_step_names[_TICK_STEP_MAX] = {
+	[TICK_DISCOVERY] = "discovery", [TICK_DISKSTATS] = "diskstats", [TICK_TRACER] = "tracer",
+	[TICK_DETECTOR] = "detector", [TICK_NOTIFIER] = "notifier",
+};
+
+/* The loop's thread's CPU time: the sigreader threads' is not a sample's. */
+static double thread_cpu(void)
 {
+	struct timespec ts;
+	return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 : 0;
+}
+
+/* Adds the CPU since *mark to step, and moves the mark. */
+static void step_done(Context *ctx, TickStep step, double *mark)
+{
+	double t = thread_cpu();
+	ctx->step_cpu[step] += fmax(t - *mark, 0);
+	*mark = t;
+}
+
+static unsigned captured_rescan_budget(const Context *ctx)
+{
+	double per_sample = ceil((double)registry_size(ctx->disks) * ctx->config.interval * 1e6 / RESCAN_INTERVAL_USEC);
+	return (unsigned)fmax(per_sample, CAPTURED_RESCAN_DISKS);
+}
+
+void context_tick(Context *ctx, const TickTime *tick)
+{
+	uint64_t now = tick->mono_usec;
+	double mark = thread_cpu();
+	ctx->now = *tick;
 	/* The live /sys tells us of changes (uevents): scan it rarely, as a
-	 * safety net; a captured tree tells nobody: scan it every time. */
+	 * safety net; a captured tree tells nobody: read its disks in turn. */
 	if (now - ctx->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
 		discovery_scan(ctx->discovery);
 		ctx->last_rescan_usec = now;
 	} else if (!ctx->src.live)
-		discovery_scan_some(ctx->discovery, CAPTURED_RESCAN_DISKS);
+		discovery_scan_some(ctx->discovery, captured_rescan_budget(ctx));
+	step_done(ctx, TICK_DISCOVERY, &mark);
 	sampler_sample(ctx->sampler, now, on_missing, ctx);
-	web_sampled(ctx->web);
-	tracer_sync(ctx->tracer);
-	tracer_collect(ctx->tracer, now, now_usec(CLOCK_REALTIME));
-	if (ctx->monitor)
-		monitor_tick(ctx->monitor, now, sampler_stats(ctx->sampler)->steal_last);
-	notifier_tick(ctx->notifier, now_usec(CLOCK_REALTIME));
+	step_done(ctx, TICK_DISKSTATS, &mark);
+	if (ctx->oneshot)
+		return;		/* one page of counters: no tracer, detector, notifier or service */
+	tracer_collect(ctx->tracer, now, tick->real_usec);
+	step_done(ctx, TICK_TRACER, &mark);
+	monitor_tick(ctx->monitor, tick, sampler_stats(ctx->sampler)->steal_last);
+	step_done(ctx, TICK_DETECTOR, &mark);
+	notifier_tick(ctx->notifier, tick->real_usec);
+	step_done(ctx, TICK_NOTIFIER, &mark);
 	if (service_wants_status(ctx->service)) {
 		unsigned suspects, storms;
 		registry_count(ctx->disks, &suspects, &storms);
@@ -350,13 +326,18 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Context *ctx = userdata;
 	uint64_t step = (uint64_t)(ctx->config.interval * 1e6), now;
+	TickTime tick;
 	sd_event_now(ctx->event, CLOCK_MONOTONIC, &now);
+	/* the loop's cached time: one reading of each clock for the whole sample */
+	tick.mono_usec = now;
+	if (sd_event_now(ctx->event, CLOCK_REALTIME, &tick.real_usec) < 0)
+		tick.real_usec = now_usec(CLOCK_REALTIME);
 	/* The timer has the loop's first priority: its lateness is how long
 	 * the loop was held by something else (a handler that blocks, or a
 	 * host that gives the daemon no CPU), the figure clients under load
 	 * cannot measure without their own start-up in it. */
 	context_note_lag(ctx, usec, now);
-	context_tick(ctx, now);
+	context_tick(ctx, &tick);
 	/* From the previous deadline, so that samples do not drift. */
 	uint64_t next = usec + step;
 	if (next <= now)
@@ -378,8 +359,7 @@ static int start_tick(Context *ctx)
 		return r;
 	/* The baseline now, not at the first tick: writes in the first
 	 * interval are the start of a fill the media cache took, and a fill
-	 * counted from one interval late learns a cache that much too small
-	 * (76-forecast, seed 943702225: 25.1 MiB against 29.0). */
+	 * counted from one interval late learns a cache that much too small. */
 	sampler_sample(ctx->sampler, now, NULL, NULL);
 	/* Sampling comes first: a flood of scrapes or clients must not delay it. */
 	return sd_event_source_set_priority(ctx->tick, SD_EVENT_PRIORITY_IMPORTANT);
@@ -413,6 +393,8 @@ static int start_servers(Context *ctx)
 	int r = service_listen_fds(&control_fd, &http_fd);
 	if (r < 0)
 		return r;
+	ctx->http_passed = http_fd >= 0;
+	ctx->control_passed = control_fd >= 0;
 	_cleanup_free_ char *web_err = NULL;
 	ctx->web = web_new(ctx, commands_dispatch, ctx);
 	if (!ctx->web)
@@ -504,7 +486,8 @@ int context_init(Context *ctx)
 	ctx->disks = registry_new();
 	if (!ctx->disks)
 		return log_error_errno(-ENOMEM, "Out of memory");
-	DiscoveryCallbacks cb = {.removed = on_disk_removed, .changed = on_disks_changed, .userdata = ctx};
+	DiscoveryCallbacks cb = {.added = on_disk_added, .removed = on_disk_removed, .changed = on_disks_changed,
+				 .userdata = ctx};
 	r = discovery_new(ctx->event, &ctx->src, ctx->disks, &cb, ctx->src.live && !ctx->oneshot, &ctx->discovery);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up disk discovery: %m");
@@ -542,33 +525,24 @@ void context_done(Context *ctx)
 
 /* Says what only a restart applies; the keys, comma-separated, into
  * ctx->restart_needed (the reload's reply lists them). */
-static void warn_restart_only(Context *ctx, const Config *old, const Config *new)
+static void restart_needed(const char *key, const char *was, const char *now, void *userdata)
 {
-	size_t at = 0;
-	ctx->restart_needed[0] = 0;
-	const struct { const char *key, *a, *b; } keys[] = {
-		{"listen", old->listen, new->listen}, {"socket", old->socket_path, new->socket_path},
-		{"socket-group", old->socket_group, new->socket_group},
-		{"state-dir", old->state_dir, new->state_dir}, {"sysfs-root", old->sysfs_root, new->sysfs_root},
-		{"procfs-root", old->procfs_root, new->procfs_root}, {"udev-root", old->udev_root, new->udev_root},
-		{"trace-backend", old->trace_backend, new->trace_backend},
-	};
-	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-		if (!streq(keys[i].a, keys[i].b)) {
-			log_warning("%s changed from \"%s\" to \"%s\": takes effect after a restart, ignoring for now",
-				    keys[i].key, keys[i].a, keys[i].b);
-			int k = snprintf(ctx->restart_needed + at, sizeof ctx->restart_needed - at, "%s%s", at ? "," : "",
-					 keys[i].key);
-			if (k > 0 && (size_t)k < sizeof ctx->restart_needed - at)
-				at += (size_t)k;
-		}
-}
-
-static void swap_str(char **a, char **b)
-{
-	char *t = *a;
-	*a = *b;
-	*b = t;
+	Context *ctx = userdata;
+	size_t at = strlen(ctx->restart_needed);
+	/* under socket activation the address is the socket unit's: no restart applies it */
+	const char *unit = streq(key, "listen") && ctx->http_passed ? "smrd-metrics.socket"
+			   : (streq(key, "socket") || streq(key, "socket-group")) && ctx->control_passed ? "smrd.socket"
+			   : NULL;
+	if (unit) {
+		log_warning("%s changed from \"%s\" to \"%s\", but the socket %s passed is used, not %s: change "
+			    "%s there (systemctl edit %s, docs/systemd.md)", key, was, now, unit, key,
+			    streq(key, "socket-group") ? "SocketGroup=" : "ListenStream=", unit);
+		return;
+	}
+	log_warning("%s changed from \"%s\" to \"%s\": takes effect after a restart, ignoring for now", key, was, now);
+	int k = snprintf(ctx->restart_needed + at, sizeof ctx->restart_needed - at, "%s%s", at ? "," : "", key);
+	if (k < 0 || (size_t)k >= sizeof ctx->restart_needed - at)
+		ctx->restart_needed[at] = 0;	/* a key cut short would name another */
 }
 
 /* Says why a reload failed, to the log and to whoever asked. */
@@ -579,29 +553,17 @@ static int reload_failed(Context *ctx, int r, const char *why, char **ret_error)
 	return r < 0 ? r : -EINVAL;
 }
 
-/* Keeps the values that only a restart can change, so status tells the truth. */
+/* Everything the new file says but what only a restart can change, whose
+ * running values stay, so status tells the truth. */
 static int apply_config(Context *ctx, Config *n)
 {
-	Config applied;
-	int r = config_copy(&ctx->config, &applied);
+	ctx->restart_needed[0] = 0;
+	int r = config_keep_restart_keys(n, &ctx->config, restart_needed, ctx);
 	if (r < 0)
 		return r;
-	applied.interval = n->interval;
-	applied.slow_io = n->slow_io;
-	applied.detect = n->detect;
-	applied.disks = n->disks;
-	applied.history_days = n->history_days;
-	applied.history_max_events = n->history_max_events;
-	applied.probe = n->probe;
-	applied.probe_interval = n->probe_interval;
-	swap_str(&applied.include, &n->include);
-	swap_str(&applied.exclude, &n->exclude);
-	swap_str(&applied.model_list, &n->model_list);
-	swap_str(&applied.drivedb, &n->drivedb);
-	swap_str(&applied.log_level, &n->log_level);
-	swap_str(&applied.web_config, &n->web_config);
 	config_done(&ctx->config);
-	ctx->config = applied;	/* in place: the monitor reads it through its pointer */
+	ctx->config = *n;	/* in place: the monitor reads it through its pointer */
+	*n = (Config){0};
 	return 0;
 }
 
@@ -624,7 +586,6 @@ static int reload_config(Context *ctx, char **ret_error)
 		set_errorf(&said, 0, "%s: %s", ctx->config_path, err ? err : why[0] ? why : "invalid include or exclude pattern");
 		return reload_failed(ctx, -EINVAL, said ? said : "out of memory", ret_error);
 	}
-	warn_restart_only(ctx, &ctx->config, &n);
 	r = apply_config(ctx, &n);
 	config_done(&n);
 	if (r < 0) {
@@ -637,6 +598,7 @@ static int reload_config(Context *ctx, char **ret_error)
 	models_done(&ctx->models);
 	ctx->models = models;
 	apply_log_level(ctx->config.log_level);
+	notifier_configure(ctx->notifier);
 	tracer_set_slow(ctx->tracer, fmin(context_slow_threshold(ctx), ctx->config.detect.collapse_stall),
 			context_slow_threshold(ctx));
 	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);

@@ -2,9 +2,10 @@
 /*
  * The one daemon context: it owns the event loop, the configuration and
  * every module's handle, wires the modules' callbacks to each other, and
- * runs the sampling tick. Only main.c and the read-only views (exporter.c,
- * commands.c) see it; every other module gets its own handle and what it
- * needs.
+ * runs the sampling tick. main.c and the views (daemon/views/: the
+ * exporter, the pages, the command table, whose reload, reread, forget and
+ * ack are the only writes) see it; every other module gets its own handle
+ * and what it needs.
  */
 #pragma once
 
@@ -52,6 +53,18 @@ typedef struct LoopLag {
 	uint64_t from_usec;		/* start-up done: a timer due before waited on start-up, not the loop */
 } LoopLag;
 
+/* The steps of one sample, in order: what smrd_sample_cpu_seconds_total
+ * counts (the daemon's own CPU, step by step). */
+typedef enum TickStep {
+	TICK_DISCOVERY,		/* the rescan: every minute, or a captured tree's disks in turn */
+	TICK_DISKSTATS,		/* /proc/diskstats and /proc/stat */
+	TICK_TRACER,		/* the traced latency histograms and slow I/Os */
+	TICK_DETECTOR,		/* the detector and each disk's view */
+	TICK_NOTIFIER,
+	_TICK_STEP_MAX,
+} TickStep;
+extern const char *const tick_step_names[_TICK_STEP_MAX];
+
 typedef struct Context {
 	sd_event *event;
 	Config config;			/* effective: defaults < file < flags */
@@ -69,10 +82,13 @@ typedef struct Context {
 	Sampler *sampler;
 	Tracer *tracer;
 	Monitor *monitor;
+	bool http_passed, control_passed;	/* the service manager's sockets, not listen and socket */
 	char restart_needed[160];	/* keys the last reload changed that only a restart applies */
 	Notifier *notifier;		/* notify-command, once per incident */
 	sd_event_source *tick;		/* the sampling timer */
 	uint64_t last_rescan_usec;
+	TickTime now;		/* of the sample under way: slow I/Os it collects date by it */
+	double step_cpu[_TICK_STEP_MAX];	/* CPU seconds each step of the samples took, since start */
 	LoopLag lag;			/* how late the loop ran the sampling timer */
 
 	Http *http;
@@ -88,7 +104,7 @@ int context_init(Context *ctx);
 void context_done(Context *ctx);
 /* One sample, every step in order: rescan, diskstats, tracer, detector,
  * service status. The timer calls it; --oneshot calls it once. */
-void context_tick(Context *ctx, uint64_t now_mono_usec);
+void context_tick(Context *ctx, const TickTime *now);
 /* Re-reads the config file (and the web configuration), telling the
  * service manager (RELOADING=1, then READY=1 and the status); on error the
  * old configuration stays and *ret_error (if given) says why. SIGHUP and

@@ -13,6 +13,7 @@
  */
 #include "control.h"
 
+#include <assert.h>
 #include <grp.h>
 
 #include <fcntl.h>
@@ -424,11 +425,10 @@ void control_set_request_deadline(Control *ctl, uint64_t usec) { ctl->request_us
 
 void control_stats(const Control *ctl, ControlStats *ret)
 {
-	*ret = ctl ? ctl->stats : (ControlStats){0};
-	if (ctl) {
-		ret->connections = ctl->n_conns;
-		ret->output_bytes = ctl->out_total;
-	}
+	assert(ctl);
+	*ret = ctl->stats;
+	ret->connections = ctl->n_conns;
+	ret->output_bytes = ctl->out_total;
 }
 
 int control_new(sd_event *e, const char *path, int fd, const char *group, ControlHandler handler,

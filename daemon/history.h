@@ -13,6 +13,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,7 +51,7 @@ typedef enum HistoryState {
 	HISTORY_READ_ONLY,		/* stored events readable, new ones in memory */
 	HISTORY_MEMORY,			/* no database at all: memory only */
 	_HISTORY_STATE_MAX,
-	_HISTORY_STATE_INVALID = -22,
+	_HISTORY_STATE_INVALID = -EINVAL,
 } HistoryState;
 
 typedef struct History History;
@@ -126,7 +127,7 @@ typedef enum HistorySendSet {
 	HISTORY_SENDS_LAST_PER_KIND,	/* each disk's newest of each kind */
 	HISTORY_SENDS_OPEN_STORMS,	/* the start of each disk's newest storm whose end was not sent */
 	_HISTORY_SEND_SET_MAX,
-	_HISTORY_SEND_SET_INVALID = -22,
+	_HISTORY_SEND_SET_INVALID = -EINVAL,
 } HistorySendSet;
 
 /* Records a notification (sets s->id) and its incident; a storm's

@@ -4,6 +4,7 @@
  * what it sees to Prometheus and smrctl. main() parses the command line,
  * builds the context, runs the loop and tears down.
  */
+#include <malloc.h>
 #include <signal.h>
 #include <string.h>
 #include <stdio.h>
@@ -15,10 +16,6 @@
 #include "monitor.h"
 #include "service.h"
 #include "websetup.h"
-
-#ifndef SMRD_VERSION
-#define SMRD_VERSION "0"
-#endif
 
 static void usage(void)
 {
@@ -134,7 +131,8 @@ static int run_loop(Context *ctx)
 static int oneshot(Context *ctx)
 {
 	Buf b = {0};
-	context_tick(ctx, now_usec(CLOCK_MONOTONIC));
+	TickTime now = tick_time_now();
+	context_tick(ctx, &now);
 	int r = exporter_render(ctx, &b, METRIC_FORMAT_TEXT);
 	if (r >= 0)
 		fwrite(b.data ? b.data : "", 1, b.len, stdout);
@@ -159,6 +157,11 @@ int main(int argc, char **argv)
 	Action action;
 	int r;
 
+	/* A metrics page is a megabyte or two, made once a scrape and then sent
+	 * and freed: mapped on its own, its memory goes back with it. glibc's
+	 * default moves the threshold up after the first free, and such pages
+	 * then stay in the heap for good. */
+	mallopt(M_MMAP_THRESHOLD, 512 * 1024);
 	ctx.config_path = strdup(SMRD_CONFIG_PATH);
 	r = parse_argv(&ctx, argc, argv, &action);
 	if (r < 0 || action == ACTION_EXIT)
@@ -183,10 +186,12 @@ int main(int argc, char **argv)
 		config_done(&ctx.config);
 		goto out;
 	}
-	/* sd-event wants these blocked before it turns them into events. */
+	/* sd-event wants these blocked before it turns them into events, and
+	 * SIGCHLD blocked in every thread before it watches a child (the
+	 * notifier's hooks): here, before any thread starts. */
 	sigset_t mask;
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM), sigaddset(&mask, SIGINT), sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM), sigaddset(&mask, SIGINT), sigaddset(&mask, SIGHUP), sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 

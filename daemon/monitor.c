@@ -8,10 +8,12 @@
  */
 #include "monitor.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <systemd/sd-journal.h>
 
+#include "format.h"
 #include "log.h"
 #include "prober.h"
 
@@ -137,12 +139,18 @@ static void on_event(const DetectEvent *e, void *userdata)
 		m->cb.event(d, e->kind, &h, m->cb.userdata);
 	if (e->kind == EVENT_STALL && !stall_log_allowed(m, d))
 		return;
-	log_full(k->priority, "%s: %s", d->name, e->message);
-	if (m->journal)
+	/* under systemd stderr is the journal: the native entry (with its
+	 * MESSAGE_ID and fields) is the one, not a second line beside it */
+	if (!m->journal || !log_stderr_is_journal())
+		log_full(k->priority, "%s: %s", d->name, e->message);
+	char lat[FORMAT_MAX], dur[FORMAT_MAX];
+	if (m->journal)	/* _SEC for programs, the others for the catalog's sentences */
 		sd_journal_send("MESSAGE=%s: %s", d->name, e->message, "MESSAGE_ID=%s", k->message_id,
 				"PRIORITY=%d", k->priority, "SMRD_EVENT=%s", h.kind, "DEVICE=/dev/%s", d->name,
 				"SMRD_DEVICE=%s", d->name, "SMRD_DISK_ID=%s", h.serial, "SMRD_OP=%s", h.op,
 				"SMRD_LATENCY_SEC=%g", e->latency, "SMRD_DURATION_SEC=%g", e->duration,
+				"SMRD_LATENCY=%s", format_duration(lat, e->latency),
+				"SMRD_DURATION=%s", format_duration(dur, e->duration),
 				"SMRD_COUNT=%" PRId64, h.count, "SMRD_EVENT_ID=%" PRId64, h.id, NULL);
 }
 
@@ -278,14 +286,19 @@ static void host_stall(Monitor *m, double dt)
 		   m->host_steal, dt);
 }
 
-uint64_t monitor_host_stalls(const Monitor *m) { return m ? m->host_stalls : 0; }
-
-void monitor_tick(Monitor *m, uint64_t now_mono_usec, double host_steal)
+uint64_t monitor_host_stalls(const Monitor *m)
 {
+	assert(m);
+	return m->host_stalls;
+}
+
+void monitor_tick(Monitor *m, const TickTime *tick, double host_steal)
+{
+	uint64_t now_mono_usec = tick->mono_usec;
 	m->now_mono_usec = now_mono_usec;
+	m->now_real_usec = tick->real_usec;
 	m->host_steal = host_steal;
 	host_stall(m, m->cfg->interval);
-	m->now_real_usec = now_usec(CLOCK_REALTIME);
 	int written = history_maintain(m->history, now_mono_usec);
 	const char *notice = history_take_notice(m->history);
 	if (notice)
@@ -320,9 +333,10 @@ void monitor_tick(Monitor *m, uint64_t now_mono_usec, double host_steal)
 	prune(m);
 }
 
-void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r)
+void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r, const TickTime *now)
 {
-	clocks(m);
+	m->now_mono_usec = now->mono_usec;
+	m->now_real_usec = now->real_usec;
 	if (!d->det_ready)
 		prepare(m, d);
 	EmitCtx ec = {m, d};
@@ -419,9 +433,14 @@ Monitor *monitor_free(Monitor *m)
 	return NULL;
 }
 
-History *monitor_history(const Monitor *m) { return m ? m->history : NULL; }
+History *monitor_history(const Monitor *m)
+{
+	assert(m);
+	return m->history;
+}
 
 uint64_t monitor_events_total(const Monitor *m, DetectEventKind k)
 {
-	return m && (unsigned)k < _EVENT_KIND_MAX ? m->events[k] : 0;
+	assert(m);
+	return (unsigned)k < _EVENT_KIND_MAX ? m->events[k] : 0;
 }

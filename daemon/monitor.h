@@ -36,9 +36,9 @@ Monitor *monitor_free(Monitor *m);
 /* Once per interval, after the sampler and the tracer; host_steal: the
  * seconds the most-robbed CPU lost to a hypervisor since the last (NaN
  * unknown). */
-void monitor_tick(Monitor *m, uint64_t now_mono_usec, double host_steal);
+void monitor_tick(Monitor *m, const TickTime *now, double host_steal);
 /* One slow I/O from the tracer. */
-void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r);
+void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r, const TickTime *now);
 /* A disk is going away: close its open storm or episode and its probe. */
 void monitor_disk_gone(Monitor *m, Disk *d);
 /* Deletes a disk's events and resets its detector (after a replacement). */

@@ -5,7 +5,7 @@ function __smrctl_devices
     smrctl --json disks 2>/dev/null | string match -r -g '"device": *"([^"]*)"'
 end
 
-set -l commands status disks show top events reload probe forget ack qualify
+set -l commands status disks show top events reload reread forget ack qualify
 complete -c smrctl -f
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l socket -r -F -d 'smrd control socket'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l json -d 'print the reply as JSON'
@@ -18,12 +18,12 @@ complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a show -d 'on
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a top -d 'a line per disk every second, like iostat'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a events -d 'storms, stalls, bands, idle cleaning'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read smrd.conf (root)'
-complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a probe -d 're-read a disk and classify it again (root)'
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a reread -d 're-read a disk and classify it again (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a forget -d "reset a disk's detector state (root)"
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a ack -d "stop notifying of a disk's events until it changes (root)"
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a qualify -d 'test a disk for hidden SMR'
 
-complete -c smrctl -n "__fish_seen_subcommand_from show probe forget ack" -a '(__smrctl_devices)'
+complete -c smrctl -n "__fish_seen_subcommand_from show reread probe forget ack" -a '(__smrctl_devices)'
 complete -c smrctl -n "__fish_seen_subcommand_from ack" -a 'storm-start storm-end stall timeout-risk bands behaviour stall-imminent all'
 complete -c smrctl -n "__fish_seen_subcommand_from top" -l count -x -d 'print N screens, then exit'
 complete -c smrctl -n "__fish_seen_subcommand_from events" -l device -x -a '(__smrctl_devices)' -d "only this disk's"

@@ -122,7 +122,7 @@ static DiskClass zoned_evidence(Ctx *c, Evidence **decisive)
 			    "%s", f->zoned);
 		}
 	}
-	if (f->scsi_type == 0x14) {
+	if (f->scsi_type == SCSI_TYPE_ZBC) {
 		e = add(c, "sysfs device/type", "SCSI zoned block device (ZBC): host-managed", "0x14");
 		DECLARE(DISK_CLASS_HOST_MANAGED, e);
 	} else if (f->scsi_type > 0) {

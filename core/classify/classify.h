@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,7 +21,7 @@ typedef enum DiskClass {
 	DISK_CLASS_SSD,
 	DISK_CLASS_UNKNOWN,
 	_DISK_CLASS_MAX,
-	_DISK_CLASS_INVALID = -22,
+	_DISK_CLASS_INVALID = -EINVAL,
 } DiskClass;
 
 typedef enum Transport {
@@ -33,12 +34,17 @@ typedef enum Transport {
 	TRANSPORT_VIRTUAL,	/* loop, dm, md, zram, nbd: no media of its own */
 	TRANSPORT_UNKNOWN,
 	_TRANSPORT_MAX,
-	_TRANSPORT_INVALID = -22,
+	_TRANSPORT_INVALID = -EINVAL,
 } Transport;
 
-#define FACT_STR 96
+#define FACT_STR 64	/* ATA and NVMe models are 40 characters, serials 20, a WWN 34 */
 
 /* What the sysfs/udev reader found; empty strings and -1 mean "not there". */
+/* SCSI peripheral device types (SPC), as sysfs's device/type gives them */
+#define SCSI_TYPE_DISK 0x00
+#define SCSI_TYPE_ROM 0x05
+#define SCSI_TYPE_ZBC 0x14
+
 typedef struct DiskFacts {
 	char name[32];
 	int admin_class;		/* DiskClass declared in smrd.conf (disk.<ID>.expect), or -1 */
@@ -48,7 +54,7 @@ typedef struct DiskFacts {
 	int rotational;			/* queue/rotational */
 	char zoned[24];			/* queue/zoned */
 	char zoned_cap[24];		/* device/scsi_disk/<hctl>/zoned_cap */
-	int scsi_type;			/* device/type */
+	int scsi_type;			/* device/type: SCSI_TYPE_* */
 	int64_t discard_max_bytes;	/* queue/discard_max_hw_bytes, else discard_max_bytes */
 	int64_t nr_zones, zone_sectors;	/* queue/nr_zones, queue/chunk_sectors */
 	char sysfs_vendor[FACT_STR], sysfs_model[FACT_STR];

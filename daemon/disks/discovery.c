@@ -6,6 +6,7 @@
  */
 #include "discovery.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <libudev.h>
@@ -51,16 +52,14 @@ static void udev_device_unrefp(struct udev_device **d)
 static void classify_into(Discovery *disc, Disk *d)
 {
 	Verdict v;
-	DiskFacts f;
-	disk_sys_facts(&d->sys, &f);
-	classify_disk(&f, disc->models, &v);
+	classify_disk(&d->sys.facts, disc->models, &v);
 	verdict_summarize(&v, &d->verdict);
 }
 
 static void log_verdict(const Disk *d, const char *what)
 {
 	log_info("%s %s (%u:%u, %s, \"%s\"): %s, SMR confidence %.2f: %s", what, d->name, d->sys.major,
-		 d->sys.minor, transport_to_string(d->sys.transport), d->sys.model,
+		 d->sys.minor, transport_to_string(d->sys.facts.transport), d->sys.model,
 		 disk_class_to_string(d->verdict.class), d->verdict.smr_confidence, d->verdict.basis);
 }
 
@@ -197,9 +196,14 @@ void discovery_reread(Discovery *disc, const char *name)
 		log_warning("Failed to read sysfs attributes of %s, ignoring: %s", name, read_error_string(r));
 		return;
 	}
+	if (sys.facts.scsi_type == SCSI_TYPE_ROM) {
+		/* a CD/DVD/BD drive: no media cache to fill, nothing to shingle */
+		drop(disc, name, "an optical drive, not a disk");
+		return;
+	}
 	if (sys.facts.size_status < 0) {
 		Disk *known = registry_get(disc->disks, name);
-		if (!known || known->sys.size_status != sys.facts.size_status) {
+		if (!known || known->sys.facts.size_status != sys.facts.size_status) {
 			disc->read_errors++;
 			log_warning("Failed to read block/%s/size: %s; watching it with class unknown", name,
 				    read_error_string(sys.facts.size_status));
@@ -218,11 +222,7 @@ void discovery_reread(Discovery *disc, const char *name)
 	apply_disk_rules(disc, name, &sys, udev, &tuning);
 	if (d) {
 		DiskClass old = d->verdict.class;
-		r = disk_sys_set(&d->sys, &sys);
-		if (r < 0) {
-			log_warning_errno(r, "Cannot update what is known of %s, keeping it: %m", name);
-			return;
-		}
+		d->sys = sys;
 		d->tuning = tuning;
 		classify_into(disc, d);
 		if (old != d->verdict.class)
@@ -230,16 +230,12 @@ void discovery_reread(Discovery *disc, const char *name)
 		read_members(disc, d, true, udev);
 		return;
 	}
-	Disk n = {.added_usec = now_usec(CLOCK_REALTIME), .tuning = tuning};
+	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME), .tuning = tuning};
 	snprintf(n.name, sizeof n.name, "%s", name);
-	r = disk_sys_set(&n.sys, &sys);
-	if (r >= 0) {
-		classify_into(disc, &n);
-		r = registry_add(disc->disks, &n, &d);
-		if (r < 0)
-			disk_release(&n);
-	}
+	classify_into(disc, &n);
+	r = registry_add(disc->disks, &n, &d);
 	if (r < 0) {
+		disk_release(&n);
 		log_warning_errno(r, "Cannot watch %s, ignoring: %m", name);
 		return;
 	}
@@ -280,9 +276,9 @@ void discovery_check(Discovery *disc, const char *name)
 	int r = sysfs_read_size(disc->src.sysfs_fd, name, &size);
 	char dir[64];
 	snprintf(dir, sizeof dir, "block/%s", name);
-	if (r < 0 && r == d->sys.size_status && faccessat(disc->src.sysfs_fd, dir, F_OK, 0) == 0)
+	if (r < 0 && r == d->sys.facts.size_status && faccessat(disc->src.sysfs_fd, dir, F_OK, 0) == 0)
 		return;			/* the same failure as before: already said */
-	if (r < 0 || size == 0 || d->sys.size_status < 0)
+	if (r < 0 || size == 0 || d->sys.facts.size_status < 0)
 		discovery_reread(disc, name);	/* updates, or drops with the reason */
 }
 
@@ -382,18 +378,13 @@ void discovery_reclassify(Discovery *disc)
 		Disk *d = registry_at(disc->disks, i);
 		if (!filter_wants(disc->filter, d->name))
 			drop(disc, d->name, "excluded by --include/--exclude");
-		else if (d->sys.stacked && !filter_wants_stacked(disc->filter))
+		else if (d->sys.facts.stacked[0] && !filter_wants_stacked(disc->filter))
 			drop(disc, d->name, "stacked device (its member disks are watched; watch-stacked = yes for it too)");
 		else {
-			SysfsDisk sys;
 			_cleanup_free_ char *udev = NULL;
-			disk_sys_get(&d->sys, &sys);
-			if (sysfs_udev_record(disc->src.udev_fd, sys.major, sys.minor, &udev) < 0)
+			if (sysfs_udev_record(disc->src.udev_fd, d->sys.major, d->sys.minor, &udev) < 0)
 				udev = NULL;
-			apply_disk_rules(disc, d->name, &sys, udev, &d->tuning);
-			int r = disk_sys_set(&d->sys, &sys);
-			if (r < 0)
-				log_warning_errno(r, "Cannot apply smrd.conf's settings to %s: %m", d->name);
+			apply_disk_rules(disc, d->name, &d->sys, udev, &d->tuning);
 			classify_into(disc, d);
 		}
 	}
@@ -428,7 +419,11 @@ unsigned discovery_report_disk_rules(Discovery *disc)
 	return unmatched;
 }
 
-uint64_t discovery_read_errors(const Discovery *disc) { return disc ? disc->read_errors : 0; }
+uint64_t discovery_read_errors(const Discovery *disc)
+{
+	assert(disc);
+	return disc->read_errors;
+}
 
 static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {

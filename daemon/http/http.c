@@ -18,6 +18,7 @@
 #include "http.h"
 #include "http-internal.h"
 
+#include <assert.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -593,9 +594,8 @@ void http_set_header_deadline(Http *h, uint64_t usec) { h->header_usec = usec; }
 
 void http_stats(const Http *h, HttpStats *ret)
 {
-	*ret = h ? h->stats : (HttpStats){0};
-	if (!h)
-		return;
+	assert(h);
+	*ret = h->stats;
 	ret->connections = h->n_conns;
 	uint64_t busy;
 	webauth_counts(h->web ? h->web->auth : NULL, &ret->bcrypt_checks, &busy);

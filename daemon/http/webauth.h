@@ -3,7 +3,7 @@
  * Basic authentication against bcrypt hashes, as exporter-toolkit does it:
  * a result is cached (keyed by a SHA-256 of user, hash and password), an
  * unknown user is checked against a fixed hash so that timing does not tell
- * which users exist. One bcrypt check at cost 10 takes ~70 ms of the only
+ * which users exist. One bcrypt check at cost 10 takes tens of milliseconds of the only
  * thread smrd has, so checks that miss the cache are also rate-limited: a
  * client guessing passwords gets "busy" (HTTP 429), not our event loop.
  */

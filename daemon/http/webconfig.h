@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -18,7 +19,7 @@ typedef enum WebClientAuth {
 	WEB_CLIENT_VERIFY_IF_GIVEN,	/* VerifyClientCertIfGiven */
 	WEB_CLIENT_REQUIRE_AND_VERIFY,	/* RequireAndVerifyClientCert */
 	_WEB_CLIENT_MAX,
-	_WEB_CLIENT_INVALID = -22,
+	_WEB_CLIENT_INVALID = -EINVAL,
 } WebClientAuth;
 
 typedef struct WebPair {

@@ -55,13 +55,6 @@ static void bpf_close(TraceBackend *b)
 	free(b);
 }
 
-static int why_errno(char **why, int r, const char *what)
-{
-	if (asprintf(why, "%s: %s", what, strerror(-r)) < 0)
-		*why = NULL;
-	return r;
-}
-
 static int on_slow(void *ctx, void *data, size_t len)
 {
 	TraceBackend *b = ctx;
@@ -73,7 +66,7 @@ static int on_slow(void *ctx, void *data, size_t len)
 static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
-		return why_errno(why, -errno, "no kernel BTF (/sys/kernel/btf/vmlinux)");
+		return set_errorf(why, -errno, "no kernel BTF (/sys/kernel/btf/vmlinux): %s", strerror(errno));
 	libbpf_set_print(libbpf_quiet);
 	TraceBackend *b = calloc(1, sizeof *b);
 	if (!b)
@@ -81,8 +74,9 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 	b->ncpus = libbpf_num_possible_cpus();
 	b->skel = trace__open();
 	if (!b->skel) {
+		int r = -errno;
 		bpf_close(b);
-		return why_errno(why, -errno, "cannot open the BPF object");
+		return set_errorf(why, r, "cannot open the BPF object: %s", strerror(-r));
 	}
 	bpf_map__set_max_entries(b->skel->maps.hists, BPF_MAX_DISKS * TRACE_OPS);
 	bpf_map__set_map_flags(b->skel->maps.hists, bpf_map__map_flags(b->skel->maps.hists) | BPF_F_MMAPABLE);
@@ -94,8 +88,10 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 	if (r < 0) {
 		r = -errno;
 		bpf_close(b);
-		return why_errno(why, r, r == -EPERM ? "loading the BPF program was refused (needs CAP_BPF and CAP_PERFMON)"
-						    : "the kernel refused the BPF program");
+		return set_errorf(why, r, "%s: %s",
+				  r == -EPERM ? "loading the BPF program was refused (needs CAP_BPF and CAP_PERFMON)"
+					      : "the kernel refused the BPF program",
+				  strerror(-r));
 	}
 	b->hists_len = (size_t)BPF_MAX_DISKS * TRACE_OPS * sizeof(struct trace_hist);
 	b->hists = mmap(NULL, b->hists_len, PROT_READ, MAP_SHARED, bpf_map__fd(b->skel->maps.hists), 0);
@@ -103,19 +99,20 @@ static int bpf_open(TraceBackend **ret, uint64_t slow_ns, char **why)
 		b->hists = NULL;
 		r = -errno;
 		bpf_close(b);
-		return why_errno(why, r, "cannot map the histogram array");
+		return set_errorf(why, r, "cannot map the histogram array: %s", strerror(-r));
 	}
 	b->last = calloc((size_t)BPF_MAX_DISKS * TRACE_OPS, sizeof *b->last);
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.slow), on_slow, b, NULL);
 	if (!b->last || !b->rb) {
 		bpf_close(b);
-		return why_errno(why, -ENOMEM, "cannot set up the ring buffer");
+		return set_errorf(why, -ENOMEM, "cannot set up the ring buffer: %s", strerror(ENOMEM));
 	}
 	r = trace__attach(b->skel);
 	if (r < 0) {
 		r = -errno;
 		bpf_close(b);
-		return why_errno(why, r, "cannot attach to tp_btf/block_rq_issue, block_rq_complete and block_rq_requeue");
+		return set_errorf(why, r, "cannot attach to tp_btf/block_rq_issue, block_rq_complete and block_rq_requeue: %s",
+				  strerror(-r));
 	}
 	*ret = b;
 	return 0;

@@ -7,6 +7,7 @@
  */
 #include "tracer.h"
 
+#include <assert.h>
 #include <math.h>
 
 #include "log.h"
@@ -254,7 +255,8 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 void tracer_collect(Tracer *t, uint64_t now_mono_usec, uint64_t now_real_usec)
 {
 	CollectRun run;
-	if (!t || !t->ops || build_run(t, now_mono_usec, now_real_usec, &run) < 0)
+	assert(t);
+	if (!t->ops || build_run(t, now_mono_usec, now_real_usec, &run) < 0)
 		return;
 	run.dt = now_mono_usec > t->last_collect_usec ? (double)(now_mono_usec - t->last_collect_usec) / 1e6 : 1e-3;
 	t->last_collect_usec = now_mono_usec;
@@ -273,24 +275,37 @@ void tracer_collect(Tracer *t, uint64_t now_mono_usec, uint64_t now_real_usec)
 
 void tracer_set_slow(Tracer *t, double deliver, double keep)
 {
-	if (!t)
-		return;
+	assert(t);
 	t->keep = fmax(keep, deliver);
 	if (t->ops)
 		t->ops->set_slow(t->b, (uint64_t)(deliver * 1e9));
 }
 
-const char *tracer_backend(const Tracer *t) { return t ? t->name : "none"; }
-const char *tracer_refused(const Tracer *t) { return t && t->refused ? t->refused : ""; }
+const char *tracer_backend(const Tracer *t)
+{
+	assert(t);
+	return t->name;
+}
+
+const char *tracer_refused(const Tracer *t)
+{
+	assert(t);
+	return t->refused ? t->refused : "";
+}
 
 void tracer_counters(const Tracer *t, TraceCounters *ret)
 {
+	assert(t);
 	*ret = (TraceCounters){0};
-	if (t && t->ops)
+	if (t->ops)
 		t->ops->counters(t->b, ret);
 }
 
-uint64_t tracer_slow_total(const Tracer *t) { return t ? t->slow_total : 0; }
+uint64_t tracer_slow_total(const Tracer *t)
+{
+	assert(t);
+	return t->slow_total;
+}
 
 const SlowRecord *tracer_slow_at(const Tracer *t, unsigned i)
 {

@@ -2,7 +2,7 @@
 /*
  * The command table of the control protocol: what each command answers,
  * built from the daemon context, which it only reads (but for reload,
- * probe and forget, which need root).
+ * reread and forget, which need root).
  */
 #include "commands.h"
 
@@ -18,10 +18,6 @@
 #include "monitor.h"
 #include "notifier.h"
 #include "tracer.h"
-
-#ifndef SMRD_VERSION
-#define SMRD_VERSION "0"
-#endif
 
 typedef int (*CommandFn)(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg);
 
@@ -123,7 +119,7 @@ static json_object *lat_json(const LatSummary *l, bool full)
 	return x;
 }
 
-static json_object *summary_json(const Disk *d)
+static json_object *summary_json(Disk *d)
 {
 	json_object *o = json_object_new_object();
 	const DiskView *v = &d->view;
@@ -134,6 +130,7 @@ static json_object *summary_json(const Disk *d)
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
 	json_object_object_add(o, "members", members_json(d));
+	json_object_object_add(o, "pool", json_object_new_string(v->pool));
 	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(s.class)));
 	json_object_object_add(o, "confidence", jdouble(s.confidence));
 	json_object_object_add(o, "smr_confidence", jdouble(s.smr_confidence));
@@ -143,6 +140,9 @@ static json_object *summary_json(const Disk *d)
 	json_object_object_add(o, "media_cache_fill_ratio", jknown(v->cache_fill));
 	json_object_object_add(o, "media_cache_fill_anchored", json_object_new_boolean(v->cache_sure));
 	json_object_object_add(o, "stall_forecast_seconds", jknown(v->forecast));
+	json_object_object_add(o, "stall_imminent", json_object_new_boolean(v->imminent));
+	json_object_object_add(o, "stalls_last_hour", json_object_new_int64((int64_t)v->stalls_hour));
+	json_object_object_add(o, "severity", json_object_new_string(diskview_severity_to_string(v->severity)));
 	json_object_object_add(o, "reads_per_second", jdouble(r->reads));
 	json_object_object_add(o, "writes_per_second", jdouble(r->writes));
 	json_object_object_add(o, "read_bytes_per_second", jdouble(r->read_bytes));
@@ -155,12 +155,12 @@ static json_object *summary_json(const Disk *d)
 	json_object *lat = json_object_new_object();
 	for (int op = 0; op < TRACE_OPS; op++)
 		if (v->op[op].traced)
-			json_object_object_add(lat, trace_op_to_string(op), lat_json(&v->op[op].win[VIEW_LAST], false));
+			json_object_object_add(lat, trace_op_to_string(op), lat_json(diskview_latency(d, op, VIEW_LAST), false));
 	json_object_object_add(o, "latency_last_interval", lat);
 	return o;
 }
 
-static json_object *latency_json(const Context *ctx, const Disk *d)
+static json_object *latency_json(const Context *ctx, Disk *d)
 {
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "backend", json_object_new_string(tracer_backend(ctx->tracer)));
@@ -169,14 +169,14 @@ static json_object *latency_json(const Context *ctx, const Disk *d)
 		if (!ov->traced)
 			continue;
 		json_object *x = json_object_new_object(), *w = json_object_new_object(), *hist = json_object_new_array();
-		/* "last" is the last sampling interval: a second by default. */
+		/* "last" is the last sampling interval: a second by default; the
+		 * ten minutes' buckets come with their percentiles, summed once */
+		Hist h;
 		for (int k = 0; k < _VIEW_WINDOW_MAX; k++)
-			json_object_object_add(w, view_windows[k].name, lat_json(&ov->win[k], true));
+			json_object_object_add(w, view_windows[k].name,
+					       lat_json(k == VIEW_10M ? diskview_latency_hist(d, op, VIEW_10M, &h)
+								      : diskview_latency(d, op, (ViewWindow)k), true));
 		json_object_object_add(x, "windows", w);
-		/* the buckets themselves: not a figure of the view, the tracer's data */
-		Hist h = {0};
-		if (d->lat && d->lat->op[op])
-			lat_window_sum(&d->lat->op[op]->window, 600, &h);
 		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
 			if (!h.bucket[b])
 				continue;
@@ -319,7 +319,7 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	for (int op = 0; op < TRACE_OPS; op++)
 		json_object_object_add(stalls, trace_op_to_string(op), json_object_new_int64((int64_t)v->stalls[op]));
 	json_object_object_add(stalls, "slowest", jdouble(v->stall_max));
-	json_object_object_add(stalls, "threshold", jdouble(disk_stall_threshold(d, &ctx->config.detect)));
+	json_object_object_add(stalls, "threshold", jdouble(v->stall_threshold));
 	json_object_object_add(o, "stalls", stalls);
 	for (int op = 0; op < 2; op++) {
 		Band b[BANDS_MAX];
@@ -443,9 +443,9 @@ static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoE
 }
 
 /* Re-reads a disk's sysfs, VPD pages and udev data, and classifies it again. */
-static int cmd_probe(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+static int cmd_reread(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
-	Disk *d = arg_disk(ctx, args, "probe", err, msg);
+	Disk *d = arg_disk(ctx, args, "reread", err, msg);
 	if (!d)
 		return -EINVAL;
 	char name[sizeof d->name];
@@ -454,7 +454,7 @@ static int cmd_probe(Context *ctx, json_object *args, json_object **ret, ProtoEr
 	d = registry_get(ctx->disks, name);
 	if (!d) {
 		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		set_errorf(msg, 0, "%s went away while it was probed", name);
+		set_errorf(msg, 0, "%s went away while it was re-read", name);
 		return -ENOENT;
 	}
 	*ret = summary_json(d);
@@ -515,7 +515,7 @@ static int cmd_ack(Context *ctx, json_object *args, json_object **ret, ProtoErro
 
 static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
-	const Disk *d = arg_disk(ctx, args, "show", err, msg);
+	Disk *d = arg_disk(ctx, args, "show", err, msg);
 	if (!d)
 		return -ENOENT;
 	json_object *o = summary_json(d);
@@ -525,12 +525,11 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 		return -ENOMEM;
 	}
 	disk_verdict(d, ctx->models.list, v);
-	const DiskSys *f = &d->sys;
+	const DiskFacts *f = &d->sys.facts;
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
 	json_object_object_add(o, "wwn", json_object_new_string(d->sys.wwn));
 	json_object_object_add(o, "firmware", json_object_new_string(d->sys.firmware));
-	json_object_object_add(o, "members", members_json(d));
 	json_object_object_add(o, "transport", json_object_new_string(transport_to_string(f->transport)));
 	json_object_object_add(o, "size_bytes", json_object_new_int64((int64_t)(d->sys.size_sectors * 512)));
 	json_object_object_add(o, "zoned", json_object_new_string(f->zoned[0] ? f->zoned : "none"));
@@ -558,7 +557,10 @@ static const struct {
 	{"show", cmd_show, false},
 	{"events", cmd_events, false},
 	{"reload", cmd_reload, true},
-	{"probe", cmd_probe, true},
+	{"reread", cmd_reread, true},
+	/* reread's name until 0.1: "probe" now means idle-cleaning reads only;
+	 * kept for a release so that scripts keep working (docs/protocol.md) */
+	{"probe", cmd_reread, true},
 	{"forget", cmd_forget, true},
 	{"ack", cmd_ack, true},
 };

@@ -17,10 +17,6 @@
 #include "statuspage.h"
 #include "tracer.h"
 
-#ifndef SMRD_VERSION
-#define SMRD_VERSION "0"
-#endif
-
 /* ---------------------------------------------------------- utilities */
 
 void page_esc(Buf *b, const char *s) { html_escape(b, s); }

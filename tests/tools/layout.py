@@ -101,6 +101,10 @@ for path, text in sources():
         breaches.append("daemon/views/web.c includes commands.h: it gets its API handler from context.c")
     if path.startswith("core/") and path.endswith(".h") and "sysfs.h" in includes:
         breaches.append(f"{path} includes sysfs.h: core headers do not depend on the io library")
+    if re.search(r"_INVALID\s*=\s*-22\b", text):
+        breaches.append(f"{path}: an enum's invalid value is -EINVAL, not -22")
+    if path.startswith("core/") and re.search(r"#include <(yaml|crypt|gnutls/)", text):
+        breaches.append(f"{path}: the core links none of libyaml, libcrypt, gnutls (the web server's, daemon/http)")
     if path.startswith("common/") and os.path.basename(path).startswith("sysfs"):
         breaches.append(f"{path}: the io library lives in io/, not common/")
     if path in VIEWS:

@@ -121,8 +121,56 @@ static void test_detect_keys(void)
 	config_done(&d);
 }
 
+/* Each number's range is a column of the table: its bounds, its word, and
+ * what is not a number at all (nan, inf) refused alike. */
+static void test_number_ranges(void)
+{
+	static const struct {
+		const char *key, *value, *said;
+	} bad[] = {
+		{"interval", "0.05", "interval: '0.05' is not a number of seconds from 0.1 to 3600"},
+		{"interval", "nan", "interval: 'nan' is not a number of seconds from 0.1 to 3600"},
+		{"slow-io", "inf", "slow-io: 'inf' is not a number of seconds from 0.001 to 3600"},
+		{"history-days", "36501", "history-days: '36501' is not a number of days from 1 to 36500"},
+		{"history-max-events", "1000.5", "history-max-events: '1000.5' is not a whole number from 100 to 100000000"},
+		{"notify-interval", "0", "notify-interval: '0' is not a number of seconds from 1 to 604800"},
+	};
+	Config c;
+	config_init(&c);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *err = NULL;
+		CHECK_INT(config_set(&c, bad[i].key, bad[i].value, &err), -EINVAL);
+		CHECK_STR(err ? err : "", bad[i].said);
+		free(err);
+	}
+	CHECK_INT(config_set(&c, "history-max-events", "100000000", NULL), 0);
+	CHECK_NEAR(c.history_max_events, 1e8, 0);
+	CHECK_INT(config_set(&c, "slow-io", "0.001", NULL), 0);
+	CHECK_NEAR(c.slow_io, 0.001, 1e-12);
+	/* seconds as systemd.time(7) writes them, as an admin types them */
+	static const struct {
+		const char *value;
+		double seconds;
+	} spans[] = {{"1s", 1}, {"500ms", 0.5}, {"2min", 120}, {"1h 30min", 5400}, {"1 sec", 1}, {"0.25s", 0.25}};
+	for (size_t i = 0; i < sizeof spans / sizeof *spans; i++) {
+		CHECK_INT(config_set(&c, "notify-interval", "1", NULL), 0);
+		CHECK_INT(config_set(&c, "notify-interval", spans[i].value, NULL), spans[i].seconds >= 1 ? 0 : -EINVAL);
+		if (spans[i].seconds >= 1)
+			CHECK_NEAR(c.notify_interval, spans[i].seconds, 1e-9);
+	}
+	CHECK_INT(config_set(&c, "interval", "500ms", NULL), 0);
+	CHECK_NEAR(c.interval, 0.5, 1e-12);
+	static const char *const not_spans[] = {"1x", "s", "1s2", "-1s", "1 s s", "1e999s", ""};
+	for (size_t i = 0; i < sizeof not_spans / sizeof *not_spans; i++)
+		CHECK_INT(config_set(&c, "interval", not_spans[i], NULL), -EINVAL);
+	/* days stay days: a span is for seconds */
+	CHECK_INT(config_set(&c, "history-days", "90d", NULL), -EINVAL);
+	config_done(&c);
+}
+
 int main(void)
 {
+	test_number_ranges();
 	test_detect_keys();
 	test_parse();
 	test_load_all_or_nothing();

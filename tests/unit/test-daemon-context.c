@@ -44,6 +44,92 @@ static void free_flags(Context *ctx)
 	ctx->cli = (CliSettings){0};
 }
 
+/* key = value lines of what config_print() says of c, quotes removed. */
+static char *printed(const Config *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	config_print(c, f);
+	fclose(f);
+	return text;
+}
+
+/* The value printed for key, or NULL. */
+static const char *value_of(const char *text, const char *key, char out[static 512])
+{
+	size_t n = strlen(key);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, key, n) == 0 && strncmp(l + n, " = ", 3) == 0) {
+			const char *v = l + n + 3, *end = strchr(v, '\n');
+			size_t len = end ? (size_t)(end - v) : strlen(v);
+			if (len && v[0] == '"')
+				v++, len -= 2;
+			snprintf(out, 512, "%.*s", (int)len, v);
+			return out;
+		}
+	return NULL;
+}
+
+/* Every key smrd.conf(5) does not mark "(restart)" takes effect on
+ * reload: a file that sets each one to something not its default, then
+ * what the running configuration prints. A key added to the config table
+ * without a line here fails the test, so the walk stays whole. Keys given
+ * as flags keep the flag's value (flags win over the file). */
+static void test_reload_every_key(Context *ctx, const char *conf, const char *dir, const char *const (*flags)[2],
+				  size_t n_flags)
+{
+	char web[512], text[4096];
+	snprintf(web, sizeof web, "%s/web.yml", dir);
+	CHECK_INT(write_text(web, ""), 0);
+	const char *const every[][2] = {
+		{"web.config.file", web}, {"include", "^(sd|nvme)"}, {"exclude", "^loop"}, {"watch-stacked", "yes"},
+		{"drivedb", "none"}, {"slow-io", "0.25"}, {"history-days", "30"}, {"history-max-events", "5000"},
+		{"probe", "no"}, {"probe-interval", "20"}, {"notify-command", "/bin/true"}, {"notify-min-severity", "crit"},
+		{"notify-interval", "600"}, {"notify-timeout", "10"}, {"notify-mailto", "admin@example.org"},
+		{"notify-webhook-url", "https://example.org/hook"},
+	};
+	size_t at = 0;
+	for (size_t i = 0; i < ELEMENTSOF(every); i++)
+		at += (size_t)snprintf(text + at, sizeof text - at, "%s = \"%s\"\n", every[i][0], every[i][1]);
+	CHECK_INT(write_text(conf, text), 0);
+	_cleanup_free_ char *before = printed(&ctx->config);
+	char *err = NULL;
+	CHECK_INT(context_reload(ctx, &err), 0);
+	CHECK(err == NULL);
+	free(err);
+	CHECK_STR(ctx->restart_needed, "");
+	_cleanup_free_ char *after = printed(&ctx->config);
+	CHECK(before && after);
+	unsigned keys = 0;
+	for (const char *l = after; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char key[64], was[512], now[512];
+		if (l[0] == '#' || sscanf(l, "%63s = ", key) != 1 || (strchr(key, '.') && !streq(key, "web.config.file")))
+			continue;	/* comments, detect.* and disk.* (their own tests) */
+		keys++;
+		bool flag = false;
+		for (size_t i = 0; i < n_flags; i++)
+			flag |= streq(flags[i][0], key);
+		const char *want = NULL;
+		for (size_t i = 0; i < ELEMENTSOF(every); i++)
+			if (streq(every[i][0], key))
+				want = every[i][1];
+		if (flag || config_key_needs_restart(key))
+			want = value_of(before, key, was);	/* the flag's, or the running one */
+		if (!want)
+			fprintf(stderr, "%s: a key the reload test does not set\n", key);
+		else if (!streq(value_of(after, key, now) ? now : "", want))
+			fprintf(stderr, "%s = %s after the reload, where %s was wanted\n", key, now, want);
+		CHECK(want && streq(now, want));
+	}
+	CHECK(keys >= 27);
+	/* what the notifier runs comes from the reload, at once */
+	CHECK_STR(ctx->config.notify_command, "/bin/true");
+	CHECK_NEAR(ctx->config.notify_interval, 600, 0);
+}
+
 int main(int argc, char **argv)
 {
 	log_set_max_level(LOG_EMERG);
@@ -104,7 +190,7 @@ int main(int argc, char **argv)
 	}
 	CHECK_INT(sda->verdict.class, DISK_CLASS_DM_SMR);
 	CHECK_INT(nvme->verdict.class, DISK_CLASS_SSD);
-	CHECK(!sda->view.detecting);		/* no sample yet */
+	CHECK_INT(sda->view.sample, 0);		/* no sample yet */
 	/* but the baseline is taken: the first interval's writes count */
 	CHECK(sda->ds.primed);
 	CHECK_INT(sampler_stats(ctx.sampler)->samples, 1);
@@ -112,11 +198,11 @@ int main(int argc, char **argv)
 	/* the tick: diskstats, the detector, every disk's view */
 	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
 	for (int i = 1; i <= 3; i++)
-		context_tick(&ctx, t0 + (uint64_t)i * 500000);
+		context_tick(&ctx, &(TickTime){t0 + (uint64_t)i * 500000, now_usec(CLOCK_REALTIME)});
 	for (size_t i = 0; i < registry_size(ctx.disks); i++) {
 		const Disk *d = registry_at(ctx.disks, i);
 		CHECK_INT(d->view.sample, 3);
-		CHECK(d->view.detecting);
+		CHECK(d->det_ready);
 		CHECK(d->ds.primed);
 	}
 	/* the captured tree's counters do not move: no traffic, no storm */
@@ -188,8 +274,10 @@ int main(int argc, char **argv)
 	free(msg);
 	json_object_put(res);
 
+	test_reload_every_key(&ctx, conf, dir, flags, ELEMENTSOF(flags));
+
 	/* the disks still sample after all that */
-	context_tick(&ctx, t0 + 4 * 500000);
+	context_tick(&ctx, &(TickTime){t0 + 4 * 500000, now_usec(CLOCK_REALTIME)});
 	CHECK_INT(sda->view.sample, 4);
 
 	context_done(&ctx);

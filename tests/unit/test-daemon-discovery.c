@@ -90,7 +90,7 @@ static void test_members(const char *fixtures, const ModelList *models, const De
 	CHECK_INT(discovery_scan(disc), 0);
 	CHECK_INT(registry_size(disks), 12);
 	Disk *dm = registry_get(disks, "dm-0");
-	CHECK(dm && dm->sys.stacked && registry_get(disks, "md127") && registry_get(disks, "zd0"));
+	CHECK(dm && dm->sys.facts.stacked[0] && registry_get(disks, "md127") && registry_get(disks, "zd0"));
 	discovery_set_rules(disc, named, models);
 	discovery_reclassify(disc);
 	CHECK_INT(registry_size(disks), 10);
@@ -237,6 +237,18 @@ int main(int argc, char **argv)
 	CHECK(sdb && sdb->verdict.class == DISK_CLASS_UNKNOWN);
 	CHECK_INT(discovery_read_errors(disc), errors + 1);
 	CHECK_INT(h.n_removed, 0);
+
+	/* an optical drive (SCSI type 5, sr0) is not a disk: never watched */
+	reset(&h);
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sda/device/type", "5\n"), 0);
+	discovery_reread(disc, "sda");
+	CHECK_INT(h.n_removed, 1);
+	CHECK(registry_get(disks, "sda") == NULL);
+	discovery_scan(disc);
+	CHECK(registry_get(disks, "sda") == NULL);
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sda/device/type", "0\n"), 0);
+	discovery_scan(disc);
+	CHECK(registry_get(disks, "sda") != NULL);
 
 	/* names that are not safe in a path are ignored, not probed */
 	reset(&h);
