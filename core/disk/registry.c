@@ -14,6 +14,7 @@
 struct DiskRegistry {
 	Disk **disks;
 	size_t n, cap;
+	uint64_t generation;	/* bumped by every add and remove */
 };
 
 DiskRegistry *registry_new(void) { return calloc(1, sizeof(DiskRegistry)); }
@@ -30,6 +31,8 @@ DiskRegistry *registry_free(DiskRegistry *r)
 	free(r);
 	return NULL;
 }
+
+uint64_t registry_generation(const DiskRegistry *r) { return r->generation; }
 
 size_t registry_size(const DiskRegistry *r) { return r ? r->n : 0; }
 Disk *registry_at(const DiskRegistry *r, size_t i) { return i < r->n ? r->disks[i] : NULL; }
@@ -52,6 +55,13 @@ static size_t find(const DiskRegistry *r, const char *name, bool *found)
 	}
 	*found = false;
 	return lo;
+}
+
+int32_t registry_index(const DiskRegistry *r, const Disk *d)
+{
+	bool found;
+	size_t i = find(r, d->name, &found);
+	return found && r->disks[i] == d ? (int32_t)i : -1;
 }
 
 Disk *registry_get(const DiskRegistry *r, const char *name)
@@ -87,6 +97,7 @@ int registry_add(DiskRegistry *r, const Disk *d, Disk **ret)
 	memmove(r->disks + i + 1, r->disks + i, (r->n - i) * sizeof *r->disks);
 	r->disks[i] = copy;
 	r->n++;
+	r->generation++;
 	if (ret)
 		*ret = copy;
 	return 0;
@@ -102,6 +113,7 @@ bool registry_remove(DiskRegistry *r, const char *name)
 	free(r->disks[i]);
 	memmove(r->disks + i, r->disks + i + 1, (r->n - i - 1) * sizeof *r->disks);
 	r->n--;
+	r->generation++;
 	return true;
 }
 

@@ -13,10 +13,15 @@ typedef struct DiskRegistry DiskRegistry;
 
 DiskRegistry *registry_new(void);
 DiskRegistry *registry_free(DiskRegistry *r);
+/* Changes whenever a disk is added or removed: an index or a match kept
+ * from before is good while it stays the same. */
+uint64_t registry_generation(const DiskRegistry *r);
 size_t registry_size(const DiskRegistry *r);
 /* The i-th disk in name order. */
 Disk *registry_at(const DiskRegistry *r, size_t i);
 Disk *registry_get(const DiskRegistry *r, const char *name);
+/* Where d is in name order (registry_at), or -1. */
+int32_t registry_index(const DiskRegistry *r, const Disk *d);
 /* Inserts a copy of d, which then owns what d pointed to (members,
  * latency, the detector's ring); -EEXIST, or -E2BIG past
  * REGISTRY_MAX_DISKS, and d keeps it (disk_release). */

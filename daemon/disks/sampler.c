@@ -18,9 +18,22 @@
 #define WARN_EVERY 60		/* samples between repeated warnings */
 #define STAT_MAX_BYTES (4 * 1024 * 1024)	/* /proc/stat: ~150 bytes per CPU, and the interrupts */
 
+/* What line i of the last diskstats named, and the disk it was (its index
+ * in the registry, -1 for none: a partition, a device not watched). The
+ * kernel lists devices in the same order sample after sample, so a line is
+ * matched by one comparison of names instead of a search of the registry;
+ * the matches hold while the registry's generation does. */
+typedef struct LineMatch {
+	char name[DISKSTATS_NAME_MAX];
+	int32_t disk;
+} LineMatch;
+
 struct Sampler {
 	int procfs_fd;
 	DiskRegistry *disks;
+	LineMatch *lines;
+	size_t n_lines;
+	uint64_t lines_generation;
 	SamplerStats st;
 	HostSteal steal;
 	ProcStatSteal read;
@@ -31,6 +44,8 @@ typedef struct SampleRun {
 	Sampler *s;
 	uint64_t now;
 	unsigned duplicates;
+	size_t line;		/* the index of the line being read */
+	bool matches_good;	/* s->lines were made against this registry */
 } SampleRun;
 
 int sampler_new(int procfs_fd, DiskRegistry *disks, Sampler **ret)
@@ -48,6 +63,8 @@ int sampler_new(int procfs_fd, DiskRegistry *disks, Sampler **ret)
 
 Sampler *sampler_free(Sampler *s)
 {
+	if (s)
+		free(s->lines);
 	free(s);
 	return NULL;
 }
@@ -62,7 +79,23 @@ static void on_line(const DiskstatLine *l, void *userdata)
 {
 	SampleRun *run = userdata;
 	Sampler *s = run->s;
-	Disk *d = registry_get(s->disks, l->name);
+	size_t i = run->line++;
+	Disk *d;
+	if (run->matches_good && i < s->n_lines && streq(s->lines[i].name, l->name))
+		d = s->lines[i].disk >= 0 ? registry_at(s->disks, (size_t)s->lines[i].disk) : NULL;
+	else {
+		d = registry_get(s->disks, l->name);
+		if (i >= s->n_lines) {
+			LineMatch *n = realloc(s->lines, (i + 1) * sizeof *n);
+			if (!n)
+				goto matched;	/* searched again next time: slower, not wrong */
+			s->lines = n;
+			s->n_lines = i + 1;
+		}
+		snprintf(s->lines[i].name, sizeof s->lines[i].name, "%s", l->name);
+		s->lines[i].disk = d ? registry_index(s->disks, d) : -1;
+	}
+matched:
 	if (!d || d->sys.major != l->major || d->sys.minor != l->minor)
 		return;
 	if (d->seen) {
@@ -118,7 +151,9 @@ int sampler_sample(Sampler *s, uint64_t now_usec, SamplerMissingFn missing, void
 	for (size_t i = 0; i < registry_size(s->disks); i++)
 		registry_at(s->disks, i)->seen = false;
 
-	SampleRun run = {.s = s, .now = now_usec};
+	SampleRun run = {.s = s, .now = now_usec,
+			 .matches_good = s->lines_generation == registry_generation(s->disks)};
+	s->lines_generation = registry_generation(s->disks);
 	unsigned bad = diskstats_parse(text, on_line, &run) + run.duplicates;
 	if (bad && s->st.bad_lines == 0)
 		log_warning("diskstats has %u malformed or repeated line(s), ignoring them", bad);

@@ -139,6 +139,32 @@ int main(void)
 	/* without a callback, a missing disk is simply not updated */
 	CHECK_INT(sampler_sample(s, 20000000, NULL, NULL), 0);
 
+	/* lines are matched by where they were the last time: a line whose
+	 * name changed is looked up again, and a disk added since is found on
+	 * a line that named no watched disk before */
+	text[0] = 0;
+	line(text, sizeof text, 8, 1, "sda1", 1, 1, 1, 1);
+	line(text, sizeof text, 8, 0, "sda", 1000, 2000, 10, 10);
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	CHECK_INT(sampler_sample(s, 21000000, NULL, NULL), 0);
+	uint64_t w0 = sda->ds.total[DS_WRITES];
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 1000, 2100, 10, 10);	/* where sda1 was */
+	line(text, sizeof text, 8, 48, "sdz", 1, 1, 1, 1);		/* where sda was: not watched */
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	CHECK_INT(sampler_sample(s, 22000000, NULL, NULL), 0);
+	CHECK_INT(sda->ds.total[DS_WRITES], w0 + 100);
+	Disk *sdz = add(disks, "sdz", 8, 48);
+	CHECK(sdz != NULL);
+	for (int i = 0; i < 2; i++) {
+		text[0] = 0;
+		line(text, sizeof text, 8, 0, "sda", 1000, 2100, 10, 10);
+		line(text, sizeof text, 8, 48, "sdz", 1, 1 + (uint64_t)i * 7, 1, 1);
+		CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+		CHECK_INT(sampler_sample(s, 23000000 + (uint64_t)i * 1000000, NULL, NULL), 0);
+	}
+	CHECK(sdz && sdz->ds.primed && sdz->ds.delta[DS_WRITES] == 7);
+
 	sampler_free(s);
 	registry_free(disks);
 	close(procfs);
