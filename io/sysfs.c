@@ -252,31 +252,41 @@ static void probe_stacked(int blk, const char *name, DiskFacts *f)
 		snprintf(f->stacked, sizeof f->stacked, "zvol");
 }
 
-int sysfs_read_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret, char **ret_udev)
+/* The start of both reads: block/<name> opened (a partition refused), the
+ * device number and the size. Returns the directory's fd. */
+static int open_block(int sysfs_fd, const char *name, char path[static 64], SysfsDisk *d)
 {
-	char path[64], link[1024];
 	if (!sysfs_valid_name(name))
 		return -EINVAL;
-	snprintf(path, sizeof path, "block/%s", name);
+	snprintf(path, 64, "block/%s", name);
 	_cleanup_close_ int blk = openat(sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (blk < 0)
 		return -errno;
 	if (faccessat(blk, "partition", F_OK, 0) == 0)
 		return -ENOTBLK;
-
-	SysfsDisk d = {.io_timeout_ms = -1};
-	disk_facts_init(&d.facts, name);
-	int r = probe_devnum(blk, &d.major, &d.minor);
+	*d = (SysfsDisk){.io_timeout_ms = -1};
+	disk_facts_init(&d->facts, name);
+	int r = probe_devnum(blk, &d->major, &d->minor);
 	if (r < 0)
 		return r;
 	/* Unreadable is not zero: a disk whose size we cannot read is still
 	 * watched (class unknown, with the reason), never dropped as empty. */
 	uint64_t size = 0;
-	d.facts.size_status = read_u64_at(blk, "size", &size);
+	d->facts.size_status = read_u64_at(blk, "size", &size);
 	/* no disk has 4 EiB: a size whose bytes do not fit in 63 bits is a lie */
-	if (d.facts.size_status == 0 && size > (uint64_t)INT64_MAX / 512)
-		d.facts.size_status = -ERANGE;
-	d.size_sectors = d.facts.size_status == 0 ? size : 0;
+	if (d->facts.size_status == 0 && size > (uint64_t)INT64_MAX / 512)
+		d->facts.size_status = -ERANGE;
+	d->size_sectors = d->facts.size_status == 0 ? size : 0;
+	return TAKE_FD(blk);
+}
+
+int sysfs_read_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret, char **ret_udev)
+{
+	char path[64], link[1024];
+	SysfsDisk d;
+	_cleanup_close_ int blk = open_block(sysfs_fd, name, path, &d);
+	if (blk < 0)
+		return blk;
 
 	ssize_t n = readlinkat(sysfs_fd, path, link, sizeof link - 1);
 	link[n > 0 ? n : 0] = 0;
@@ -307,20 +317,10 @@ int sysfs_read_disk(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret,
 int sysfs_read_identity(int sysfs_fd, int udev_fd, const char *name, SysfsDisk *ret)
 {
 	char path[64];
-	if (!sysfs_valid_name(name))
-		return -EINVAL;
-	snprintf(path, sizeof path, "block/%s", name);
-	_cleanup_close_ int blk = openat(sysfs_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	SysfsDisk d;
+	_cleanup_close_ int blk = open_block(sysfs_fd, name, path, &d);
 	if (blk < 0)
-		return -errno;
-	SysfsDisk d = {.io_timeout_ms = -1};
-	disk_facts_init(&d.facts, name);
-	int r = probe_devnum(blk, &d.major, &d.minor);
-	if (r < 0)
-		return r;
-	uint64_t size = 0;
-	d.facts.size_status = read_u64_at(blk, "size", &size);
-	d.size_sectors = d.facts.size_status == 0 && size <= (uint64_t)INT64_MAX / 512 ? size : 0;
+		return blk;
 	/* what probe_identity() reads the model, serial and WWN from, no more */
 	_cleanup_close_ int dev = openat(blk, "device", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_free_ uint8_t *p89 = NULL;

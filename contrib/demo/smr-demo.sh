@@ -47,8 +47,9 @@ SOCK=$EMU_WORK/smrd.sock
 SMRD_PID=$!
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
 PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$EMU_WORK/smrd.log" | head -1)
-HOST=${DEMO_LISTEN%:*}
-[ -n "${DEMO_LISTEN:-}" ] && [ -n "$HOST" ] || HOST=127.0.0.1
+HOST=${DEMO_LISTEN:-}
+HOST=${HOST%:*}
+[ -n "$HOST" ] || HOST=127.0.0.1
 echo "   the status page, live: http://$HOST:$PORT/ (open it now; the disk's own page: http://$HOST:$PORT/disk/$NAME)"
 "$SMRCTL" --socket "$SOCK" show "$NAME"
 
