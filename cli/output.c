@@ -194,19 +194,20 @@ void output_disks(FILE *f, json_object *r)
 		fprintf(f, "no disks watched\n");
 		return;
 	}
-	fprintf(f, "%-10s %-24s %-12s %-14s %5s %5s %8s %8s %9s %9s %8s %8s\n", "DEVICE", "MODEL", "CLASS", "POOL",
-		"SMR", "GC", "R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT");
+	fprintf(f, "%-10s %-24s %-12s %-14s %5s %5s %8s %8s %9s %9s %8s %8s  %s\n", "DEVICE", "MODEL", "CLASS", "POOL",
+		"SMR", "GC", "R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT", "STATE");
 	for (size_t i = 0; i < n; i++) {
 		json_object *d = json_object_array_get_idx(a, i);
 		char rb[16], wb[16], rl[16], wl[16];
-		fprintf(f, "%-10s %-24.24s %-12s %-14.14s %5.2f %5.2f %8.1f %8.1f %9s %9s %8s %8s%s\n", jstr(d, "device"),
+		/* the state the status page sorts by: storm, stalls, cleaning, ... or ok */
+		fprintf(f, "%-10s %-24.24s %-12s %-14.14s %5.2f %5.2f %8.1f %8.1f %9s %9s %8s %8s  %s\n", jstr(d, "device"),
 			jstr(d, "model"), jstr(d, "class"), output_pool(d), jnum(d, "smr_confidence"), jnum(d, "gc_score"),
 			jnum(d, "reads_per_second"),
 			jnum(d, "writes_per_second"), output_bytes(jnum(d, "read_bytes_per_second"), rb, sizeof rb),
 			output_bytes(jnum(d, "write_bytes_per_second"), wb, sizeof wb),
 			output_latency(jget(d, "read_latency_seconds"), rl, sizeof rl),
 			output_latency(jget(d, "write_latency_seconds"), wl, sizeof wl),
-			json_object_get_boolean(jget(d, "storm")) ? "  STORM" : "");
+			jstr(d, "severity")[0] ? jstr(d, "severity") : "-");
 	}
 }
 

@@ -166,6 +166,16 @@ void qualify_conclude(QualifyRun *r)
 		json_object_object_add(r->rep, "interrupted", json_object_new_boolean(interrupted));
 		return;
 	}
+	/* Nor on a run stopped by the user: what it measured is kept, and
+	 * said to be no verdict, not a pass (the phases it never ran would
+	 * have been the ones to show the cliff) */
+	if (interrupted) {
+		json_object_object_add(r->rep, "verdict", NULL);
+		json_object_object_add(r->rep, "interrupted", json_object_new_boolean(true));
+		if (r->o.destructive)
+			json_object_object_add(r->rep, "disk_model", report_model(&r->model));
+		return;
+	}
 	QualifyFacts f = {.destructive = r->o.destructive, .interrupted = interrupted, .static_class = r->static_class,
 			  .wrote = r->o.destructive, .cliff = r->cliff, .block_size = r->o.bs, .written = r->wp.bytes,
 			  .seq_ran = r->sp.n > 0, .seq_rate = r->sp.duration > 0 ? (double)r->sp.bytes / r->sp.duration : 0,

@@ -116,6 +116,13 @@ void qualify_text_result(FILE *f, json_object *rep)
 			if (output_num(x, "count") > 0)
 				qualify_text_read(f, bytes, x);
 	}
+	if (!v) {
+		fprintf(f, "no verdict: the run was interrupted before it could tell (what it measured is in the report)\n");
+		json_object *model = output_get(rep, "disk_model");
+		if (model)
+			text_model(f, rep, model);
+		return;
+	}
 	fprintf(f, "verdict: %s\n", output_str(v, "text"));
 	json_object *limits = output_get(v, "limits");
 	for (size_t i = 0; limits && i < json_object_array_length(limits); i++)

@@ -9,7 +9,7 @@
  * the verdict in qualify-verdict.c; everything goes into one report record,
  * printed as JSON with --json, else rendered as text (qualify-text.c).
  * Exit codes: 0 done (whatever the verdict), 1 refused or failed, 2 usage,
- * 130 interrupted before anything was learned.
+ * 130 interrupted (no verdict; what was measured is reported).
  */
 #include "qualify.h"
 
@@ -365,7 +365,7 @@ static int run(Run *r)
 		return k;
 	finish_discard(r, fd);
 	qualify_conclude(q);
-	int rc = qualify_run_error(q) ? 1 : q->learned ? 0 : interrupted ? 130 : 1;
+	int rc = qualify_run_error(q) ? 1 : interrupted ? 130 : q->learned ? 0 : 1;
 	if (!q->o.json)
 		qualify_emit(q);
 	/* the files' line after the text, and the JSON after the files are written */

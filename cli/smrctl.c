@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "events.h"
 #include "output.h"
 #include "qualify.h"
 #include "since.h"
@@ -519,6 +520,12 @@ int main(int argc, char **argv)
 	}
 	if (check_options(cmd, &o) < 0)
 		return EXIT_USAGE;
+	/* a kind that does not exist is a usage error, told before asking */
+	if (streq(cmd->name, "ack") && npos > 2 && !streq(pos[2], "all") && detect_event_kind_from_string(pos[2]) < 0) {
+		fprintf(stderr, "smrctl: ack: '%s' is not an event kind: storm-start, storm-end, stall, timeout-risk, "
+			"bands, behaviour, stall-imminent or all\n", pos[2]);
+		return EXIT_USAGE;
+	}
 	if (streq(cmd->name, "probe"))	/* on stderr: a script reading stdout is not broken by it */
 		fprintf(stderr, "smrctl: 'probe' is now 'reread'; the old name goes in the next release\n");
 	double since = 0;

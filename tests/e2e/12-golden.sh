@@ -76,6 +76,8 @@ GOLDEN_KINDS=txt golden usage-no-device show
 GOLDEN_KINDS=txt golden qualify-no-disk qualify sdz --destructive --time-limit 5 --rest 0
 GOLDEN_KINDS=txt golden qualify-bad-option --count 2 qualify sdz
 GOLDEN_KINDS=txt golden qualify-bad-value qualify sdz --hold x
+# a kind that is not one is a usage error (2), said before the daemon is asked
+GOLDEN_KINDS=txt golden ack-bad-kind ack sda bogus
 
 step "a user who may not use the socket"
 chmod 755 "$T"	# the directory is open; the socket itself (0660, root's group) is not

@@ -325,8 +325,11 @@ detach_loop "$L"
 ios=$(jget "$T/int.json" 'd["phases"]["write"]["ios"]')
 n=$(changed "$I")
 say "  stopped $(( $(now_ms) - t0 )) ms after SIGINT, exit $rc; $ios writes, $n blocks changed, discards $d0 -> $d1"
-check "Ctrl-C: exit 0 with what was learned" [ "$rc" -eq 0 ]
-check "Ctrl-C: the report says interrupted" [ "$(jget "$T/int.json" 'd["interrupted"]')" = True ]
+# an interrupted run is no verdict, whatever it measured: a pass it is not
+check "Ctrl-C: exit 130, as for an interrupted command" [ "$rc" -eq 130 ]
+said=$(jget "$T/int.json" 'd["interrupted"], d["verdict"]')
+check "Ctrl-C: the report says interrupted, and no verdict ($said)" \
+	bash -c "[ '$said' = 'True None' ] && grep -q '^no verdict: the run was interrupted' '$T/int.out' && ! grep -q '^verdict:' '$T/int.out'"
 check "Ctrl-C: writes before it are in the report" [ "${ios:-0}" -gt 100 ]
 check "Ctrl-C: no discard at all ($d0 -> $d1), as the report says" \
 	bash -c "[ '$d0' = '$d1' ] && grep -q 'skipped: the run was interrupted' '$T/int.out'"
