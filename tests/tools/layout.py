@@ -45,31 +45,14 @@ def sources(ext=(".c", ".h")):
                     yield path, open(os.path.join(root, name), encoding="utf-8").read()
 
 
-def functions(text):
-    """(name, lines) of every function whose body opens with '{' alone at
-    column 0 and closes with '}' at column 0: the house style."""
-    lines = text.split("\n")
-    start = None
-    for i, line in enumerate(lines):
-        if line == "{" and i > 0:
-            start = i
-            j = i - 1
-            while j > 0 and "(" not in lines[j]:
-                j -= 1
-            m = re.search(r"(\w+)\s*\(", lines[j])
-            name = m.group(1) if m else lines[j].strip()
-        elif line.startswith("}") and start is not None:
-            yield name, i - start + 1
-            start = None
-
-
 def strip_comments(text):
     """The code without its comments, on the same lines."""
     return re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
 
 
 def functions_with_bodies(text):
-    """(name, body) of every function in the house style."""
+    """(name, body) of every function whose body opens with '{' alone at
+    column 0 and closes with '}' at column 0: the house style."""
     lines = text.split("\n")
     start = name = None
     for i, line in enumerate(lines):
@@ -79,10 +62,9 @@ def functions_with_bodies(text):
             while j > 0 and "(" not in lines[j]:
                 j -= 1
             m = re.search(r"(\w+)\s*\(", lines[j])
-            name = m.group(1) if m else None
+            name = m.group(1) if m else lines[j].strip()
         elif line.startswith("}") and start is not None:
-            if name:
-                yield name, "\n".join(lines[start:i + 1])
+            yield name, "\n".join(lines[start:i + 1])
             start = None
 
 
@@ -92,7 +74,8 @@ for path, text in sources():
     n = text.count("\n")
     if n > MAX_FILE:
         breaches.append(f"{path}: {n} lines (at most {MAX_FILE})")
-    for name, length in functions(text):
+    for name, body in functions_with_bodies(text):
+        length = body.count("\n") + 1
         total_funcs += 1
         if length > MAX_FUNC:
             breaches.append(f"{path}: {name}() is {length} lines (at most {MAX_FUNC})")
