@@ -176,6 +176,8 @@ uint64_t detect_stalls_hour(const DiskDetect *d, double now)
 {
 	const DetectStalls *s = &d->stalls;
 	int32_t minute = (int32_t)floor(now / 60);
+	if (s->hour_newest <= minute - 60)
+		return 0;	/* no stall in the last hour: most disks, most of the time */
 	uint64_t n = 0;
 	for (int32_t age = 0; age < 60; age++) {
 		/* slot i holds the minute hour_newest - age */

@@ -7,6 +7,7 @@
 #include "diskstats.h"
 
 #include <ctype.h>
+#include <string.h>
 
 static const char *const field_names[_DS_FIELD_MAX] = {
 	[DS_READS] = "reads", [DS_READS_MERGED] = "reads_merged",
@@ -30,12 +31,15 @@ static int next_u64(const char **p, uint64_t *ret)
 	const char *s = *p;
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (!isdigit((unsigned char)*s))
+	if (*s < '0' || *s > '9')
 		return *s == 0 || *s == '\n' ? -ENODATA : -EINVAL;
+	/* 19 digits cannot overflow: only a longer number is checked, digit
+	 * by digit (a counter line is 17 numbers, every second, per device) */
 	uint64_t v = 0;
-	for (; isdigit((unsigned char)*s); s++) {
+	unsigned n = 0;
+	for (; *s >= '0' && *s <= '9'; s++, n++) {
 		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
+		if (n >= 19 && v > (UINT64_MAX - d) / 10)
 			return -ERANGE;
 		v = v * 10 + d;
 	}
@@ -46,25 +50,34 @@ static int next_u64(const char **p, uint64_t *ret)
 	return 0;
 }
 
-int diskstats_parse_line(const char *line, DiskstatLine *ret)
+/* The three id columns; *p is left after the name. */
+static int parse_head(const char **p, DiskstatLine *l)
 {
-	DiskstatLine l = {0};
-	const char *p = line;
 	uint64_t maj, min;
-
-	if (next_u64(&p, &maj) < 0 || next_u64(&p, &min) < 0 || maj > UINT32_MAX || min > UINT32_MAX)
+	if (next_u64(p, &maj) < 0 || next_u64(p, &min) < 0 || maj > UINT32_MAX || min > UINT32_MAX)
 		return -EINVAL;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	size_t n = strcspn(p, " \t\n");
-	if (n == 0 || n >= sizeof l.name)
+	const char *s = *p;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strcspn(s, " \t\n");
+	if (n == 0 || n >= sizeof l->name)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
-		if (!isgraph((unsigned char)p[i]))
+		if (!isgraph((unsigned char)s[i]))
 			return -EINVAL;
-	memcpy(l.name, p, n);
-	p += n;
+	memcpy(l->name, s, n);
+	l->name[n] = 0;
+	l->major = (unsigned)maj;
+	l->minor = (unsigned)min;
+	*p = s + n;
+	return 0;
+}
 
+/* Only the layouts the kernel has printed; anything else is not trusted. */
+static bool layout_known(unsigned n_fields) { return n_fields == 11 || (n_fields >= 15 && n_fields != 16); }
+
+static int parse_fields(const char *p, DiskstatLine *l)
+{
 	for (;;) {
 		uint64_t v;
 		int r = next_u64(&p, &v);
@@ -72,36 +85,71 @@ int diskstats_parse_line(const char *line, DiskstatLine *ret)
 			break;
 		if (r < 0)
 			return -EINVAL;
-		if (l.n_fields < _DS_FIELD_MAX)
-			l.v[l.n_fields] = v;
-		l.n_fields++;
+		if (l->n_fields < _DS_FIELD_MAX)
+			l->v[l->n_fields] = v;
+		l->n_fields++;
 	}
-	/* Only the layouts the kernel has printed; anything else is not trusted. */
-	if (l.n_fields < 11 || (l.n_fields > 11 && l.n_fields < 15) || l.n_fields == 16)
+	if (!layout_known(l->n_fields))
 		return -EINVAL;
-	if (l.n_fields > _DS_FIELD_MAX)
-		l.n_fields = _DS_FIELD_MAX;
-	l.major = (unsigned)maj;
-	l.minor = (unsigned)min;
+	if (l->n_fields > _DS_FIELD_MAX)
+		l->n_fields = _DS_FIELD_MAX;
+	return 0;
+}
+
+/* The same verdict as parse_fields, without converting a number: for the
+ * lines nobody reads (partitions, devices not watched), which still count
+ * as bad when they are. */
+static int check_fields(const char *p)
+{
+	static const char top[] = "18446744073709551615";	/* UINT64_MAX */
+	unsigned n_fields = 0;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == 0 || *p == '\n')
+			break;
+		const char *s = p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		size_t len = (size_t)(p - s);
+		if (len == 0 || (*p && *p != ' ' && *p != '\t' && *p != '\n'))
+			return -EINVAL;
+		while (len > 1 && *s == '0')	/* leading zeros are still the same number */
+			s++, len--;
+		if (len > sizeof top - 1 || (len == sizeof top - 1 && memcmp(s, top, len) > 0))
+			return -EINVAL;
+		n_fields++;
+	}
+	return layout_known(n_fields) ? 0 : -EINVAL;
+}
+
+int diskstats_parse_line(const char *line, DiskstatLine *ret)
+{
+	DiskstatLine l = {0};
+	const char *p = line;
+	if (parse_head(&p, &l) < 0 || parse_fields(p, &l) < 0)
+		return -EINVAL;
 	*ret = l;
 	return 0;
 }
 
-unsigned diskstats_parse(const char *text, void (*cb)(const DiskstatLine *l, void *userdata),
+unsigned diskstats_parse(const char *text, DiskstatWantFn want, void (*cb)(const DiskstatLine *l, void *userdata),
 			 void *userdata)
 {
 	unsigned bad = 0;
-	char line[1024];
-
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
-		if (n >= sizeof line) {
+		if (n >= DISKSTATS_LINE_MAX) {
 			bad++;
 		} else if (n > 0) {
-			DiskstatLine l;
-			memcpy(line, p, n);
-			line[n] = 0;
-			if (diskstats_parse_line(line, &l) < 0)
+			/* parsed where it lies: every step stops at the line's end */
+			DiskstatLine l = {0};
+			const char *q = p;
+			if (parse_head(&q, &l) < 0)
+				bad++;
+			else if (want && !want(&l, userdata))
+				bad += check_fields(q) < 0;
+			else if (parse_fields(q, &l) < 0)
 				bad++;
 			else
 				cb(&l, userdata);
@@ -181,6 +229,15 @@ void diskstats_accumulate(DiskstatAccum *a, const DiskstatLine *l)
 		a->suspect_mask = 0;
 		a->n_fields = l->n_fields;
 		a->primed = true;
+		return;
+	}
+	/* An idle device, most of a big host's at any time: nothing moved
+	 * (in-flight, a gauge, is not counted up to) */
+	size_t n = l->n_fields;
+	if (n > DS_IN_FLIGHT && !a->suspect_mask && !memcmp(l->v, a->last, DS_IN_FLIGHT * sizeof *l->v) &&
+	    !memcmp(l->v + DS_IN_FLIGHT + 1, a->last + DS_IN_FLIGHT + 1, (n - DS_IN_FLIGHT - 1) * sizeof *l->v)) {
+		memset(a->delta, 0, n * sizeof *a->delta);
+		a->total[DS_IN_FLIGHT] = l->v[DS_IN_FLIGHT];
 		return;
 	}
 	for (int f = 0; f < (int)l->n_fields; f++) {

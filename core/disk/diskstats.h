@@ -44,8 +44,17 @@ typedef struct DiskstatLine {
 /* Parses one line; -EINVAL for a malformed one (short, non-numeric, overlong name). */
 int diskstats_parse_line(const char *line, DiskstatLine *ret);
 
-/* Calls cb for every well-formed line of a whole file; returns the number of bad lines. */
-unsigned diskstats_parse(const char *text, void (*cb)(const DiskstatLine *l, void *userdata),
+/* Lines longer than this are bad (the kernel's are under 300 bytes). */
+#define DISKSTATS_LINE_MAX 1024
+
+/* Whether a line's counters are wanted, from its id columns (l's major,
+ * minor and name; no counters yet). */
+typedef bool (*DiskstatWantFn)(const DiskstatLine *l, void *userdata);
+
+/* Calls cb for every well-formed line of a whole file that want (NULL: all)
+ * asks for; the others are only checked. Returns the number of bad lines,
+ * wanted or not. */
+unsigned diskstats_parse(const char *text, DiskstatWantFn want, void (*cb)(const DiskstatLine *l, void *userdata),
 			 void *userdata);
 
 /* Monotonic view of one device's counters across samples. The kernel

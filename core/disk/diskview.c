@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "disk.h"
@@ -126,9 +127,11 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	}
 }
 
-static void fill_pool(const Disk *d, char *buf, size_t n)
+void diskview_pool(Disk *d)
 {
-	size_t o = 0;
+	/* most disks are in no pool: nothing kept for them */
+	char buf[DISKVIEW_POOL_MAX];
+	size_t o = 0, n = sizeof buf;
 	buf[0] = 0;
 	for (unsigned i = 0; i < d->n_members && o + 1 < n; i++) {
 		int k = snprintf(buf + o, n - o, "%s%s:%s", i ? " " : "", member_type_to_string(d->members[i].type),
@@ -137,7 +140,11 @@ static void fill_pool(const Disk *d, char *buf, size_t n)
 			break;
 		o += (size_t)k;
 	}
+	free(d->view.pool);
+	d->view.pool = buf[0] ? strdup(buf) : NULL;	/* out of memory: shown as none */
 }
+
+const char *diskview_pool_str(const DiskView *v) { return v->pool ? v->pool : ""; }
 
 static DiskSeverity severity_of(const DiskView *v)
 {
@@ -156,15 +163,17 @@ void diskview_init(DiskView *v)
 void diskview_update(Disk *d, const DetectParams *p, const DiskViewClock *c)
 {
 	DiskView *v = &d->view;
-	/* the latency summaries are kept: stamped with their sample, they are
-	 * summed again on the next read */
-	OpView ops[TRACE_OPS];
-	memcpy(ops, v->op, sizeof ops);
-	diskview_init(v);
-	memcpy(v->op, ops, sizeof ops);
-	v->sample = c->sample;
 	if (d->det_ready)
-		fill_detection(v, &d->det, p, c);
+		fill_detection(v, &d->det, p, c);	/* every detection figure, every sample */
+	else {
+		/* no detector yet: its figures are unknown; the latency
+		 * summaries (stamped with their sample) and the pool stay */
+		DiskView keep = *v;
+		diskview_init(v);
+		memcpy(v->op, keep.op, sizeof v->op);
+		v->pool = keep.pool;
+	}
+	v->sample = c->sample;
 	disk_rates(d, &v->rates);
 	for (int op = 0; op < TRACE_OPS; op++)
 		fill_op(&v->op[op], d->lat ? d->lat->op[op] : NULL);
@@ -176,6 +185,5 @@ void diskview_derive(Disk *d, const DetectParams *p)
 	DiskView *v = &d->view;
 	v->stall_threshold = disk_stall_threshold(d, p);
 	v->suspect = diskview_smr_confidence(v, d->verdict.smr_confidence) >= SMR_CONF_TRIM_HINT;
-	fill_pool(d, v->pool, sizeof v->pool);
 	v->severity = severity_of(v);
 }

@@ -107,7 +107,7 @@ typedef struct DiskView {
 	 * the TRIM hint's, as of the sample (registry_count counts them) */
 	bool suspect;
 	DiskSeverity severity;
-	char pool[DISKVIEW_POOL_MAX];
+	char *pool;			/* NULL for none: read it through diskview_pool_str() */
 	DiskRates rates;
 	OpView op[TRACE_OPS];
 } DiskView;
@@ -121,9 +121,14 @@ unsigned diskview_bands(const DiskView *v, int op, Band ret[BANDS_MAX]);
 /* Behaviour adds to what the static evidence says, never subtracts. */
 double diskview_smr_confidence(const DiskView *v, double static_confidence);
 /* The figures that follow from the others and from the disk: its stall
- * threshold, whether it is a suspect, its pool string, its severity (the
- * end of diskview_update; a test that sets a view by hand calls it). */
+ * threshold, whether it is a suspect, its severity (the end of
+ * diskview_update; a test that sets a view by hand calls it). */
 void diskview_derive(struct Disk *d, const DetectParams *p);
+/* The pool string, from the disk's memberships: whenever they change
+ * (disk_set_members), not every sample. */
+void diskview_pool(struct Disk *d);
+/* The pool string, "" for none. */
+const char *diskview_pool_str(const DiskView *v);
 /* "ok", "suspect", "idle-cleaning", "stalls", "storm", "stall-imminent". */
 const char *diskview_severity_to_string(DiskSeverity s);
 /* One op's latency over one window, as of the view's sample: summed from

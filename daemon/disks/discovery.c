@@ -35,6 +35,12 @@ struct Discovery {
 	 * ones in turn from `rr`; 0 means every one. */
 	unsigned budget, rr, known_seen;
 	size_t known;
+	/* A captured tree's block/ as it was last listed, and when: a partial
+	 * scan lists it again only when it changed (or changed so recently
+	 * that a change in the same timestamp tick could hide behind it). */
+	struct stat listed;
+	struct timespec listed_at;
+	bool listed_valid;
 };
 
 static void udev_enumerate_unrefp(struct udev_enumerate **e)
@@ -49,10 +55,14 @@ static void udev_device_unrefp(struct udev_device **d)
 		udev_device_unref(*d);
 }
 
-static void classify_into(Discovery *disc, Disk *d)
+/* rematch: the disk is new, its model strings changed, or the model list
+ * did; else what the list said of it still holds, and it costs nothing. */
+static void classify_into(Discovery *disc, Disk *d, bool rematch)
 {
 	Verdict v;
-	classify_disk(&d->sys.facts, disc->models, &v);
+	if (rematch)
+		classify_match(&d->sys.facts, disc->models, &d->model);
+	classify_verdict(&d->sys.facts, &d->model, &v);
 	verdict_summarize(&v, &d->verdict);
 }
 
@@ -222,9 +232,10 @@ void discovery_reread(Discovery *disc, const char *name)
 	apply_disk_rules(disc, name, &sys, udev, &tuning);
 	if (d) {
 		DiskClass old = d->verdict.class;
+		bool rematch = !classify_same_subjects(&d->sys.facts, &sys.facts);
 		d->sys = sys;
 		d->tuning = tuning;
-		classify_into(disc, d);
+		classify_into(disc, d, rematch);
 		if (old != d->verdict.class)
 			log_verdict(d, "reclassified");
 		read_members(disc, d, true, udev);
@@ -232,7 +243,7 @@ void discovery_reread(Discovery *disc, const char *name)
 	}
 	Disk n = {.sys = sys, .added_usec = now_usec(CLOCK_REALTIME), .tuning = tuning};
 	snprintf(n.name, sizeof n.name, "%s", name);
-	classify_into(disc, &n);
+	classify_into(disc, &n, true);
 	r = registry_add(disc->disks, &n, &d);
 	if (r < 0) {
 		disk_release(&n);
@@ -323,11 +334,44 @@ static int scan_udev(Discovery *disc, struct udev *udev)
 	return 0;
 }
 
-static int scan_dir(Discovery *disc)
+/* Whether block/ (fstat'ed as st) is as it was when last listed, and old
+ * enough that a change in the same timestamp tick would have moved it
+ * since (file systems stamp with a coarse clock: git's "racy clean"). */
+static bool listing_unchanged(const Discovery *disc, const struct stat *st)
 {
-	int fd = openat(disc->src.sysfs_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (!disc->listed_valid || st->st_ino != disc->listed.st_ino || st->st_dev != disc->listed.st_dev ||
+	    st->st_nlink != disc->listed.st_nlink || st->st_size != disc->listed.st_size)
+		return false;
+	if (st->st_mtim.tv_sec != disc->listed.st_mtim.tv_sec || st->st_mtim.tv_nsec != disc->listed.st_mtim.tv_nsec ||
+	    st->st_ctim.tv_sec != disc->listed.st_ctim.tv_sec || st->st_ctim.tv_nsec != disc->listed.st_ctim.tv_nsec)
+		return false;
+	return st->st_mtim.tv_sec + 1 < disc->listed_at.tv_sec;
+}
+
+/* The disks in this scan's turn, re-read without listing block/: the
+ * names first, since a re-read may drop a disk from the registry. */
+static int reread_turn(Discovery *disc)
+{
+	size_t n = disc->known;
+	unsigned count = disc->budget < n ? disc->budget : (unsigned)n;
+	_cleanup_free_ char (*names)[sizeof(((Disk *)0)->name)] = calloc(count ? count : 1, sizeof *names);
+	if (!names)
+		return -ENOMEM;
+	for (unsigned k = 0; k < count; k++)
+		snprintf(names[k], sizeof names[k], "%s", registry_at(disc->disks, (disc->rr + k) % n)->name);
+	for (unsigned k = 0; k < count; k++) {
+		Disk *d = registry_get(disc->disks, names[k]);
+		if (d)
+			read_members(disc, d, false, NULL);
+		discovery_check(disc, names[k]);
+	}
+	return 0;
+}
+
+static int scan_dir(Discovery *disc, int fd, const struct stat *st)
+{
+	disc->listed = *st;
+	disc->listed_valid = clock_gettime(CLOCK_REALTIME, &disc->listed_at) == 0;
 	DIR *dir = fdopendir(fd);
 	if (!dir) {
 		close(fd);
@@ -345,21 +389,40 @@ static int scan(Discovery *disc, unsigned budget)
 	disc->budget = budget;
 	disc->known = registry_size(disc->disks);
 	disc->known_seen = 0;
+	int r, fd = -1;
+	struct stat st;
+	if (!disc->udev) {
+		fd = openat(disc->src.sysfs_fd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		r = fd < 0 || fstat(fd, &st) < 0 ? -errno : 0;
+		if (r == 0 && budget && budget < disc->known && listing_unchanged(disc, &st)) {
+			close(fd);
+			r = reread_turn(disc);	/* nothing came or went */
+			goto done;
+		}
+		if (r < 0 && fd >= 0)
+			close(fd);
+		if (r < 0)
+			goto failed;
+	}
 	mark_all(disc, false);
-	int r = disc->udev ? scan_udev(disc, disc->udev) : scan_dir(disc);
+	r = disc->udev ? scan_udev(disc, disc->udev) : scan_dir(disc, fd, &st);
 	if (r < 0) {
 		/* Keep what we have: a failed scan must not empty the registry. */
 		mark_all(disc, true);
-		return log_warning_errno(r, "Failed to enumerate block devices, keeping the current list: %m");
+		goto failed;
 	}
 	sweep(disc);
 	/* without udev's events (a captured tree, no udevd) this is how a
 	 * disk joining a pool is seen */
 	if (!budget || budget >= disc->known)
 		discovery_refresh_members(disc);
+done:
 	disc->rr += budget;
 	disc->budget = 0;
-	return 0;
+	return r;
+failed:
+	disc->budget = 0;
+	return log_warning_errno(r, "Failed to enumerate block devices, keeping the current list: %m");
 }
 
 int discovery_scan(Discovery *disc) { return scan(disc, 0); }
@@ -385,7 +448,7 @@ void discovery_reclassify(Discovery *disc)
 			if (sysfs_udev_record(disc->src.udev_fd, d->sys.major, d->sys.minor, &udev) < 0)
 				udev = NULL;
 			apply_disk_rules(disc, d->name, &d->sys, udev, &d->tuning);
-			classify_into(disc, d);
+			classify_into(disc, d, true);
 		}
 	}
 	discovery_scan(disc);

@@ -35,9 +35,12 @@ void discovery_set_rules(Discovery *d, const DeviceFilter *filter, const ModelLi
 /* Enumerates every block device, adds new disks and drops vanished ones. */
 int discovery_scan(Discovery *d);
 /* The same, but only `budget` of the disks already known are re-read (in
- * turn, scan after scan); new and vanished ones are always found. For a
- * captured tree, rescanned every sample since nothing reports its changes:
- * the cost of a sample stays bounded however many disks it has. */
+ * turn, scan after scan). For a captured tree, rescanned every sample since
+ * nothing reports its changes: block/ is listed only when it changed since
+ * the last listing (so a disk added or removed is found at once), and with
+ * fewer disks than the budget, always; the cost of a sample stays bounded
+ * however many disks it has. A device already listed that becomes a disk
+ * (a medium inserted) waits for the next discovery_scan(). */
 int discovery_scan_some(Discovery *d, unsigned budget);
 /* Re-reads one device: adds, updates or removes it. */
 void discovery_reread(Discovery *d, const char *name);

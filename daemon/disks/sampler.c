@@ -45,6 +45,7 @@ typedef struct SampleRun {
 	uint64_t now;
 	unsigned duplicates;
 	size_t line;		/* the index of the line being read */
+	Disk *disk;		/* the disk it is, if want_line() wanted it */
 	bool matches_good;	/* s->lines were made against this registry */
 } SampleRun;
 
@@ -75,7 +76,9 @@ const SamplerStats *sampler_stats(const Sampler *s)
 	return &s->st;
 }
 
-static void on_line(const DiskstatLine *l, void *userdata)
+/* The disk line l names, if it is one we watch: matched where it was last
+ * time, else searched (and remembered for the next sample). */
+static bool want_line(const DiskstatLine *l, void *userdata)
 {
 	SampleRun *run = userdata;
 	Sampler *s = run->s;
@@ -96,8 +99,15 @@ static void on_line(const DiskstatLine *l, void *userdata)
 		s->lines[i].disk = d ? registry_index(s->disks, d) : -1;
 	}
 matched:
-	if (!d || d->sys.major != l->major || d->sys.minor != l->minor)
-		return;
+	run->disk = d && d->sys.major == l->major && d->sys.minor == l->minor ? d : NULL;
+	return run->disk != NULL;
+}
+
+static void on_line(const DiskstatLine *l, void *userdata)
+{
+	SampleRun *run = userdata;
+	Sampler *s = run->s;
+	Disk *d = run->disk;
 	if (d->seen) {
 		run->duplicates++;	/* a second line for one device: the first counts */
 		return;
@@ -154,7 +164,7 @@ int sampler_sample(Sampler *s, uint64_t now_usec, SamplerMissingFn missing, void
 	SampleRun run = {.s = s, .now = now_usec,
 			 .matches_good = s->lines_generation == registry_generation(s->disks)};
 	s->lines_generation = registry_generation(s->disks);
-	unsigned bad = diskstats_parse(text, on_line, &run) + run.duplicates;
+	unsigned bad = diskstats_parse(text, want_line, on_line, &run) + run.duplicates;
 	if (bad && s->st.bad_lines == 0)
 		log_warning("diskstats has %u malformed or repeated line(s), ignoring them", bad);
 	s->st.bad_lines += bad;

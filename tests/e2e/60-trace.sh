@@ -46,19 +46,20 @@ for B in ${TRACE_BACKENDS:-bpf bpf-unstamped perf}; do
 	got=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace_backend"])')
 	check "status says the $BE backend is active (got $got)" [ "$got" = "$BE" ]
 	intervals_pass 1
-	read -r r0 w0 <<<"$(ds "$NAME")"
 	# smrd's own reads of the disk's signatures (no udevd here) are traced
-	# I/Os too: count from here, as diskstats does
+	# I/Os too: count from here. The diskstats counts compared are smrd's,
+	# from the same scrapes: one sample's diskstats and traced counts are
+	# taken together, where /proc/diskstats read beside a scrape can count
+	# an I/O that the scrape's sample (up to an interval old) did not
 	scrape >"$T/m0-$B"
 	timeout -k 5 $((SECS + 60)) fio --clocksource=clock_gettime --name=t --filename="$DEV" --direct=1 --ioengine=libaio --rw=randrw \
 		--rwmixread=50 --bs=4k --iodepth=1 --rate_iops=$RATE --time_based --runtime="$SECS" --lat_percentiles=1 --output-format=json \
 		--output="$T/fio-$B.json" >/dev/null 2>&1 || fail "fio ($B) exited $?"
-	read -r r1 w1 <<<"$(ds "$NAME")"
 	intervals_pass 2	# the last I/Os reach the histograms
 	scrape >"$T/m-$B"
-	python3 - "$T/fio-$B.json" "$T/m-$B" "$NAME" $((r1 - r0)) $((w1 - w0)) "$SRCDIR/tests/e2e/metrics.py" "$T/m0-$B" <<'PY' || FAILS=$((FAILS + 1))
+	python3 - "$T/fio-$B.json" "$T/m-$B" "$NAME" "$SRCDIR/tests/e2e/metrics.py" "$T/m0-$B" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys, importlib.util
-fio, mpath, dev, dr, dw, mp, m0path = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7]
+fio, mpath, dev, mp, m0path = sys.argv[1:6]
 spec = importlib.util.spec_from_file_location("metrics", mp); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 samples = m.parse(mpath)
 before = {(n, tuple(sorted(l.items()))): v for n, l, v in m.parse(m0path)}
@@ -66,6 +67,8 @@ def delta(name, **labels):
     """name's increase since the baseline scrape"""
     now = m.value(samples, name, **labels) or 0
     return now - before.get((name, tuple(sorted(labels.items()))), 0)
+dr = int(delta("smrd_disk_reads_completed_total", device=dev))
+dw = int(delta("smrd_disk_writes_completed_total", device=dev))
 job = json.load(open(fio))["jobs"][0]
 bad = 0
 for op, ds_n in (("read", dr), ("write", dw)):

@@ -24,6 +24,13 @@ static void on_line(const DiskstatLine *l, void *userdata)
 		}
 }
 
+static bool want_none(const DiskstatLine *l, void *userdata)
+{
+	(void)l;
+	(void)userdata;
+	return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_text(data, size);
@@ -32,8 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		next = strchr(s, '\f');
 		if (next)
 			*next++ = 0;
-		unsigned bad = diskstats_parse(s, on_line, &r);
+		unsigned bad = diskstats_parse(s, NULL, on_line, &r);
 		FUZZ_ASSERT(bad <= size + 1);
+		/* a line only checked is bad exactly when a parsed one is */
+		FUZZ_ASSERT(diskstats_parse(s, want_none, on_line, &r) == bad);
 	}
 	free(text);
 	return 0;

@@ -178,6 +178,12 @@ int main(int argc, char **argv)
 	reset(&h);
 	CHECK_INT(discovery_scan(disc), 0);
 	CHECK_INT(h.n_added + h.n_removed + h.n_changed, 0);
+	/* a re-read (a udev change event, smrctl reread) with the same model
+	 * strings keeps what the list said: audit 4, finding 3 */
+	uint64_t matched = modellist_matches(models);
+	discovery_reread(disc, "sda");
+	CHECK(registry_get(disks, "sda") != NULL);
+	CHECK_INT(modellist_matches(models), matched);
 
 	/* a reload that excludes sdb: removed while still registered, then gone */
 	reset(&h);
@@ -190,7 +196,9 @@ int main(int argc, char **argv)
 	CHECK_INT(h.n_added, 0);
 	discovery_set_rules(disc, all, models);
 	reset(&h);
+	matched = modellist_matches(models);
 	discovery_reclassify(disc);
+	CHECK(modellist_matches(models) > matched);	/* a reload matches again */
 	CHECK_INT(h.n_added, 1);
 	CHECK(heard(h.added, h.n_added, "sdb"));
 
@@ -256,6 +264,45 @@ int main(int argc, char **argv)
 	discovery_reread(disc, "");
 	discovery_check(disc, "nosuchdisk");
 	CHECK_INT(h.n_added + h.n_removed + h.n_changed, 0);
+
+	/* A captured tree's partial scans: block/ is listed again only when it
+	 * changed, the disks in turn are re-read either way. Its time is set
+	 * in the past, so that the listing is not a racy one. */
+	struct timespec old[2] = {{.tv_sec = 1600000000}, {.tv_sec = 1600000000}};
+	CHECK_INT(unlinkat(src.sysfs_fd, "block/sdb/size", AT_REMOVEDIR), 0);	/* the unreadable size above */
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sdb/size", "3907029168\n"), 0);
+	CHECK_INT(utimensat(src.sysfs_fd, "block", old, 0), 0);
+	CHECK_INT(discovery_scan_some(disc, 1), 0);
+	/* an entry added, its time set back: the change time still tells */
+	reset(&h);
+	CHECK_INT(symlinkat("../devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0/nvme0n1", src.sysfs_fd,
+			    "block/nvme0n1"), 0);
+	CHECK_INT(utimensat(src.sysfs_fd, "block", old, 0), 0);
+	CHECK_INT(discovery_scan_some(disc, 1), 0);
+	CHECK(heard(h.added, h.n_added, "nvme0n1"));
+	CHECK_INT(registry_size(disks), 3);
+	/* a medium removed: found when its disk's turn comes */
+	reset(&h);
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sda/size", "0\n"), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(discovery_scan_some(disc, 1), 0);
+	CHECK(heard(h.removed, h.n_removed, "sda"));
+	CHECK_INT(registry_size(disks), 2);
+	/* back with its medium, in a block/ that did not change: not in any
+	 * disk's turn, so the full scan (rarer) finds it */
+	reset(&h);
+	CHECK_INT(unit_tree_write(src.sysfs_fd, "block/sda/size", "3907029168\n"), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(discovery_scan_some(disc, 1), 0);
+	CHECK(registry_get(disks, "sda") == NULL);
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK(registry_get(disks, "sda") != NULL);
+	/* and a disk that goes is gone at the next partial scan */
+	reset(&h);
+	CHECK_INT(unlinkat(src.sysfs_fd, "block/nvme0n1", 0), 0);
+	CHECK_INT(discovery_scan_some(disc, 1), 0);
+	CHECK(heard(h.removed, h.n_removed, "nvme0n1"));
+	CHECK_INT(registry_size(disks), 2);
 
 	/* a scan that cannot enumerate keeps what is watched */
 	reset(&h);

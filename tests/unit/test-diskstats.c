@@ -63,10 +63,47 @@ static void test_whole_file(void)
 	if (asprintf(&text, "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\ngarbage\n%s\n\n8 16 sdb 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15", big) < 0)
 		return;
 	seen = 0;
-	CHECK_INT(diskstats_parse(text, collect, NULL), 2);
+	CHECK_INT(diskstats_parse(text, NULL, collect, NULL), 2);
 	CHECK_INT(seen, 2);
 	CHECK_STR(last.name, "sdb");
 	free(text);
+}
+
+static bool want_sd_disks(const DiskstatLine *l, void *userdata)
+{
+	(void)userdata;
+	return strncmp(l->name, "sd", 2) == 0 && l->minor % 16 == 0;
+}
+
+/* Lines nobody wants are checked, not parsed: a bad one counts all the
+ * same, whatever makes it bad. */
+static void test_unwanted_lines(void)
+{
+	static const char *const lines[] = {
+		"8 1 sda1 1 2 3 4 5 6 7 8 9 10 11",			/* good */
+		"8 2 sda2 1 2 3 4 5 6 7 8 9 10",			/* 10 fields */
+		"8 3 sda3 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16",	/* 16 */
+		"8 4 sda4 1 2 3 4 5 6 7 8 9 10 x1",			/* not a number */
+		"8 5 sda5 1 2 3 4 5 6 7 8 9 10 11-",
+		"8 6 sda6 18446744073709551615 2 3 4 5 6 7 8 9 10 11",	/* UINT64_MAX: good */
+		"8 7 sda7 18446744073709551616 2 3 4 5 6 7 8 9 10 11",	/* one more: bad */
+		"8 8 sda8 000018446744073709551615 2 3 4 5 6 7 8 9 10 11",	/* leading zeros: good */
+		"8 9 sda9 99999999999999999999999 2 3 4 5 6 7 8 9 10 11",
+		"8 10 sda10 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18",	/* more than 17: good */
+		"7 0 loop0	1	2 3 4 5 6 7 8 9 10 11 ",		/* tabs, a trailing space */
+	};
+	for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
+		DiskstatLine l;
+		unsigned want = diskstats_parse_line(lines[i], &l) < 0;
+		seen = 0;
+		CHECK_INT(diskstats_parse(lines[i], want_sd_disks, collect, NULL), want);
+		CHECK_INT(seen, 0);
+	}
+	seen = 0;
+	CHECK_INT(diskstats_parse("8 16 sdb 1 2 3 4 5 6 7 8 9 10 11\n8 17 sdb1 1 2\n8 32 sdc 1 2\n", want_sd_disks,
+				  collect, NULL), 2);
+	CHECK_INT(seen, 1);
+	CHECK_STR(last.name, "sdb");
 }
 
 static void test_accumulate(void)
@@ -180,6 +217,7 @@ int main(void)
 	test_layouts();
 	test_bad_lines();
 	test_whole_file();
+	test_unwanted_lines();
 	test_accumulate();
 	test_never_decreasing();
 	return test_done("test-diskstats");

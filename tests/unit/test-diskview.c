@@ -69,7 +69,7 @@ static void test_update(const DetectParams *p)
 	diskview_update(d, p, &c);
 	CHECK_INT(d->view.stalls[TRACE_READ], 3);
 	CHECK_INT(d->view.stalls_hour, 4);
-	CHECK_STR(d->view.pool, "zfs:tank lvm:vg0");
+	CHECK_STR(diskview_pool_str(&d->view), "zfs:tank lvm:vg0");
 	CHECK_NEAR(d->view.stall_threshold, 1, 0);
 	CHECK(!d->view.suspect);
 	CHECK_INT(d->view.severity, DISK_SEVERITY_STALLS);
