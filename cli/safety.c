@@ -8,12 +8,17 @@
  * that libblkid does not see (a backup at the last sector whose protective
  * MBR and primary header were overwritten, and the filesystems in its
  * partitions), and last whether the start, middle and end of the disk hold
- * anything but zeros. A loop device is only as safe as what lies beneath
- * it: its backing file (another process writing it, swap on it, another
- * loop device over it that is mounted or held) or its backing block device
- * (everything above, for that device, and beneath it again).
+ * anything but zeros. Loop devices set up over it (or over one of its
+ * partitions) are users too, mounted or not. A loop device is only as safe
+ * as what lies beneath it: its backing file (another process writing it,
+ * swap on it, another loop device over it that is mounted or held, more
+ * unallocated bytes than its file system has free) or its backing block
+ * device (everything above, for that device's whole disk and all of the
+ * disk's partitions, since a partition shares its blocks with them, and
+ * beneath that disk again).
  */
 #include "safety.h"
+#include "safety-users.h"
 
 #include <blkid/blkid.h>
 #include <dirent.h>
@@ -25,36 +30,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
 #include "sysfs.h"
 #include "util.h"
-
-static void add(SafetyReport *r, const char *fmt, ...) _printf_(2, 3);
-static void add(SafetyReport *r, const char *fmt, ...)
-{
-	if (r->n == SAFETY_MAX_REASONS)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->reason[r->n++], sizeof r->reason[0], fmt, ap);
-	va_end(ap);
-}
-
-typedef struct Dev {
-	char name[64];
-	unsigned major, minor;
-} Dev;
-
-static int read_dev(const char *path, unsigned *major, unsigned *minor)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	int k = fscanf(f, "%u:%u", major, minor);
-	fclose(f);
-	return k == 2 ? 0 : -EBADMSG;
-}
 
 /* ------------------------------------------------------------- identity */
 
@@ -80,6 +60,12 @@ int safety_identity(int fd, const SafetyTarget *t, const SysfsDisk *sys, DiskIde
 	snprintf(id.serial, sizeof id.serial, "%s", sys->serial);
 	snprintf(id.wwn, sizeof id.wwn, "%s", sys->wwn);
 	snprintf(id.model, sizeof id.model, "%s", sys->model);
+	struct loop_info64 li;
+	if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
+		id.loop = true;
+		id.loop_offset = li.lo_offset;
+		id.loop_sizelimit = li.lo_sizelimit;
+	}
 	_cleanup_close_ int sysfs = open(t->sysfs_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sysfs < 0)
 		return -errno;
@@ -121,197 +107,13 @@ bool safety_same_disk(const DiskIdentity *a, const DiskIdentity *b, char *why, s
 			 b->serial);
 	else if (!streq(a->backing, b->backing) || a->backing_dev != b->backing_dev || a->backing_ino != b->backing_ino)
 		snprintf(why, n, "another file is behind it (%s, now %s)", a->backing, b->backing);
+	else if (a->loop != b->loop || a->loop_offset != b->loop_offset || a->loop_sizelimit != b->loop_sizelimit)
+		snprintf(why, n, "its loop offset or size limit changed (offset %llu, size limit %llu; now %llu, %llu)",
+			 (unsigned long long)a->loop_offset, (unsigned long long)a->loop_sizelimit,
+			 (unsigned long long)b->loop_offset, (unsigned long long)b->loop_sizelimit);
 	else
 		return true;
 	return false;
-}
-
-/* ------------------------------------------------------- what uses it */
-
-/* The disk and its partitions, from sysfs. */
-static unsigned list_devs(const SafetyTarget *t, Dev *out, unsigned cap, SafetyReport *r)
-{
-	char path[2048];
-	unsigned n = 0;
-	snprintf(out[n].name, sizeof out[n].name, "%s", t->name);
-	out[n].major = t->major, out[n].minor = t->minor;
-	n++;
-	snprintf(path, sizeof path, "%s/block/%s", t->sysfs_root, t->name);
-	DIR *d = opendir(path);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char p[4200];
-		struct stat st;
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof out[0].name)
-			continue;
-		snprintf(p, sizeof p, "%s/%s/partition", path, e->d_name);
-		if (stat(p, &st) < 0)
-			continue;
-		add(r, "it has a partition, %s: repartitioning is the user's decision, not ours", e->d_name);
-		snprintf(p, sizeof p, "%s/%s/dev", path, e->d_name);
-		if (n < cap && read_dev(p, &out[n].major, &out[n].minor) == 0) {
-			memcpy(out[n].name, e->d_name, strlen(e->d_name) + 1);	/* length checked above */
-			n++;
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-static void holders(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
-{
-	for (unsigned i = 0; i < n; i++) {
-		char path[4096];
-		if (i == 0)
-			snprintf(path, sizeof path, "%s/block/%s/holders", t->sysfs_root, dev[0].name);
-		else
-			snprintf(path, sizeof path, "%s/block/%s/%s/holders", t->sysfs_root, dev[0].name, dev[i].name);
-		DIR *d = opendir(path);
-		for (struct dirent *e; d && (e = readdir(d));)
-			if (e->d_name[0] != '.')
-				add(r, "%s is held by %s (device-mapper, md, LVM or bcache is built on it)", dev[i].name,
-				    e->d_name);
-		if (d)
-			closedir(d);
-	}
-}
-
-static void mounts(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
-{
-	FILE *f = fopen(t->mountinfo, "re");
-	char line[8192];
-	while (f && fgets(line, sizeof line, f)) {
-		unsigned maj, min;
-		char mnt[4096];
-		/* id parent major:minor root mountpoint ... */
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mnt) != 3)
-			continue;
-		for (unsigned i = 0; i < n; i++)
-			if (dev[i].major == maj && dev[i].minor == min)
-				add(r, "%s is mounted at %s", dev[i].name, mnt);
-	}
-	if (f)
-		fclose(f);
-	f = fopen(t->swaps, "re");
-	while (f && fgets(line, sizeof line, f)) {
-		char what[4096];
-		if (sscanf(line, "%4095s", what) != 1)
-			continue;
-		for (unsigned i = 0; i < n; i++) {
-			if (startswith(what, "/dev/") && streq(what + 5, dev[i].name))
-				add(r, "%s is in use as swap", dev[i].name);
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
-/* Write access from /proc/PID/fdinfo/N's octal "flags:". */
-static bool opened_for_writing(const char *proc, const char *pid, const char *fd)
-{
-	char path[600], line[128];
-	snprintf(path, sizeof path, "%s/%s/fdinfo/%s", proc, pid, fd);
-	FILE *f = fopen(path, "re");
-	bool w = false;
-	while (f && fgets(line, sizeof line, f)) {
-		unsigned long flags;
-		if (sscanf(line, "flags: %lo", &flags) == 1) {
-			w = (flags & O_ACCMODE) != O_RDONLY;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return w;
-}
-
-/* What an open file must be to count: one of dev[] (block devices), or the
- * file (dev, ino) when n is 0. */
-typedef struct Match {
-	const Dev *dev;
-	unsigned n;
-	dev_t file_dev;
-	ino_t file_ino;
-	const char *file_name;
-} Match;
-
-static const char *matches(const Match *m, const struct stat *st)
-{
-	if (!m->n)
-		return S_ISREG(st->st_mode) && st->st_dev == m->file_dev && st->st_ino == m->file_ino ? m->file_name : NULL;
-	if (!S_ISBLK(st->st_mode))
-		return NULL;
-	for (unsigned i = 0; i < m->n; i++)
-		if (major(st->st_rdev) == m->dev[i].major && minor(st->st_rdev) == m->dev[i].minor)
-			return m->dev[i].name;
-	return NULL;
-}
-
-/* Any other process that has the disk or a partition (or the file) open for writing. */
-static void openers_of(const SafetyTarget *t, const Match *m, SafetyReport *r)
-{
-	DIR *proc = opendir(t->proc_root);
-	char self[32];
-	snprintf(self, sizeof self, "%d", (int)getpid());
-	for (struct dirent *p; proc && (p = readdir(proc));) {
-		if (p->d_name[0] < '0' || p->d_name[0] > '9' || streq(p->d_name, self))
-			continue;
-		char path[600];
-		snprintf(path, sizeof path, "%s/%s/fd", t->proc_root, p->d_name);
-		DIR *fds = opendir(path);
-		for (struct dirent *f; fds && (f = readdir(fds));) {
-			struct stat st;
-			char fp[900];
-			if (f->d_name[0] == '.')
-				continue;
-			snprintf(fp, sizeof fp, "%s/%s", path, f->d_name);
-			const char *which;
-			if (stat(fp, &st) < 0 || !(which = matches(m, &st)) ||
-			    !opened_for_writing(t->proc_root, p->d_name, f->d_name))
-				continue;
-			char comm[64] = "?";
-			snprintf(fp, sizeof fp, "%s/%s/comm", t->proc_root, p->d_name);
-			FILE *c = fopen(fp, "re");
-			if (c && fgets(comm, sizeof comm, c))
-				comm[strcspn(comm, "\n")] = 0;
-			if (c)
-				fclose(c);
-			add(r, "process %s (%s) has %s open for writing", p->d_name, comm, which);
-		}
-		if (fds)
-			closedir(fds);
-	}
-	if (proc)
-		closedir(proc);
-}
-
-static void openers(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
-{
-	Match m = {.dev = dev, .n = n};
-	openers_of(t, &m, r);
-}
-
-static const char *what_it_is(const char *type)
-{
-	return strstr(type, "zfs") ? " (a ZFS pool member)" : strstr(type, "raid") ? " (an md array member)"
-	       : strstr(type, "LVM") ? " (an LVM physical volume)" : "";
-}
-
-static void udev_types(const SafetyTarget *t, const Dev *dev, unsigned n, SafetyReport *r)
-{
-	for (unsigned i = 0; i < n; i++) {
-		char path[4096], line[1024];
-		snprintf(path, sizeof path, "%s/data/b%u:%u", t->udev_root, dev[i].major, dev[i].minor);
-		FILE *f = fopen(path, "re");
-		while (f && fgets(line, sizeof line, f)) {
-			if (!startswith(line, "E:ID_FS_TYPE=") || !line[13] || line[13] == '\n')
-				continue;
-			line[strcspn(line, "\n")] = 0;
-			add(r, "udev says %s holds %s%s", dev[i].name, line + 13, what_it_is(line + 13));
-		}
-		if (f)
-			fclose(f);
-	}
 }
 
 /* ---------------------------------------------------- what lies beneath */
@@ -326,6 +128,16 @@ typedef struct Backing {
 	uint64_t offset, sizelimit;
 	char path[512];
 } Backing;
+
+static void read_u64(const char *path, uint64_t *ret)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long long v;
+	if (f && fscanf(f, "%llu", &v) == 1)
+		*ret = v;
+	if (f)
+		fclose(f);
+}
 
 /* What backs loop device `name`: from the fd that will be written through
  * when there is one (LOOP_GET_STATUS64), else from sysfs. */
@@ -355,6 +167,10 @@ static int loop_backing(const SafetyTarget *t, const char *name, int fd, Backing
 	} else if (ret->path[0] && stat(ret->path, &st) == 0) {
 		ret->dev = st.st_dev;
 		ret->ino = st.st_ino;
+		snprintf(path, sizeof path, "%s/block/%s/loop/offset", t->sysfs_root, name);
+		read_u64(path, &ret->offset);
+		snprintf(path, sizeof path, "%s/block/%s/loop/sizelimit", t->sysfs_root, name);
+		read_u64(path, &ret->sizelimit);
 	} else {
 		return -ENOENT;
 	}
@@ -389,14 +205,23 @@ static int name_of(const SafetyTarget *t, dev_t dev, char *ret, size_t n)
 static void merge(SafetyReport *r, const SafetyReport *sub, const char *what)
 {
 	for (unsigned i = 0; i < sub->n; i++)
-		add(r, "beneath it, %s: %s", what, sub->reason[i]);
+		safety_add(r, "beneath it, %s: %s", what, sub->reason[i]);
 }
 
-static void block_in_use(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r, unsigned depth);
-static void block_users(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r);
+static void beneath(const SafetyTarget *t, const char *name, int fd, SafetyReport *r, unsigned depth);
 
-/* Other loop devices over the same backing object, and whether any is in use. */
-static void sibling_loops(const SafetyTarget *t, const char *self, const Backing *b, SafetyReport *r)
+/* Everything that says a disk or partition is in use: the disk's own
+ * partitions (when it is the disk), and the users of all of them. */
+static void block_users(const SafetyTarget *t, const Family *f, SafetyReport *r)
+{
+	for (unsigned i = 1; f->self == 0 && i < f->n; i++)
+		safety_add(r, "it has a partition, %s: repartitioning is the user's decision, not ours", f->dev[i].name);
+	safety_users(t, f, r);
+}
+
+/* Other loop devices over the same file, or over any part of the disk
+ * under this one (f: that disk's family; NULL for a file). */
+static void sibling_loops(const SafetyTarget *t, const char *self, const Backing *b, const Family *f, SafetyReport *r)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/block", t->sysfs_root);
@@ -405,17 +230,20 @@ static void sibling_loops(const SafetyTarget *t, const char *self, const Backing
 		if (!startswith(e->d_name, "loop") || streq(e->d_name, self) || !sysfs_valid_name(e->d_name))
 			continue;
 		Backing o;
-		if (loop_backing(t, e->d_name, -1, &o) < 0 || !o.is_loop || o.dev != b->dev ||
-		    (!b->block && o.ino != b->ino) || o.block != b->block)
+		if (loop_backing(t, e->d_name, -1, &o) < 0 || !o.is_loop || o.block != b->block ||
+		    (b->block ? !safety_family_has(f, o.dev) : o.dev != b->dev || o.ino != b->ino))
 			continue;
 		char dev_path[4300];
 		unsigned M, m;
 		snprintf(dev_path, sizeof dev_path, "%s/block/%s/dev", t->sysfs_root, e->d_name);
-		if (read_dev(dev_path, &M, &m) < 0)
+		if (safety_read_dev(dev_path, &M, &m) < 0)
 			continue;
 		/* its users only: what lies beneath it is what is being looked at */
 		SafetyReport sub = {0};
-		block_users(t, e->d_name, makedev(M, m), &sub);
+		Family of;
+		safety_family(t, e->d_name, makedev(M, m), &of);
+		block_users(t, &of, &sub);
+		safety_loops_over(t, &of, &sub);
 		char what[900];
 		snprintf(what, sizeof what, "%s is another loop device over %s", e->d_name, b->path);
 		merge(r, &sub, what);
@@ -424,78 +252,94 @@ static void sibling_loops(const SafetyTarget *t, const char *self, const Backing
 		closedir(d);
 }
 
+/* A sparse backing file is only as large as the room left beside it:
+ * writing all of it would fill that file system for everyone on it. */
+static void room(const Backing *b, SafetyReport *r)
+{
+	struct stat st;
+	struct statvfs vfs;
+	/* a file system that tells no size (FUSE without statfs) cannot be judged */
+	if (stat(b->path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_dev != b->dev || st.st_ino != b->ino ||
+	    statvfs(b->path, &vfs) < 0 || vfs.f_blocks == 0)
+		return;
+	uint64_t size = (uint64_t)st.st_size > b->offset ? (uint64_t)st.st_size - b->offset : 0;
+	if (b->sizelimit && b->sizelimit < size)
+		size = b->sizelimit;
+	uint64_t held = (uint64_t)st.st_blocks * 512, missing = size > held ? size - held : 0;
+	uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (missing > avail)
+		safety_add(r, "it is sparse: %llu MiB of the %llu MiB the loop device covers are not allocated, and its file "
+			   "system has %llu MiB free: writing would fill it (allocate the file first: fallocate -l %llu %s)",
+			   (unsigned long long)(missing >> 20), (unsigned long long)(size >> 20),
+			   (unsigned long long)(avail >> 20), (unsigned long long)st.st_size, b->path);
+}
+
+typedef struct FileSwap {
+	const Backing *b;
+	SafetyReport *r;
+} FileSwap;
+
+/* a path that does not resolve is refused by the device checks already */
+static void swap_file(const char *path, const struct stat *st, void *userdata)
+{
+	FileSwap *s = userdata;
+	if (st && S_ISREG(st->st_mode) && st->st_dev == s->b->dev && st->st_ino == s->b->ino)
+		safety_add(s->r, "%s is in use as swap", path);
+}
+
+/* A loop device's backing block device: its disk and that disk's other
+ * partitions, and what lies beneath that disk in turn. */
+static void beneath_block(const SafetyTarget *t, const char *name, const Backing *b, SafetyReport *r, unsigned depth)
+{
+	char under[64];
+	if (name_of(t, b->dev, under, sizeof under) < 0) {
+		safety_add(r, "%s is a loop device over block device %u:%u, which sysfs does not know", name, major(b->dev),
+			   minor(b->dev));
+		return;
+	}
+	Family f;
+	safety_family(t, under, b->dev, &f);
+	SafetyReport sub = {0};
+	if (!f.dir[0])
+		safety_add(&sub, "sysfs does not say which disk it is on: not safe to assume the rest of that disk is unused");
+	block_users(t, &f, &sub);
+	beneath(t, f.dev[0].name, -1, &sub, depth + 1);
+	char what[300];
+	snprintf(what, sizeof what, "%s (the block device %s is a loop over, at offset %llu%s%s)", under, name,
+		 (unsigned long long)b->offset, f.self ? ", a partition of " : "", f.self ? f.dev[0].name : "");
+	merge(r, &sub, what);
+	sibling_loops(t, name, b, &f, r);
+}
+
 /* A loop device's backing file or device: nothing else may be using it. */
 static void beneath(const SafetyTarget *t, const char *name, int fd, SafetyReport *r, unsigned depth)
 {
 	Backing b;
 	if (depth > BENEATH_DEPTH) {
-		add(r, "%s: loop devices stacked deeper than %u: not safe to follow", name, BENEATH_DEPTH);
+		safety_add(r, "%s: loop devices stacked deeper than %u: not safe to follow", name, BENEATH_DEPTH);
 		return;
 	}
 	int k = loop_backing(t, name, fd, &b);
 	if (k < 0) {
-		add(r, "%s is a loop device whose backing file cannot be identified: not safe to assume it is unused", name);
+		safety_add(r, "%s is a loop device whose backing file cannot be identified: not safe to assume it is unused", name);
 		return;
 	}
 	if (!b.is_loop)
 		return;
 	if (b.block) {
-		char under[64];
-		if (name_of(t, b.dev, under, sizeof under) < 0) {
-			add(r, "%s is a loop device over block device %u:%u, which sysfs does not know", name, major(b.dev),
-			    minor(b.dev));
-			return;
-		}
-		SafetyReport sub = {0};
-		block_in_use(t, under, b.dev, &sub, depth + 1);
-		char what[200];
-		snprintf(what, sizeof what, "%s (the block device %s is a loop over, at offset %llu)", under, name,
-			 (unsigned long long)b.offset);
-		merge(r, &sub, what);
-	} else {
-		/* a file: another process writing it, swap on it */
-		SafetyReport sub = {0};
-		Match m = {.file_dev = b.dev, .file_ino = b.ino, .file_name = b.path};
-		openers_of(t, &m, &sub);
-		FILE *f = fopen(t->swaps, "re");
-		char line[4200], what[4100];
-		struct stat st;
-		while (f && fgets(line, sizeof line, f))
-			if (sscanf(line, "%4095s", what) == 1 && stat(what, &st) == 0 && S_ISREG(st.st_mode) &&
-			    st.st_dev == b.dev && st.st_ino == b.ino)
-				add(&sub, "%s is in use as swap", what);
-		if (f)
-			fclose(f);
-		char label[600];
-		snprintf(label, sizeof label, "its backing file %s", b.path);
-		merge(r, &sub, label);
+		beneath_block(t, name, &b, r, depth);
+		return;
 	}
-	sibling_loops(t, name, &b, r);
-}
-
-/* Everything that says block device `name` is in use: partitions, holders,
- * mounts, swap, writers, udev's signature. */
-static void block_users(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r)
-{
-	Dev devs[64];
-	SafetyTarget u = *t;
-	u.name = name;
-	u.major = major(dev);
-	u.minor = minor(dev);
-	unsigned n = list_devs(&u, devs, ELEMENTSOF(devs), r);
-	holders(&u, devs, n, r);
-	mounts(&u, devs, n, r);
-	openers(&u, devs, n, r);
-	udev_types(&u, devs, n, r);
-}
-
-/* ... and what lies beneath it. */
-static void block_in_use(const SafetyTarget *t, const char *name, dev_t dev, SafetyReport *r, unsigned depth)
-{
-	block_users(t, name, dev, r);
-	SafetyTarget u = *t;
-	u.name = name;
-	beneath(&u, name, -1, r, depth);
+	/* a file: another process writing it, swap on it, room for it */
+	SafetyReport sub = {0};
+	safety_file_writers(t, b.dev, b.ino, b.path, &sub);
+	FileSwap s = {&b, &sub};
+	safety_swaps_each(t->swaps, swap_file, &s);
+	room(&b, &sub);
+	char label[600];
+	snprintf(label, sizeof label, "its backing file %s", b.path);
+	merge(r, &sub, label);
+	sibling_loops(t, name, &b, NULL, r);
 }
 
 /* ------------------------------------------------------- what is on it */
@@ -522,7 +366,7 @@ static int probe_range(int fd, uint64_t off, uint64_t size, bool partitions, cha
 		snprintf(ret_type, n, "a %s partition table", v);
 		r = 1;
 	} else if (rc == 0 && blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0) {
-		snprintf(ret_type, n, "a filesystem or volume signature: %s%s", v, what_it_is(v));
+		snprintf(ret_type, n, "a filesystem or volume signature: %s%s", v, safety_what_it_is(v));
 		r = 1;
 	}
 	blkid_free_probe(pr);
@@ -534,9 +378,9 @@ static void signatures(int fd, const char *name, const DiskIdentity *id, SafetyR
 	char what[160];
 	int k = probe_range(fd, 0, id->size, true, what, sizeof what);
 	if (k < 0)
-		add(r, "%s could not be probed for signatures: not safe to assume it is empty", name);
+		safety_add(r, "%s could not be probed for signatures: not safe to assume it is empty", name);
 	else if (k > 0)
-		add(r, "%s carries %s", name, what);
+		safety_add(r, "%s carries %s", name, what);
 }
 
 static uint64_t le64(const uint8_t *p)
@@ -563,13 +407,13 @@ static void gpt_at(int fd, const char *name, const DiskIdentity *id, uint64_t lb
 	uint32_t count = le32(hdr + 80), esize = le32(hdr + 84);
 	unsigned parts = 0;
 	if (count > 1024 || esize < 128 || esize > 4096 || entries >= blocks) {
-		add(r, "%s has a %s GPT header at sector %llu (damaged: its partition list cannot be read)", name, which,
+		safety_add(r, "%s has a %s GPT header at sector %llu (damaged: its partition list cannot be read)", name, which,
 		    (unsigned long long)lba);
 		return;
 	}
 	_cleanup_free_ uint8_t *table = malloc((size_t)count * esize);
 	if (!table || pread(fd, table, (size_t)count * esize, (off_t)(entries * lbs)) != (ssize_t)((size_t)count * esize)) {
-		add(r, "%s has a %s GPT header at sector %llu", name, which, (unsigned long long)lba);
+		safety_add(r, "%s has a %s GPT header at sector %llu", name, which, (unsigned long long)lba);
 		return;
 	}
 	for (uint32_t i = 0; i < count; i++) {
@@ -582,10 +426,10 @@ static void gpt_at(int fd, const char *name, const DiskIdentity *id, uint64_t lb
 		char what[160] = "";
 		if (first <= last && last < blocks &&
 		    probe_range(fd, first * lbs, (last - first + 1) * lbs, false, what, sizeof what) > 0)
-			add(r, "%s: partition %u of the %s GPT (sectors %llu-%llu) carries %s", name, i + 1, which,
+			safety_add(r, "%s: partition %u of the %s GPT (sectors %llu-%llu) carries %s", name, i + 1, which,
 			    (unsigned long long)first, (unsigned long long)last, what);
 	}
-	add(r, "%s has a %s GPT header at sector %llu listing %u partition(s)%s", name, which, (unsigned long long)lba,
+	safety_add(r, "%s has a %s GPT header at sector %llu listing %u partition(s)%s", name, which, (unsigned long long)lba,
 	    parts, lba > 1 ? " (its primary header or protective MBR is gone: libblkid does not see it)" : "");
 }
 
@@ -602,14 +446,14 @@ static void samples(int fd, const char *name, const DiskIdentity *id, SafetyRepo
 	for (size_t i = 0; i < ELEMENTSOF(at); i++) {
 		ssize_t k = pread(fd, buf, len, (off_t)at[i].off);
 		if (k != (ssize_t)len) {
-			add(r, "%s: the %s MiB could not be read", name, at[i].where);
+			safety_add(r, "%s: the %s MiB could not be read", name, at[i].where);
 			continue;
 		}
 		size_t nz = 0;
 		for (size_t j = 0; j < len; j++)
 			nz += buf[j] != 0;
 		if (nz && r->n < SAFETY_MAX_REASONS) {
-			add(r, "%s holds data: %zu non-zero bytes in its %s MiB (--force-nonzero to overwrite it anyway)", name, nz,
+			safety_add(r, "%s holds data: %zu non-zero bytes in its %s MiB (--force-nonzero to overwrite it anyway)", name, nz,
 			    at[i].where);
 			r->nonzero_off[r->n_nonzero] = at[i].off;
 			r->nonzero_len[r->n_nonzero++] = len;
@@ -619,16 +463,14 @@ static void samples(int fd, const char *name, const DiskIdentity *id, SafetyRepo
 
 void safety_check(int fd, const SafetyTarget *t, const DiskIdentity *id, bool allow_nonzero, SafetyReport *ret)
 {
-	Dev dev[64];
 	*ret = (SafetyReport){0};
 	/* what another process wrote must be read from the disk, not the cache */
 	ioctl(fd, BLKFLSBUF, 0);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	unsigned n = list_devs(t, dev, ELEMENTSOF(dev), ret);
-	holders(t, dev, n, ret);
-	mounts(t, dev, n, ret);
-	openers(t, dev, n, ret);
-	udev_types(t, dev, n, ret);
+	Family f;
+	safety_family(t, t->name, makedev(t->major, t->minor), &f);
+	block_users(t, &f, ret);
+	safety_loops_over(t, &f, ret);
 	beneath(t, t->name, fd, ret, 0);
 	signatures(fd, t->name, id, ret);
 	gpt_at(fd, t->name, id, 1, "primary", ret);

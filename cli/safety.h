@@ -42,11 +42,16 @@ typedef struct DiskIdentity {
 	char backing[512];		/* loop devices: the file behind them */
 	dev_t backing_dev;
 	ino_t backing_ino;
+	/* loop devices: the range of the backing file that was confirmed,
+	 * from the fd itself (LOOP_GET_STATUS64) */
+	bool loop;
+	uint64_t loop_offset, loop_sizelimit;
 } DiskIdentity;
 
 /* fd's identity: its device number and size from the fd itself, model,
  * serial and WWN from sys (what was read of t->name, which must be that
- * device number), a loop device's backing file from sysfs. */
+ * device number), a loop device's backing file from sysfs and its offset
+ * and size limit from the fd. */
 int safety_identity(int fd, const SafetyTarget *t, const SysfsDisk *sys, DiskIdentity *ret);
 /* The same from a fresh read of those fields alone (sysfs_read_identity()):
  * after the confirmation, whether the disk is still the one checked. */
