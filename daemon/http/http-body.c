@@ -4,8 +4,11 @@
  * to every scraper of that sample without a copy, plain or gzip.
  */
 #include "http.h"
+#include "http-internal.h"
 
 #include <libdeflate.h>
+#include <stdlib.h>
+#include <strings.h>
 
 struct HttpBody {
 	unsigned refs;
@@ -91,4 +94,20 @@ HttpBody *http_body_gzip(const HttpBody *plain)
 	if (fit)
 		b.data = fit, b.cap = b.len;
 	return http_body_new(&b);
+}
+
+/* Accept-Encoding: gzip, unless it comes with q=0 */
+bool http_accepts_gzip(const char *v)
+{
+	for (const char *p = v; p && *p;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, ",");
+		size_t tok = strcspn(p, " \t;,");
+		if ((tok == 4 && strncasecmp(p, "gzip", 4) == 0) || (tok == 1 && *p == '*')) {
+			const char *qv = memmem(p, n, "q=", 2);
+			return !qv || strtod(qv + 2, NULL) > 0;
+		}
+		p += n;
+	}
+	return false;
 }

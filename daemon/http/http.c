@@ -23,7 +23,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <gnutls/gnutls.h>
-#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -37,11 +36,17 @@
 
 #define HTTP_CONNECTION_TIMEOUT_S 70	/* libmicrohttpd's own idle timeout, past ours */
 /* Per connection, from libmicrohttpd's pool (mapped: what is not used costs
- * nothing). Each query argument takes ~48 bytes of it besides the URL: at
- * 64 KiB a request with 1000 arguments exhausted it and libmicrohttpd
- * closed the connection without a status line (its own 431 needs the pool
- * too); 256 KiB parses ~5000. */
+ * nothing): room for a long URL (a sort key, a device name). */
 #define HTTP_MEMORY_LIMIT (256 * 1024)
+/* Query arguments a request may have (our pages take a few). Each takes ~48
+ * bytes of the pool besides the URL, and when they exhausted it libmicrohttpd
+ * closed the connection without a status line (its own 431 needs the pool
+ * too), and a URL that fits in the pool can name many more than that. */
+#define HTTP_MAX_ARGS 64
+
+/* What on_request finds in *con_cls: the URL was just read, with a query
+ * cut off for its arguments, or the request is being served. */
+static int fresh_request, crowded_query, serving;
 
 static void body_release(void *cls) { http_body_unref(cls); }
 
@@ -298,30 +303,12 @@ static enum MHD_Result reply_text(Http *h, struct MHD_Connection *c, unsigned st
 /* The client certificate, as client_auth_type asks; once per connection. */
 static bool client_cert_ok(Http *h, struct MHD_Connection *c, Guarded *g)
 {
-	const WebSetup *w = h->web;
-	if (!w || !w->cfg.tls || w->cfg.client_auth == WEB_CLIENT_NONE)
+	if (!h->web || !h->web->cfg.tls || h->web->cfg.client_auth == WEB_CLIENT_NONE)
 		return true;
 	if (g && g->cert_ok)
 		return g->cert_ok > 0;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	gnutls_session_t s = ci ? ci->tls_session : NULL;
-	unsigned n = 0, status = 0;
-	const gnutls_datum_t *peer = s ? gnutls_certificate_get_peers(s, &n) : NULL;
-	bool given = peer && n > 0, ok;
-	WebClientAuth mode = w->cfg.client_auth;
-	bool must_give = mode == WEB_CLIENT_REQUIRE_ANY || mode == WEB_CLIENT_REQUIRE_AND_VERIFY;
-	bool must_verify = mode == WEB_CLIENT_VERIFY_IF_GIVEN || mode == WEB_CLIENT_REQUIRE_AND_VERIFY;
-	ok = given || !must_give;
-	if (ok && given && must_verify)
-		ok = gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
-	if (ok && given && w->cfg.n_allowed_sans) {
-		gnutls_x509_crt_t crt;
-		ok = gnutls_x509_crt_init(&crt) == 0;
-		if (ok) {
-			ok = gnutls_x509_crt_import(crt, &peer[0], GNUTLS_X509_FMT_DER) == 0 && websetup_san_allowed(w, crt);
-			gnutls_x509_crt_deinit(crt);
-		}
-	}
+	bool ok = websetup_client_cert_ok(h->web, ci ? ci->tls_session : NULL);
 	if (g)
 		g->cert_ok = ok ? 1 : -1;
 	return ok;
@@ -356,8 +343,11 @@ static unsigned admit(Http *h, struct MHD_Connection *c, Guarded *g)
 		return MHD_HTTP_TOO_MANY_REQUESTS;
 	if (!h->web || !h->web->cfg.n_users)
 		return 0;
+	AuthClientKey client;
+	auth_client_key(g && g->addr_len ? (const struct sockaddr *)&g->addr : NULL, &client);
 	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
-	WebAuthResult a = user && pass ? webauth_check(h->web->auth, user, pass, now_usec(CLOCK_MONOTONIC)) : WEB_AUTH_DENIED;
+	WebAuthResult a = user && pass ? webauth_check(h->web->auth, &client, user, pass, now_usec(CLOCK_MONOTONIC))
+				       : WEB_AUTH_DENIED;
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	MHD_free(user);
@@ -370,32 +360,34 @@ static const char *request_arg(const HttpRequest *req, const char *key)
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* Accept-Encoding: gzip, unless it comes with q=0 */
-static bool accepts_gzip(const char *v)
+/* libmicrohttpd calls this with the request's URI when it has found the '?'
+ * and is about to split what follows into arguments. Past HTTP_MAX_ARGS
+ * the query is cut off right after the '?' (the URI is libmicrohttpd's own
+ * writable buffer, handed over as const), so that it parses none, and the
+ * request is refused with a status line in on_request. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	for (const char *p = v; p && *p;) {
-		p += strspn(p, " \t,");
-		size_t n = strcspn(p, ",");
-		size_t tok = strcspn(p, " \t;,");
-		if ((tok == 4 && strncasecmp(p, "gzip", 4) == 0) || (tok == 1 && *p == '*')) {
-			const char *qv = memmem(p, n, "q=", 2);
-			return !qv || strtod(qv + 2, NULL) > 0;
-		}
-		p += n;
-	}
-	return false;
+	(void)cls, (void)c;
+	char *q = strchr(uri, '?');
+	unsigned n = 1;
+	for (const char *p = q; p && *p && n <= HTTP_MAX_ARGS; p++)
+		n += *p == '&';
+	if (!q || n <= HTTP_MAX_ARGS)
+		return &fresh_request;
+	q[1] = '\0';
+	return &crowded_query;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload_data, size_t *upload_data_size,
 				  void **con_cls)
 {
-	static int marker;
 	Http *h = cls;
 	(void)version, (void)upload_data;
 
-	if (!*con_cls) {	/* the headers are in: this connection is being served */
-		*con_cls = &marker;
+	if (*con_cls != &serving) {	/* the headers are in: this connection is being served */
+		bool crowded = *con_cls == &crowded_query;
+		*con_cls = &serving;
 		Guarded *g = guarded_of(c);
 		if (g)
 			g->active = true;
@@ -412,6 +404,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		for (const char *p = url; *p; p++)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				return reply_text(h, c, MHD_HTTP_BAD_REQUEST, "bad request: a control character in the path\n");
+		if (crowded)
+			return reply_text(h, c, MHD_HTTP_BAD_REQUEST, "bad request: too many query arguments\n");
 		/* answered on the next call, once the (empty) body is read: a
 		 * response queued this early makes libmicrohttpd close the
 		 * connection, and a scraper wants to keep it */
@@ -436,8 +430,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	const char *path = url;
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	HttpRequest req = {.path = path, .arg = request_arg, .conn = c, .accept = accept ? accept : "",
-			   .gzip_ok = accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-									       MHD_HTTP_HEADER_ACCEPT_ENCODING))};
+			   .gzip_ok = http_accepts_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+										    MHD_HTTP_HEADER_ACCEPT_ENCODING))};
 	HttpReply rep = {0};
 	int r = h->handler(h->userdata, &req, &rep);
 	if (r < 0 || !rep.body) {
@@ -544,6 +538,7 @@ static int start_mhd(Http *h, WebSetup *web)
 	OPT(MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h);
 	OPT(MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h);
 	OPT(MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL);
+	OPT(MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, NULL);
 	if (tls) {	/* in an option array, pointers go in ptr_value */
 		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, web->cert_pem);
 		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, web->key_pem);

@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <string.h>
 
 #include <systemd/sd-event.h>
@@ -41,15 +42,19 @@ struct HttpRequest {
 	bool gzip_ok;			/* Accept-Encoding allows gzip */
 };
 
-/* A query argument copied into buf; false if absent or too long. */
-static inline bool http_arg_copy(const HttpRequest *req, const char *key, char *buf, size_t size)
+/* A query argument copied into buf: 1, or 0 if absent, or -E2BIG if it does
+ * not fit (buf untouched either way: a caller that must not take a longer
+ * value for an absent one, a filter for one, tells them apart). */
+static inline int http_arg_copy(const HttpRequest *req, const char *key, char *buf, size_t size)
 {
 	const char *v = req->arg ? req->arg(req, key) : NULL;
 	size_t n = v ? strlen(v) : 0;
-	if (!v || n >= size)
-		return false;
+	if (!v)
+		return 0;
+	if (n >= size)
+		return -E2BIG;
 	memcpy(buf, v, n + 1);
-	return true;
+	return 1;
 }
 
 typedef struct HttpReply {

@@ -165,3 +165,25 @@ bool websetup_san_allowed(const WebSetup *w, gnutls_x509_crt_t crt)
 				return true;
 	}
 }
+
+bool websetup_client_cert_ok(const WebSetup *w, gnutls_session_t s)
+{
+	unsigned n = 0, status = 0;
+	const gnutls_datum_t *peer = s ? gnutls_certificate_get_peers(s, &n) : NULL;
+	bool given = peer && n > 0, ok;
+	WebClientAuth mode = w->cfg.client_auth;
+	bool must_give = mode == WEB_CLIENT_REQUIRE_ANY || mode == WEB_CLIENT_REQUIRE_AND_VERIFY;
+	bool must_verify = mode == WEB_CLIENT_VERIFY_IF_GIVEN || mode == WEB_CLIENT_REQUIRE_AND_VERIFY;
+	ok = given || !must_give;
+	if (ok && given && must_verify)
+		ok = gnutls_certificate_verify_peers2(s, &status) == 0 && status == 0;
+	if (ok && given && w->cfg.n_allowed_sans) {
+		gnutls_x509_crt_t crt;
+		ok = gnutls_x509_crt_init(&crt) == 0;
+		if (ok) {
+			ok = gnutls_x509_crt_import(crt, &peer[0], GNUTLS_X509_FMT_DER) == 0 && websetup_san_allowed(w, crt);
+			gnutls_x509_crt_deinit(crt);
+		}
+	}
+	return ok;
+}

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
 #include "webauth.h"
@@ -31,3 +32,6 @@ bool websetup_same(const WebSetup *a, const WebSetup *b);
 /* exporter-toolkit's client_allowed_sans: whether the client certificate
  * names one of them (DNS, IP, e-mail or URI), exactly. */
 bool websetup_san_allowed(const WebSetup *w, gnutls_x509_crt_t crt);
+/* Whether the client certificate of TLS session s (NULL: none) passes
+ * client_auth_type, client_ca_file and client_allowed_sans. */
+bool websetup_client_cert_ok(const WebSetup *w, gnutls_session_t s);

@@ -168,8 +168,13 @@ static int api(Web *w, const HttpRequest *req, const char *rest, HttpReply *ret)
 		command = "events";
 		static const char *const keys[] = {"device", "since", "after", "limit"};
 		for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
-			if (!http_arg_copy(req, keys[k], v, sizeof v))
+			int got = http_arg_copy(req, keys[k], v, sizeof v);
+			if (got == 0)
 				continue;
+			if (got < 0) {	/* dropped, a device filter would return every disk's events */
+				*ret = api_error(400, PROTO_ERR_BAD_ARGUMENT, "an argument is longer than 255 bytes");
+				return ret->body ? 0 : -ENOMEM;
+			}
 			char *end;
 			if (k == 0) {
 				json_object_object_add(args, keys[k], json_object_new_string(v));

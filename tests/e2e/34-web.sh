@@ -139,7 +139,7 @@ curl -s --max-time 5 --cacert ca.crt -u 'prometheus:s3cret pass' "$U" >"$T/m-gue
 limited=$(metrics_py get "$T/m-guess" smrd_http_requests_refused_total reason=rate_limited)
 lag=$(metrics_py get "$T/m-guess" smrd_event_loop_lag_seconds | awk '{ printf "%.3f", $1 }')
 say "  60 guesses in $((t1 - t0)) ms: ${limited} refused as too many (429); samples went on $s0 -> $s1; a scrape then: $legit; smrd's event loop at most ${lag:-?} s late"
-# the budget (daemon/http/webauth.h): 4 checks at once, 2 a second after that,
+# the budget per address (daemon/http/authbudget.h): 4 checks at once, 2 a second after that,
 # over at most the time the guesses took (the connections were made before)
 check "guesses past the budget get 429 without a bcrypt check ($limited >= 60 - 4 - 2 x $(((t1 - t0) / 1000 + 1)) s, and >= 40)" \
 	python3 -c "import sys; sys.exit(not $limited >= max(40, 60 - 4 - 2 * ($t1 - $t0 + 999) // 1000))"

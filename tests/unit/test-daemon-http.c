@@ -75,13 +75,19 @@ static void pump(Env *env, int rounds)
 		sd_event_run(env->e, 1000);
 }
 
-static int connect_to(Env *env)
+/* From 127.0.0.1, or from the loopback address `from` (another client). */
+static int connect_from(Env *env, const char *from)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)http_port(env->h)),
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in src = {.sin_family = AF_INET};
 	if (fd < 0)
 		return -1;
+	if (from && (inet_pton(AF_INET, from, &src.sin_addr) != 1 || bind(fd, (struct sockaddr *)&src, sizeof src) < 0)) {
+		close(fd);
+		return -1;
+	}
 	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS) {
 		close(fd);
 		return -1;
@@ -90,17 +96,23 @@ static int connect_to(Env *env)
 	return fd;
 }
 
-/* One request on a new connection (closed by the server after the reply);
- * the whole response, or "" on failure. */
-static char *request(Env *env, const char *method, const char *path, const char *extra_headers)
+static int connect_to(Env *env)
 {
-	int fd = connect_to(env);
+	return connect_from(env, NULL);
+}
+
+/* One request on a new connection from `from` (see connect_from), closed by
+ * the server after the reply; the whole response, or "" on failure. */
+static char *request_from(Env *env, const char *from, const char *method, const char *path, const char *extra_headers)
+{
+	int fd = connect_from(env, from);
 	if (fd < 0)
 		return strdup("");
-	char req[1024];
-	snprintf(req, sizeof req, "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n%s\r\n", method, path,
-		 extra_headers ? extra_headers : "");
-	size_t off = 0, len = strlen(req);
+	Buf rb = {0};
+	buf_printf(&rb, "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n%s\r\n", method, path,
+		   extra_headers ? extra_headers : "");
+	const char *req = rb.data ? rb.data : "";
+	size_t off = 0, len = rb.len;
 	Buf b = {0};
 	uint64_t end = now_usec(CLOCK_MONOTONIC) + 10000000;
 	while (now_usec(CLOCK_MONOTONIC) < end) {
@@ -120,8 +132,14 @@ static char *request(Env *env, const char *method, const char *path, const char 
 			break;
 	}
 	close(fd);
+	buf_free(&rb);
 	buf_put(&b, "", 1);
 	return b.data;
+}
+
+static char *request(Env *env, const char *method, const char *path, const char *extra_headers)
+{
+	return request_from(env, NULL, method, path, extra_headers);
 }
 
 static int status_of(const char *resp)
@@ -198,9 +216,23 @@ static void test_pages(Env *env, Fake *fake)
 	CHECK_INT(status_of(bad), 500);
 	fake->fail = false;
 
+	/* more query arguments than any page takes: a status line, not a
+	 * connection closed for the memory they would take */
+	Buf many = {0};
+	buf_puts(&many, "/big?q=1");
+	for (int i = 0; i < 5000; i++)
+		buf_printf(&many, "&a%d=1", i);
+	_cleanup_free_ char *crowded = request(env, "GET", many.data, NULL);
+	buf_free(&many);
+	CHECK_INT(status_of(crowded), 400);
+	CHECK(strstr(body_of(crowded), "too many query arguments") != NULL);
+	_cleanup_free_ char *few = request(env, "GET", "/big?q=ok&a=1&b=2", NULL);	/* and a few still reach the page */
+	CHECK_INT(status_of(few), 200);
+	CHECK(strstr(body_of(few), "line 0 of ok\n") != NULL);
+
 	HttpStats st;
 	http_stats(env->h, &st);
-	CHECK_INT(st.requests, 10);
+	CHECK_INT(st.requests, 12);
 	CHECK(!st.tls);
 }
 
@@ -322,6 +354,55 @@ static void test_guard(Env *env)
 	close(fd);
 }
 
+static void base64(const char *in, char *out)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(in), o = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)(unsigned char)in[i] << 16;
+		v |= i + 1 < n ? (uint32_t)(unsigned char)in[i + 1] << 8 : 0;
+		v |= i + 2 < n ? (unsigned char)in[i + 2] : 0;
+		out[o++] = t[v >> 18 & 63];
+		out[o++] = t[v >> 12 & 63];
+		out[o++] = i + 1 < n ? t[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? t[v & 63] : '=';
+	}
+	out[o] = 0;
+}
+
+/* A guessing flood from one address (127.0.0.2): a scraper at another
+ * (127.0.0.1) sending the right password, for the first time during the
+ * flood and then again and again, gets its page every time. */
+static void test_auth_flood(Env *env, const char *dir)
+{
+	char path[4096], text[1024];
+	_cleanup_free_ char *hash = hash_of("s3cret");
+	snprintf(path, sizeof path, "%s/flood.yml", dir);
+	snprintf(text, sizeof text, "basic_auth_users:\n  prom: %s\n", hash ? hash : "");
+	CHECK_INT(unit_tree_write(AT_FDCWD, path, text), 0);
+	CHECK_INT(http_reload(env->h, path, NULL), 0);
+	unsigned guesses = 0, limited = 0, scrapes = 0, ok = 0;
+	for (int round = 0; round < 30; round++) {
+		for (int i = 0; i < 10; i++) {
+			char cred[64], hdr[128];
+			snprintf(cred, sizeof cred, "prom:guess-%d-%d", round, i);
+			base64(cred, hdr + snprintf(hdr, sizeof hdr, "Authorization: Basic "));
+			strcat(hdr, "\r\n");
+			_cleanup_free_ char *g = request_from(env, "127.0.0.2", "GET", "/metrics", hdr);
+			guesses++;
+			limited += status_of(g) == 429;
+		}
+		_cleanup_free_ char *m = request(env, "GET", "/metrics", "Authorization: Basic cHJvbTpzM2NyZXQ=\r\n");
+		scrapes++;
+		ok += status_of(m) == 200;
+	}
+	printf("http: %u guesses from another address, %u of them refused as too many; the scraper got %u of %u pages\n",
+	       guesses, limited, ok, scrapes);
+	CHECK(limited > guesses / 2);
+	CHECK_INT(ok, scrapes);
+	CHECK_INT(http_reload(env->h, NULL, NULL), 0);
+}
+
 /* gzip round trips, for a page that shrinks and for bytes that do not (the
  * first, smaller output buffer is too small for them) */
 static void test_gzip_bodies(void)
@@ -416,6 +497,7 @@ int main(void)
 	test_pages(&env, &fake);
 	test_web_config(&env, dir);
 	test_guard(&env);
+	test_auth_flood(&env, dir);
 
 	http_free(env.h);
 	http_body_unref(fake.cached);
