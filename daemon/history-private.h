@@ -13,8 +13,9 @@
 #include "history.h"
 
 /* 0: events only, the notifier's records as "notify:"/"ack:" events.
- * 1: the notifier's tables (notify_incidents, notify_sends, notify_acks). */
-#define HISTORY_SCHEMA_VERSION 1
+ * 1: the notifier's tables (notify_incidents, notify_sends, notify_acks).
+ * 2: notify_acks.until_usec (an ack's expiry; version 1's acks keep 0: none). */
+#define HISTORY_SCHEMA_VERSION 2
 #define HISTORY_STR_(x) #x
 #define HISTORY_STR(x) HISTORY_STR_(x)
 
@@ -40,6 +41,7 @@ struct History {
 	HistoryAck *pend_acks;
 	unsigned n_pend_sends, n_pend_acks;
 	int64_t next_send_id, next_ack_id;	/* ours, as the events' ids: a pending send keeps its id */
+	char recovered[1024];		/* not empty: rebuilt at start from a damaged file, and how */
 };
 
 #define HISTORY_NOTES_PENDING_MAX 256	/* sends, and acks, held in memory */
@@ -57,7 +59,7 @@ struct History {
 	"CREATE INDEX IF NOT EXISTS " db "notify_sends_identity ON notify_sends(identity, kind, time_usec);" \
 	"CREATE TABLE IF NOT EXISTS " db "notify_acks (" \
 	" id INTEGER PRIMARY KEY, time_usec INTEGER NOT NULL, device TEXT NOT NULL, identity TEXT NOT NULL," \
-	" kind TEXT NOT NULL, disk_class TEXT NOT NULL);"
+	" kind TEXT NOT NULL, disk_class TEXT NOT NULL, until_usec INTEGER NOT NULL DEFAULT 0);"
 
 /* Copies the notifier's tables of main into fresh (an attached new file). */
 #define HISTORY_NOTIFY_COPY \
@@ -69,6 +71,29 @@ struct History {
 void history_note_error(History *h, const char *what, sqlite3 *db);
 /* An SQLite code as -errno: -EBADMSG corrupt, -EROFS not writable, -ENOSPC, else -EIO. */
 int history_classify_rc(int rc);
+
+/* history-files.c */
+/* Makes h->path a database file of ours (creating it 0640) and checks its
+ * -wal, -shm and -journal: one that is not a regular file of ours, or that
+ * others may write, is moved aside unread (h->notice says so). -EPERM with
+ * h->last_error when the database itself is not ours. */
+int history_own_files(History *h);
+/* Renames the database and its -wal and -shm to <path>.corrupt-<time>* (aside). */
+int history_move_aside(History *h, char *aside, size_t n);
+
+/* history-salvage.c */
+typedef struct HistorySalvage {
+	uint64_t rows, events;		/* rows copied, of them events */
+	unsigned damaged;		/* damaged stretches skipped */
+	unsigned unreadable;		/* tables that could not be read at all */
+	char error[160];		/* the last SQLite error met */
+} HistorySalvage;
+/* Copies every row that can be read of the database file `from` into the
+ * same tables of `to` (one transaction). */
+int history_salvage(sqlite3 *to, const char *from, HistorySalvage *ret);
+/* The damaged file moved aside to `aside` and a new one open in h->db: what
+ * can be read of it copied in, and h->recovered says how it went. */
+void history_recover(History *h, const char *aside, const char *damage);
 
 /* history-notify.c */
 /* Brings db to HISTORY_SCHEMA_VERSION: creates the notifier's tables and

@@ -26,7 +26,7 @@
 
 static const char *const state_names[_HISTORY_STATE_MAX] = {
 	[HISTORY_OK] = "ok", [HISTORY_PENDING] = "pending", [HISTORY_READ_ONLY] = "read-only",
-	[HISTORY_MEMORY] = "memory-only",
+	[HISTORY_MEMORY] = "memory-only", [HISTORY_RECOVERED] = "recovered",
 };
 
 const char *history_state_to_string(HistoryState s)
@@ -83,16 +83,24 @@ static int64_t max_id(sqlite3 *db)
 	return id;
 }
 
-/* quick_check reads every page: fine for a database bounded to ~100k rows. */
-static int check_integrity(sqlite3 *db)
+/* quick_check reads every page: fine for a database bounded to ~100k rows.
+ * What it found wrong goes to `found` (its first line: the rest is more of
+ * the same), for a warning that says more than SQLite's "not an error". */
+static int check_integrity(sqlite3 *db, char *found, size_t n)
 {
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return history_classify_rc(rc);
 	rc = sqlite3_step(s);
-	bool ok = rc == SQLITE_ROW && streq_ptr((const char *)sqlite3_column_text(s, 0), "ok");
+	const char *text = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0) : NULL;
+	bool ok = rc == SQLITE_ROW && streq_ptr(text, "ok");
 	int r = ok ? 0 : rc == SQLITE_ROW ? -EBADMSG : history_classify_rc(rc);
+	if (text && !ok) {
+		if (startswith(text, "*** in database main ***\n"))
+			text += strlen("*** in database main ***\n");
+		snprintf(found, n, "%.*s", (int)strcspn(text, "\n"), text);
+	}
 	sqlite3_finalize(s);
 	return r;
 }
@@ -109,39 +117,11 @@ static void watch_file(History *h)
 	}
 }
 
-/* The database must be a regular file of ours where we expect it: never a
- * link someone planted, never another user's file (which a corrupt-file
- * check would then move aside). Created 0640 (SQLite makes its -wal and
- * -shm files with the same mode). */
-static int own_file(History *h)
-{
-	struct stat st;
-	int fd = open(h->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	if (errno != EEXIST)
-		return -errno;
-	if (lstat(h->path, &st) < 0)
-		return -errno;
-	if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
-		snprintf(h->last_error, sizeof h->last_error, "%s is %s, not a database file of smrd's: left alone",
-			 h->path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
-		return -EPERM;
-	}
-	if (st.st_uid != geteuid() && st.st_uid != 0) {
-		snprintf(h->last_error, sizeof h->last_error, "%s belongs to uid %u, not to smrd: left alone", h->path,
-			 (unsigned)st.st_uid);
-		return -EPERM;
-	}
-	return 0;
-}
-
 static int open_rw(History *h)
 {
 	sqlite3 *db = NULL;
-	int owned = own_file(h);
+	char found[200] = "";
+	int owned = history_own_files(h);
 	if (owned < 0) {
 		if (owned != -EPERM)
 			snprintf(h->last_error, sizeof h->last_error, "cannot create %s: %s", h->path, strerror(-owned));
@@ -156,7 +136,7 @@ static int open_rw(History *h)
 		 * events a minute and the reads one disk's recent past */
 		rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-256;", NULL,
 				  NULL, NULL);
-		r = rc == SQLITE_OK ? check_integrity(db) : history_classify_rc(rc);
+		r = rc == SQLITE_OK ? check_integrity(db, found, sizeof found) : history_classify_rc(rc);
 		what = r == -EBADMSG ? "corrupt database" : "cannot write";
 	}
 	if (r == 0 && (rc = sqlite3_exec(db, SCHEMA(""), NULL, NULL, NULL)) != SQLITE_OK) {
@@ -174,7 +154,10 @@ static int open_rw(History *h)
 		what = "cannot set up";
 	}
 	if (r < 0) {
-		history_note_error(h, what, db);
+		if (*found)
+			snprintf(h->last_error, sizeof h->last_error, "%s %s: %s", what, h->path, found);
+		else
+			history_note_error(h, what, db);
 		sqlite3_close(db);
 		return r;
 	}
@@ -248,21 +231,6 @@ static void close_db(History *h)
 	h->watch_fd = -1;
 }
 
-/* Keeps the broken file for a post-mortem. */
-static int move_aside(History *h, char *aside, size_t n)
-{
-	snprintf(aside, n, "%s.corrupt-%lld", h->path, (long long)time(NULL));
-	const char *suffix[] = {"", "-wal", "-shm"};
-	for (size_t i = 0; i < ELEMENTSOF(suffix); i++) {
-		char from[4200], to[4200];
-		snprintf(from, sizeof from, "%s%s", h->path, suffix[i]);
-		snprintf(to, sizeof to, "%s%s", aside, suffix[i]);
-		if (rename(from, to) < 0 && errno != ENOENT)
-			return -errno;
-	}
-	return 0;
-}
-
 int history_open(const char *dir, History **ret, char **ret_error)
 {
 	History *h = calloc(1, sizeof *h);
@@ -279,10 +247,15 @@ int history_open(const char *dir, History **ret, char **ret_error)
 	if (r == -EBADMSG) {
 		char aside[4200], first[256];
 		snprintf(first, sizeof first, "%s", h->last_error);
-		int m = move_aside(h, aside, sizeof aside);
+		int m = history_move_aside(h, aside, sizeof aside);
 		if (m == 0 && (r = open_rw(h)) == 0) {
-			if (ret_error && asprintf(ret_error, "%s was corrupt, moved to %s (%s)", h->path, aside, first) < 0)
-				*ret_error = NULL;
+			history_recover(h, aside, first);
+			int64_t top = max_id(h->db);	/* past what was recovered */
+			if (top < INT64_MAX && top >= h->next_id)
+				h->next_id = top + 1;
+			history_notify_ids(h, h->db);
+			if (ret_error)
+				*ret_error = strdup(h->recovered);
 			return -ESTALE;	/* usable, but say what happened */
 		}
 		if (m < 0)
@@ -316,13 +289,24 @@ HistoryState history_state(const History *h)
 	if (!h)
 		return HISTORY_MEMORY;
 	if (h->db)
-		return h->pend_len || h->orphaned || history_notify_pending(h) ? HISTORY_PENDING : HISTORY_OK;
+		return h->pend_len || h->orphaned || history_notify_pending(h) ? HISTORY_PENDING
+		       : *h->recovered ? HISTORY_RECOVERED : HISTORY_OK;
 	return h->ro ? HISTORY_READ_ONLY : HISTORY_MEMORY;
 }
 
-bool history_persistent(const History *h) { return history_state(h) == HISTORY_OK; }
+bool history_persistent(const History *h)
+{
+	HistoryState s = history_state(h);
+	return s == HISTORY_OK || s == HISTORY_RECOVERED;
+}
 const char *history_path(const History *h) { return h ? h->path : ""; }
-const char *history_last_error(const History *h) { return h && history_state(h) != HISTORY_OK ? h->last_error : ""; }
+const char *history_last_error(const History *h)
+{
+	if (!h)
+		return "";
+	HistoryState s = history_state(h);
+	return s == HISTORY_OK ? "" : s == HISTORY_RECOVERED ? h->recovered : h->last_error;
+}
 uint64_t history_errors(const History *h) { return h ? h->errors : 0; }
 unsigned history_pending(const History *h) { return h ? h->pend_len : 0; }
 uint64_t history_dropped(const History *h) { return h ? h->dropped : 0; }
@@ -352,7 +336,7 @@ static int remember(History *h, const HistoryEvent *e)
 	return r;
 }
 
-static int insert(History *h, const HistoryEvent *e)
+static int step_insert(History *h, const HistoryEvent *e)
 {
 	sqlite3_stmt *s = h->insert;
 	sqlite3_reset(s);
@@ -373,7 +357,48 @@ static int insert(History *h, const HistoryEvent *e)
 	sqlite3_bind_text(s, 15, e->message, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
-	if (rc == SQLITE_DONE || (rc & 0xff) == SQLITE_CONSTRAINT)	/* already there: written before a failed commit */
+	return rc;
+}
+
+/* Whether the stored row with e's id is e: written before a commit that then failed. */
+static bool stored_already(History *h, const HistoryEvent *e)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(h->db, "SELECT 1 FROM events WHERE id = ?1 AND time_usec = ?2 AND logged_usec = ?3"
+			       " AND device = ?4 AND kind = ?5 AND message = ?6", -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(s, 1, e->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)e->time_usec);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)e->logged_usec);
+	sqlite3_bind_text(s, 4, e->device, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, e->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, e->message, -1, SQLITE_STATIC);
+	bool same = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return same;
+}
+
+/* Stores e. Its id taken by a row we did not write (some other program
+ * writes the file) is no reason to lose it: it gets the next free id. */
+static int insert(History *h, HistoryEvent *e)
+{
+	int rc = step_insert(h, e);
+	if ((rc & 0xff) == SQLITE_CONSTRAINT && !stored_already(h, e)) {
+		int64_t top = max_id(h->db);
+		snprintf(h->notice, sizeof h->notice, "%.150s: event id %lld is a row smrd did not write (another program"
+			 " writes this file?): the event is stored as %lld", h->path, (long long)e->id,
+			 (long long)(top < INT64_MAX ? top + 1 : 0));
+		h->has_notice = true;
+		h->errors++;
+		if (top < INT64_MAX) {
+			e->id = top + 1;
+			if (h->next_id <= e->id)
+				h->next_id = e->id + 1;
+			rc = step_insert(h, e);
+		}
+	} else if ((rc & 0xff) == SQLITE_CONSTRAINT)
+		rc = SQLITE_DONE;
+	if (rc == SQLITE_DONE)
 		return 0;
 	h->errors++;
 	history_note_error(h, "cannot write to", h->db);
@@ -400,7 +425,7 @@ static int flush_pending(History *h)
 		return -EIO;
 	}
 	for (unsigned i = 0; i < h->pend_len; i++)
-		if (insert(h, pending_at(h, i)) < 0) {
+		if (insert(h, &h->pending[(h->pend_head + i) % HISTORY_PENDING_MAX]) < 0) {
 			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 			return -EIO;
 		}
@@ -421,7 +446,7 @@ static int rescue(History *h)
 {
 	sqlite3_stmt *s;
 	/* the new file made as open_rw makes it: the connection creates none */
-	int owned = own_file(h);
+	int owned = history_own_files(h);
 	if (owned < 0) {
 		h->errors++;
 		if (owned != -EPERM)

@@ -50,6 +50,7 @@ typedef enum HistoryState {
 	HISTORY_PENDING,		/* the database is open, but events wait in memory */
 	HISTORY_READ_ONLY,		/* stored events readable, new ones in memory */
 	HISTORY_MEMORY,			/* no database at all: memory only */
+	HISTORY_RECOVERED,		/* as ok, but rebuilt at start from a damaged file: some may be lost */
 	_HISTORY_STATE_MAX,
 	_HISTORY_STATE_INVALID = -EINVAL,
 } HistoryState;
@@ -57,7 +58,8 @@ typedef enum HistoryState {
 typedef struct History History;
 
 /* Opens (creating) dir/events.db. A corrupt file is moved aside to
- * events.db.corrupt-<time> and a new one started (-ESTALE, usable). On any
+ * events.db.corrupt-<time> and what can be read of it copied into a new one
+ * (-ESTALE, usable; the state is HISTORY_RECOVERED until closed). On any
  * other failure it still returns a history (read-only or memory-only) with
  * a negative code and *ret_error (caller frees); NULL only on -ENOMEM. */
 int history_open(const char *dir, History **ret, char **ret_error);
@@ -113,14 +115,17 @@ typedef struct HistorySend {
 	uint64_t done_usec;		/* when it ended; 0 until then */
 } HistorySend;
 
-/* smrctl ack: a disk's kind (or every kind) silenced while its class stays. */
+/* smrctl ack: a disk's kind (or every kind) silenced while its class stays,
+ * until it expires; smrctl unack: a row that withdraws it. */
 typedef struct HistoryAck {
 	int64_t id;
 	uint64_t time_usec;
 	char device[32], identity[96];
 	char kind[32];			/* an event kind, or "all" */
 	char disk_class[24];		/* the class it was acknowledged at */
+	int64_t until_usec;		/* its expiry; 0 none (schema 1's acks), HISTORY_ACK_WITHDRAWN: an unack */
 } HistoryAck;
+#define HISTORY_ACK_WITHDRAWN (-1)
 
 typedef enum HistorySendSet {
 	HISTORY_SENDS_NEWEST,		/* the newest `limit` */
@@ -134,6 +139,8 @@ typedef enum HistorySendSet {
  * follow-up closes it. As history_add: 0 stored, -EIO kept in memory until
  * the database takes it (history_maintain), -ENOBUFS the oldest kept dropped. */
 int history_add_send(History *h, HistorySend *s);
+/* Whether a send got through (its hook exited 0): only those count as sent. */
+bool history_send_delivered(const HistorySend *s);
 /* How a send ended: its result line and exit code (-1: it did not exit). */
 int history_send_done(History *h, int64_t id, const char *result, int exit_status, uint64_t when_usec);
 /* Records an acknowledgement (sets a->id); returns as history_add_send. */

@@ -76,7 +76,7 @@ static void history_said(Monitor *m)
 	if (s == m->history_said)
 		return;
 	m->history_said = s;
-	if (s == HISTORY_OK)
+	if (s == HISTORY_OK || s == HISTORY_RECOVERED)
 		log_notice("history: %s works again, every event is stored", history_path(m->history));
 	else
 		log_warning("history: %s; %u event(s) kept in memory (up to %d), written back when it works again",
@@ -377,7 +377,8 @@ void monitor_disk_gone(Monitor *m, Disk *d)
 
 int monitor_forget(Monitor *m, Disk *d)
 {
-	int n = history_forget(m->history, d->name, disk_identity(d));
+	/* an identity another watched disk shares is not this disk's: by name only */
+	int n = history_forget(m->history, d->name, registry_identity_shared(m->disks, d) ? "" : disk_identity(d));
 	if (n < 0)
 		return n;
 	detect_done(&d->det);

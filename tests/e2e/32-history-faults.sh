@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The event history under faults: a state directory that fills up, that is
-# read-only, that vanishes, an events.db deleted while smrd runs, and a
-# kill -9 in the middle of a stream of writes. Each time: every event is
+# read-only, that vanishes, an events.db deleted while smrd runs, a
+# kill -9 in the middle of a stream of writes, a second smrd on the same
+# directory, a damaged page, a link above the directory. Each time: every event is
 # still listed by smrctl events, the degraded state is exported, the
 # events are written to the database once it works again, and a restart
 # finds them all. Events come fast from an emulated disk whose every read
@@ -80,7 +81,7 @@ stop_smrd
 umount "$S"
 
 step "a read-only state directory"
-mount -t tmpfs -o size=16m tmpfs "$S"
+mount -t tmpfs -o size=16m,mode=0750 tmpfs "$S"	# a tmpfs is 1777 by default: no state directory
 start
 stalls 1
 stored_before=$(events)
@@ -195,5 +196,46 @@ check "uptime is still counted on the monotonic clock (${up} s)" python3 -c "imp
 ctl status | sed -n 1p | sed 's/^/    /'
 check "  ... and smrctl status prints no negative uptime" bash -c "! '$SMRCTL' --socket '$SOCK' status | grep -q 'up -'"
 check "every seeded event still stored" [ "$(seeded "$t_seed")" = 50 ]
+
+# Audit 4: one smrd per state directory (a second one's events vanished),
+# one bad page costs that page (it cost the whole history, and status said
+# "ok"), and no link above the state directory that another user made.
+step "a second smrd on the same state directory, a damaged page, a link above it"
+second() {	# second DIR: another smrd on DIR; its exit code, its stderr in $T/second.err
+	timeout 20 "$SMRD" --config /dev/null --listen 127.0.0.1:0 --socket "$T/second.sock" --state-dir "$1" \
+		--include "^$N\$" --exclude '^$' >/dev/null 2>"$T/second.err"
+}
+second "$S"; rc=$?
+sed -n 's/^/    /; /tate directory/p' "$T/second.err"
+check "a second smrd is refused (exit $rc, 1 expected), told the first one's pid" \
+	bash -c "[ $rc = 1 ] && grep -q 'in use by another smrd (pid $SMRD_PID)' '$T/second.err'"
 stop_smrd
+rm -rf "$S" && mkdir -m 0750 "$S"
+long=$(printf '%0250d' 0)
+for i in $(seq 300); do
+	printf '%d\tstall\t%s\t-\tread\twarning\t0\t0.02\t0\t1\tread stalled %s\n' $((i * 60)) "$N" "$long"
+done | "$HISTORY_SEED" "$S" >/dev/null || fail "history-seed"
+size=$(stat -c %s "$S/events.db")
+# 4 KiB of garbage three quarters in: a page of events (the file is mostly events)
+head -c 4096 /dev/urandom | dd of="$S/events.db" bs=4096 seek=$((size * 3 / 4 / 4096)) conv=notrunc status=none
+start
+sed -n 's/^/    /; /was corrupt/p' "$T/smrd.log"
+n=$(events)
+read -r st pend pers <<<"$(hstate)"
+check "what the bad page did not hold is kept ($n of 300 listed)" bash -c "[ $n -ge 250 ] && [ $n -lt 300 ]"
+check "the warning has SQLite's own words, not \"not an error\"" \
+	bash -c "grep -q 'event(s) and 0 other record(s) recovered from it' '$T/smrd.log' && ! grep -q 'not an error' '$T/smrd.log'"
+check "status says recovered, not ok ($st)" bash -c "[ '$st' = recovered ] && '$SMRCTL' --socket '$SOCK' status | grep -q '(recovered): '"
+check "  ... and the damaged file is kept" sh -c "ls '$S' | grep -q '^events.db.corrupt-'"
+stop_smrd
+start
+check "a restart finds them all, state ok" bash -c "[ $(events) = $n ] && [ '$(hstate | cut -d' ' -f1)' = ok ]"
+stop_smrd
+mkdir -p "$T/nob/target" && chown -R nobody "$T/nob"
+ln -s "$T/nob/target" "$T/link" && chown -h nobody "$T/link"
+second "$T/link/state"; rc=$?
+sed -n 's/^/    /; /tate directory/p' "$T/second.err"
+check "a link above the state directory that another user made: refused (exit $rc)" \
+	bash -c "[ $rc = 1 ] && grep -q '/link is a symbolic link made by uid [0-9]*, neither root nor' '$T/second.err'"
+check "  ... and nothing made through it" [ -z "$(ls -A "$T/nob/target")" ]
 finish

@@ -2,10 +2,12 @@
 /* The event history on a real SQLite file in a temporary directory: order,
  * filters, restarts, pruning, a corrupt file and an unusable directory; the
  * notifier's tables, and an old file's notify:/ack: events moved into them. */
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "history.h"
+#include "history-private.h"
 #include "history-v0.h"
 #include "test.h"
 #include "util.h"
@@ -212,10 +214,264 @@ static void notify_tables(const char *base)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* Schema 1's acks had no expiry: opened, the file gets the column, they
+ * keep none (0); an expiry and a withdrawal are read back as written. */
+static void ack_expiry_migrated(const char *base)
+{
+	char dir[300], path[400], *err = NULL;
+	snprintf(dir, sizeof dir, "%s/v1acks", base);
+	CHECK_INT(mkdir(dir, 0755), 0);
+	History *h = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	h = history_close(h);
+	snprintf(path, sizeof path, "%s/events.db", dir);
+	sqlite3 *db = NULL;
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "DROP TABLE notify_acks; CREATE TABLE notify_acks (id INTEGER PRIMARY KEY,"
+			       " time_usec INTEGER NOT NULL, device TEXT NOT NULL, identity TEXT NOT NULL,"
+			       " kind TEXT NOT NULL, disk_class TEXT NOT NULL);"
+			       "INSERT INTO notify_acks VALUES (1, 5, 'sdb', 'WD-1', 'stall', 'cmr');"
+			       "PRAGMA user_version = 1;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	Acks got = {0};
+	CHECK_INT(history_query_acks(h, 0, collect_ack, &got), 0);
+	CHECK_INT(got.n, 1);
+	CHECK_STR(got.a[0].kind, "stall");
+	CHECK_INT(got.a[0].until_usec, 0);
+	HistoryAck a = {.time_usec = 6, .until_usec = 86400000006};
+	snprintf(a.device, sizeof a.device, "sdb");
+	snprintf(a.identity, sizeof a.identity, "WD-1");
+	snprintf(a.kind, sizeof a.kind, "all");
+	CHECK_INT(history_add_ack(h, &a), 0);
+	a.time_usec = 7, a.until_usec = HISTORY_ACK_WITHDRAWN;
+	CHECK_INT(history_add_ack(h, &a), 0);
+	got = (Acks){0};
+	CHECK_INT(history_query_acks(h, 0, collect_ack, &got), 0);
+	CHECK_INT(got.n, 3);
+	CHECK(got.a[1].until_usec == 86400000006);
+	CHECK(got.a[2].until_usec == HISTORY_ACK_WITHDRAWN);
+	h = history_close(h);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *st = NULL;
+	CHECK_INT(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	CHECK_INT(sqlite3_column_int(st, 0), 2);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(err);
+	err = NULL;
+
+	/* what is salvaged from a damaged version-1 file fits the new tables:
+	 * the ack comes over with no expiry */
+	char v1[400], dir2[300];
+	snprintf(v1, sizeof v1, "%s/v1.db", base);
+	CHECK_INT(sqlite3_open(v1, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "CREATE TABLE notify_acks (id INTEGER PRIMARY KEY,"
+			       " time_usec INTEGER NOT NULL, device TEXT NOT NULL, identity TEXT NOT NULL,"
+			       " kind TEXT NOT NULL, disk_class TEXT NOT NULL);"
+			       "INSERT INTO notify_acks VALUES (1, 5, 'sdb', 'WD-1', 'stall', 'cmr');"
+			       "PRAGMA user_version = 1;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	snprintf(dir2, sizeof dir2, "%s/v1salvage", base);
+	CHECK_INT(mkdir(dir2, 0755), 0);
+	CHECK_INT(history_open(dir2, &h, &err), 0);
+	h = history_close(h);
+	snprintf(path, sizeof path, "%s/events.db", dir2);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	HistorySalvage sv;
+	CHECK_INT(history_salvage(db, v1, &sv), 0);
+	CHECK_INT(sv.rows, 1);
+	CHECK_INT(sqlite3_prepare_v2(db, "SELECT kind, until_usec FROM notify_acks", -1, &st, NULL), SQLITE_OK);
+	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(st, 0), "stall");
+	CHECK_INT(sqlite3_column_int64(st, 1), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static int count_cb(const HistoryEvent *e, void *userdata)
+{
+	unsigned *n = userdata;
+	(*n)++;
+	return strstr(e->message, "forged") ? -EPERM : 0;	/* a planted row must never be listed */
+}
+
+static unsigned count_events(History *h)
+{
+	unsigned n = 0;
+	CHECK_INT(history_query(h, &(HistoryFilter){.limit = 100000}, count_cb, &n), 0);
+	return n;
+}
+
+/* One bad page costs what stood on it, not the whole history (audit 4, finding 16). */
+static void salvage(const char *dir)
+{
+	char path[256], *err = NULL;
+	History *h = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		HistoryAck a = {.time_usec = 1 + i};
+		snprintf(a.device, sizeof a.device, "sd%c", 'a' + i);
+		snprintf(a.kind, sizeof a.kind, "all");
+		CHECK_INT(history_add_ack(h, &a), 0);
+	}
+	for (unsigned i = 0; i < 300; i++) {	/* long messages: the events' pages are most of the file */
+		HistoryEvent e = ev(i % 2 ? "sda" : "sdb", "stall", 5000 + i);
+		memset(e.message, 'x', 250);
+		CHECK_INT(history_add(h, &e), 0);
+	}
+	h = history_close(h);
+	snprintf(path, sizeof path, "%s/events.db", dir);
+	struct stat st;
+	CHECK_INT(stat(path, &st), 0);
+	FILE *f = fopen(path, "r+");
+	CHECK(f && fseek(f, st.st_size / 4 * 3 / 4096 * 4096, SEEK_SET) == 0);	/* a page of events */
+	for (unsigned i = 0; i < 4096; i++)
+		fputc((int)(i * 2654435761u >> 13) & 0xff, f);
+	fclose(f);
+	CHECK_INT(history_open(dir, &h, &err), -ESTALE);
+	printf("  %s\n", err ? err : "(no message)");
+	CHECK(err && strstr(err, "was corrupt, moved to") && strstr(err, "event(s) and 3 other record(s) recovered"));
+	CHECK(!strstr(err, "not an error") && strstr(err, "btree"));	/* what SQLite found, not its "not an error" */
+	CHECK_INT(history_state(h), HISTORY_RECOVERED);
+	CHECK_STR(history_state_to_string(history_state(h)), "recovered");
+	CHECK(history_persistent(h));
+	CHECK(strstr(history_last_error(h), "recovered"));
+	unsigned n = count_events(h);
+	CHECK(n >= 250 && n < 300);	/* a page of them lost, no more */
+	Acks acks = {0};
+	CHECK_INT(history_query_acks(h, 0, collect_ack, &acks), 0);
+	CHECK_INT(acks.n, 3);
+	HistoryEvent e = ev("sdc", "stall", 9000);
+	CHECK_INT(history_add(h, &e), 0);
+	CHECK(e.id > 300);	/* past every recovered one */
+	h = history_close(h);
+	free(err);
+	err = NULL;
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "ls %s | grep -q '^events.db.corrupt-'", dir);
+	CHECK_INT(system(cmd), 0);	/* the damaged file is kept */
+	CHECK_INT(history_open(dir, &h, &err), 0);	/* a restart: ok, with what was recovered */
+	CHECK_INT(history_state(h), HISTORY_OK);
+	CHECK_INT(count_events(h), n + 1);
+	h = history_close(h);
+	/* cut short (a full disk, a bad copy): the pages that are left are read,
+	 * though the header promises more */
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(truncate(path, st.st_size / 4 * 3 / 4096 * 4096), 0);
+	CHECK_INT(history_open(dir, &h, &err), -ESTALE);
+	unsigned cut = count_events(h);
+	printf("  cut to 3/4: %u of %u events recovered\n", cut, n + 1);
+	CHECK(cut >= 50 && cut < n + 1);
+	h = history_close(h);
+	free(err);
+}
+
+/* A row smrd did not write under one of its ids (another smrd on the same
+ * file, before the lock): the event is stored under the next free id, not
+ * reported stored and dropped (audit 4, finding 4). */
+static void taken_id(const char *dir)
+{
+	char path[256], *err = NULL;
+	History *h = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	HistoryEvent e = ev("sda", "stall", 100);
+	CHECK_INT(history_add(h, &e), 0);
+	CHECK_INT(e.id, 1);
+	snprintf(path, sizeof path, "%s/events.db", dir);
+	sqlite3 *other = NULL;
+	CHECK_INT(sqlite3_open(path, &other), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(other, "INSERT INTO events (id, time_usec, logged_usec, device, serial, kind, op, severity,"
+			       " message) VALUES (2, 1, 1, 'sdb', '', 'ack:all', '', 'info', 'the other one')",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+	HistoryEvent mine = ev("sda", "stall", 101);
+	CHECK_INT(history_add(h, &mine), 0);
+	CHECK_INT(mine.id, 3);
+	CHECK_INT(count_events(h), 3);
+	const char *notice = history_take_notice(h);
+	CHECK(notice && strstr(notice, "event id 2 is a row smrd did not write"));
+	h = history_close(h);
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	CHECK_INT(count_events(h), 3);
+	h = history_close(h);
+	free(err);
+}
+
+/* A -wal someone else put beside events.db is never replayed (audit 4,
+ * finding 5): a forged database, VACUUMed so that all of it is in its WAL. */
+static void planted_wal(const char *dir)
+{
+	char forge[256], path[300], to[300], *err = NULL;
+	History *h = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		HistoryEvent e = ev("sdb", "stall", 100 + i);
+		CHECK_INT(history_add(h, &e), 0);
+	}
+	h = history_close(h);
+	snprintf(forge, sizeof forge, "%s/forge", dir);
+	CHECK_INT(mkdir(forge, 0755), 0);
+	snprintf(path, sizeof path, "%s/events.db", forge);
+	sqlite3 *db = NULL;
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;"
+			       "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, time_usec INTEGER NOT NULL,"
+			       " logged_usec INTEGER NOT NULL, device TEXT NOT NULL, serial TEXT NOT NULL, kind TEXT NOT NULL,"
+			       " op TEXT NOT NULL, severity TEXT NOT NULL, duration REAL, latency REAL, value REAL,"
+			       " count INTEGER, bytes INTEGER, sector INTEGER, message TEXT NOT NULL);"
+			       "INSERT INTO events (time_usec, logged_usec, device, serial, kind, op, severity, message)"
+			       " VALUES (1, 1, 'sda', 'x', 'ack:all', '', 'info', 'forged');"
+			       "VACUUM;", NULL, NULL, NULL), SQLITE_OK);
+	char cmd[800];
+	snprintf(path, sizeof path, "%s/events.db-wal", forge);
+	snprintf(to, sizeof to, "%s/events.db-wal", dir);
+	snprintf(cmd, sizeof cmd, "cp %s %s", path, to);
+	CHECK_INT(system(cmd), 0);
+	sqlite3_close(db);
+	/* another user's file when we can make one; else one anyone may write */
+	if (geteuid() == 0)
+		CHECK_INT(chown(to, 65534, 65534), 0);
+	else
+		CHECK_INT(chmod(to, 0666), 0);
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	CHECK_INT(count_events(h), 3);		/* ours, and no forged row */
+	const char *notice = history_take_notice(h);
+	CHECK(notice && strstr(notice, "moved aside unread"));
+	h = history_close(h);
+	snprintf(cmd, sizeof cmd, "ls %s | grep -q '^events.db-wal.untrusted-'", dir);
+	CHECK_INT(system(cmd), 0);
+	/* and what SQLite makes beside the database is as private as it */
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	HistoryEvent e = ev("sdb", "stall", 200);
+	CHECK_INT(history_add(h, &e), 0);
+	struct stat st;
+	CHECK_INT(stat(to, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0640);
+	CHECK_INT(st.st_uid, geteuid());
+	h = history_close(h);
+	free(err);
+}
+
+static void faults(const char *dir)
+{
+	const char *sub[] = {"fault-salvage", "fault-taken", "fault-planted"};
+	void (*fn[])(const char *) = {salvage, taken_id, planted_wal};
+	for (size_t i = 0; i < ELEMENTSOF(sub); i++) {
+		char p[256];
+		snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
+		CHECK_INT(mkdir(p, 0750), 0);
+		fn[i](p);
+	}
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-history-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
+	faults(dir);
+	ack_expiry_migrated(dir);
 	char *err = NULL, path[256], cmd[1024];
 	History *h = NULL;
 
