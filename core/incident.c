@@ -19,8 +19,10 @@ typedef struct KindState {
 	uint64_t pending, pending_first, pending_last;
 	char pending_msg[320];
 	bool done;			/* a once-kind was sent */
+	bool retry;			/* pending is a note that was not delivered */
 	bool acked;
 	char ack_class[CLASS_MAX];
+	uint64_t ack_time, ack_until;	/* CLOCK_REALTIME; ack_until 0: no expiry */
 } KindState;
 
 typedef struct IncidentDisk {
@@ -30,6 +32,10 @@ typedef struct IncidentDisk {
 	KindState k[_EVENT_KIND_MAX];
 	bool ack_all;
 	char ack_all_class[CLASS_MAX];
+	uint64_t ack_all_time, ack_all_until;
+	bool holding;			/* held: the storm's start, until held_due */
+	uint64_t held_due;
+	IncidentNote held;
 } IncidentDisk;
 
 struct IncidentBook {
@@ -43,7 +49,7 @@ static Policy policy(DetectEventKind k)
 	case EVENT_STORM_START: return POLICY_STORM_START;
 	case EVENT_STORM_END: return POLICY_STORM_END;
 	case EVENT_BEHAVIOUR: case EVENT_BANDS: return POLICY_ONCE;
-	case EVENT_STALL: case EVENT_TIMEOUT_RISK: case EVENT_STALL_IMMINENT: return POLICY_RATE;
+	case EVENT_STALL: case EVENT_TIMEOUT_RISK: case EVENT_STALL_IMMINENT: case EVENT_REBUILD_WARNING: return POLICY_RATE;
 	default: return POLICY_NONE;
 	}
 }
@@ -68,6 +74,11 @@ static IncidentDisk *find(const IncidentBook *b, const char *identity)
 		if (streq(b->disks[i].identity, identity))
 			return &b->disks[i];
 	return NULL;
+}
+
+bool incident_known(const IncidentBook *b, const char *identity)
+{
+	return find(b, identity) != NULL;
 }
 
 static IncidentDisk *get(IncidentBook *b, const char *device, const char *identity)
@@ -103,22 +114,25 @@ void incident_make_id(char out[INCIDENT_ID_MAX], const char *identity, const cha
 	snprintf(out, INCIDENT_ID_MAX, "%.20s-%016" PRIx64, what, h);
 }
 
-/* An acknowledgement holds while the class does: a disk that changed
- * (cmr to dm-smr by behaviour, or back) is news again. */
-static bool ack_holds(bool *acked, const char *stamp, const char *disk_class)
+/* An acknowledgement holds while the class does (a disk that changed,
+ * cmr to dm-smr by behaviour or back, is news again) and until it expires. */
+static bool ack_holds(bool *acked, const char *stamp, const char *disk_class, uint64_t until, uint64_t now)
 {
 	if (*acked && !streq(stamp, disk_class ? disk_class : ""))
+		*acked = false;
+	if (*acked && until && now >= until)
 		*acked = false;
 	return *acked;
 }
 
-bool incident_acked(IncidentBook *b, const char *identity, DetectEventKind kind, const char *disk_class)
+bool incident_acked(IncidentBook *b, const char *identity, DetectEventKind kind, const char *disk_class,
+		    uint64_t now_usec)
 {
 	IncidentDisk *d = find(b, identity);
 	if (!d || kind < 0 || kind >= _EVENT_KIND_MAX)
 		return false;
-	return ack_holds(&d->ack_all, d->ack_all_class, disk_class) ||
-	       ack_holds(&d->k[kind].acked, d->k[kind].ack_class, disk_class);
+	return ack_holds(&d->ack_all, d->ack_all_class, disk_class, d->ack_all_until, now_usec) ||
+	       ack_holds(&d->k[kind].acked, d->k[kind].ack_class, disk_class, d->k[kind].ack_until, now_usec);
 }
 
 static void fill(IncidentNote *n, const IncidentDisk *d, const IncidentEvent *e, const char *incident)
@@ -137,6 +151,7 @@ static bool judge_rate(IncidentDisk *d, const IncidentParams *p, const IncidentE
 	if (k->last_sent && e->time_usec >= k->last_sent && e->time_usec - k->last_sent < p->interval_usec) {
 		if (!k->pending++)
 			k->pending_first = e->time_usec;
+		k->retry = false;
 		k->pending_last = e->time_usec;
 		snprintf(k->pending_msg, sizeof k->pending_msg, "%s", e->message ? e->message : "");
 		*why = "aggregated";
@@ -163,6 +178,18 @@ bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEven
 		*why = "too many disks";
 		return false;
 	}
+	if (pol == POLICY_STORM_END && d->holding && streq(d->held.incident, d->storm)) {
+		/* over before its start went out: one notification says both */
+		*note = d->held;
+		note->ended = true;
+		size_t len = strlen(note->message);
+		snprintf(note->message + len, sizeof note->message - len, "%s%s", len ? "; " : "",
+			 e->message ? e->message : "");
+		note->time_usec = e->time_usec;
+		d->holding = false;
+		d->storm[0] = 0, d->storm_sent = false;
+		return true;
+	}
 	if (pol == POLICY_STORM_END) {
 		bool sent = d->storm[0] && d->storm_sent;
 		if (sent)
@@ -181,7 +208,7 @@ bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEven
 	const EventKindInfo *info = event_kind_info(e->kind);
 	if (info->priority > p->min_priority)
 		*why = "below notify-min-severity";
-	else if (incident_acked(b, d->identity, e->kind, e->disk_class))
+	else if (incident_acked(b, d->identity, e->kind, e->disk_class, e->time_usec))
 		*why = "acknowledged";
 	else if (pol == POLICY_ONCE && d->k[e->kind].done)
 		*why = "already sent";
@@ -191,9 +218,28 @@ bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEven
 	case POLICY_STORM_START:
 		d->storm_sent = true;
 		fill(note, d, e, id);
-		return true;
+		if (!p->coalesce_usec)
+			return true;
+		d->held = *note;
+		d->holding = true;
+		d->held_due = e->time_usec + p->coalesce_usec;
+		*why = INCIDENT_HELD;
+		return false;
 	case POLICY_ONCE:
+		if (d->holding && e->kind < 32) {
+			/* the verdict of the storm's first while: in its notification */
+			IncidentNote *h = &d->held;
+			size_t len = strlen(h->message);
+			snprintf(h->message + len, sizeof h->message - len, "%s%s", len ? "; " : "",
+				 e->message ? e->message : "");
+			h->folded |= UINT32_C(1) << e->kind;
+			d->k[e->kind].done = true;
+			d->k[e->kind].pending = 0;
+			*why = INCIDENT_FOLDED;
+			return false;
+		}
 		d->k[e->kind].done = true;
+		d->k[e->kind].pending = 0;	/* a retry waiting: this is it */
 		incident_make_id(id, d->identity, info->name, 0);
 		fill(note, d, e, id);
 		return true;
@@ -208,18 +254,31 @@ unsigned incident_due(IncidentBook *b, const IncidentParams *p, uint64_t now_use
 	unsigned n = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		IncidentDisk *d = &b->disks[i];
+		if (d->holding && now_usec >= d->held_due) {
+			d->holding = false;
+			cb(&d->held, userdata);
+			n++;
+		}
 		for (int kind = 0; kind < _EVENT_KIND_MAX; kind++) {
 			KindState *k = &d->k[kind];
 			if (!k->pending || now_usec < k->last_sent + p->interval_usec)
 				continue;
 			IncidentNote note = {.kind = kind, .count = k->pending, .first_usec = k->pending_first,
 					     .time_usec = k->pending_last};
-			incident_make_id(note.incident, d->identity, detect_event_kind_to_string(kind), k->pending_first);
+			bool once = policy(kind) == POLICY_ONCE;
+			incident_make_id(note.incident, d->identity, detect_event_kind_to_string(kind),
+					 once ? 0 : k->pending_first);
 			snprintf(note.device, sizeof note.device, "%s", d->device);
 			snprintf(note.identity, sizeof note.identity, "%s", d->identity);
-			snprintf(note.message, sizeof note.message, "%" PRIu64 " more since the last notification; the last: %s",
-				 k->pending, k->pending_msg);
+			if (k->retry)
+				snprintf(note.message, sizeof note.message, "%s", k->pending_msg);
+			else
+				snprintf(note.message, sizeof note.message,
+					 "%" PRIu64 " more since the last notification; the last: %s", k->pending, k->pending_msg);
+			if (once)
+				k->done = true;
 			k->pending = 0;
+			k->retry = false;
 			k->last_sent = now_usec;
 			cb(&note, userdata);
 			n++;
@@ -228,7 +287,8 @@ unsigned incident_due(IncidentBook *b, const IncidentParams *p, uint64_t now_use
 	return n;
 }
 
-int incident_ack(IncidentBook *b, const char *device, const char *identity, int kind, const char *disk_class)
+int incident_ack(IncidentBook *b, const char *device, const char *identity, int kind, const char *disk_class,
+		 uint64_t time_usec, uint64_t until_usec)
 {
 	if (kind >= _EVENT_KIND_MAX)
 		return -EINVAL;
@@ -241,6 +301,8 @@ int incident_ack(IncidentBook *b, const char *device, const char *identity, int 
 	char *stamp = kind < 0 ? d->ack_all_class : d->k[kind].ack_class;
 	*acked = true;
 	snprintf(stamp, CLASS_MAX, "%s", disk_class ? disk_class : "");
+	*(kind < 0 ? &d->ack_all_time : &d->k[kind].ack_time) = time_usec;
+	*(kind < 0 ? &d->ack_all_until : &d->k[kind].ack_until) = until_usec;
 	/* what was waiting to be summed up is acknowledged with it */
 	for (int k = 0; k < _EVENT_KIND_MAX; k++)
 		if (kind < 0 || k == kind)
@@ -261,6 +323,51 @@ unsigned incident_forget(IncidentBook *b, const char *device, const char *identi
 		}
 	}
 	return gone;
+}
+
+void incident_unsent(IncidentBook *b, const IncidentNote *note, uint64_t now_usec)
+{
+	IncidentDisk *d = note->kind >= 0 && note->kind < _EVENT_KIND_MAX ? get(b, note->device, note->identity) : NULL;
+	if (!d)
+		return;
+	KindState *k = &d->k[note->kind];
+	switch (policy(note->kind)) {
+	case POLICY_STORM_START:
+		/* its end is no follow-up of a start nobody got */
+		if (streq(d->storm, note->incident))
+			d->storm_sent = false;
+		/* what was folded into it is due on its own */
+		for (int kind = 0; kind < _EVENT_KIND_MAX && kind < 32; kind++)
+			if (note->folded & (UINT32_C(1) << kind)) {
+				IncidentNote once = *note;
+				once.kind = kind, once.folded = 0, once.ended = false;
+				incident_unsent(b, &once, now_usec);
+			}
+		return;
+	case POLICY_ONCE:
+		k->done = false;
+		break;
+	case POLICY_RATE:
+		break;
+	default:
+		return;
+	}
+	/* due again one notify-interval after this failure: a hook that keeps
+	 * failing (the MTA is down) runs once an interval, not once an event */
+	bool was_pending = k->pending > 0;
+	k->retry = !was_pending;
+	if (!was_pending || note->first_usec < k->pending_first)
+		k->pending_first = note->first_usec;
+	if (!was_pending || note->time_usec > k->pending_last)
+		k->pending_last = note->time_usec;
+	if (!was_pending)
+		snprintf(k->pending_msg, sizeof k->pending_msg, "%.319s", note->message);
+	k->pending += note->count ? note->count : 1;
+	/* a rate kind keeps the time it was judged or summed up at: events
+	 * logged before the failure was known must still be summed, not each
+	 * sent (and each dropped again) */
+	if (policy(note->kind) == POLICY_ONCE || !now_usec)
+		k->last_sent = now_usec;
 }
 
 void incident_restore_sent(IncidentBook *b, const char *device, const char *identity, DetectEventKind kind,
@@ -291,7 +398,54 @@ void incident_restore_sent(IncidentBook *b, const char *device, const char *iden
 }
 
 void incident_restore_ack(IncidentBook *b, const char *device, const char *identity, int kind,
-			  const char *disk_class)
+			  const char *disk_class, uint64_t time_usec, uint64_t until_usec)
 {
-	(void)incident_ack(b, device, identity, kind, disk_class);
+	(void)incident_ack(b, device, identity, kind, disk_class, time_usec, until_usec);
+}
+
+int incident_unack(IncidentBook *b, const char *identity, int kind)
+{
+	IncidentDisk *d = kind < _EVENT_KIND_MAX ? find(b, identity) : NULL;
+	if (!d)
+		return 0;
+	int n = 0;
+	if (kind < 0) {
+		n += d->ack_all;
+		d->ack_all = false;
+	}
+	for (int k = 0; k < _EVENT_KIND_MAX; k++)
+		if (kind < 0 || k == kind) {
+			n += d->k[k].acked;
+			d->k[k].acked = false;
+		}
+	return n;
+}
+
+static unsigned list_one(const IncidentDisk *d, int kind, bool acked, const char *cls, uint64_t time_usec,
+			 uint64_t until, uint64_t now, IncidentAckFn cb, void *userdata)
+{
+	if (!acked || (until && now >= until))
+		return 0;
+	IncidentAck a = {.kind = kind, .time_usec = time_usec, .until_usec = until};
+	snprintf(a.device, sizeof a.device, "%s", d->device);
+	snprintf(a.identity, sizeof a.identity, "%s", d->identity);
+	snprintf(a.disk_class, sizeof a.disk_class, "%s", cls);
+	if (cb)
+		cb(&a, userdata);
+	return 1;
+}
+
+unsigned incident_acks(IncidentBook *b, uint64_t now_usec, IncidentAckFn cb, void *userdata)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const IncidentDisk *d = &b->disks[i];
+		n += list_one(d, -1, d->ack_all, d->ack_all_class, d->ack_all_time, d->ack_all_until, now_usec, cb,
+			      userdata);
+		for (int k = 0; k < _EVENT_KIND_MAX; k++) {
+			const KindState *s = &d->k[k];
+			n += list_one(d, k, s->acked, s->ack_class, s->ack_time, s->ack_until, now_usec, cb, userdata);
+		}
+	}
+	return n;
 }

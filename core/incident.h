@@ -6,15 +6,20 @@
  * notifications out; what was sent and acknowledged comes back from the
  * history (incident_restore) so that a restart repeats nothing.
  *
- *   storm-start       a new incident; its storm-end is a follow-up of it
+ *   storm-start       a new incident; its storm-end is a follow-up of it.
+ *                     Held notify-coalesce (incident_due sends it): the
+ *                     disk's verdict (behaviour, bands) of that while is
+ *                     folded into it, and an end that came first too
  *   behaviour, bands  once per disk, ever
  *   stall, timeout-risk, stall-imminent
  *                     one per disk and kind per notify-interval; what came
  *                     between is counted and sent as one when it is over
  *   others            never (idle cleaning, media-cache: the journal has them)
  *
- * An acknowledgement (smrctl ack DEVICE [KIND]) silences a disk's kind, or
- * all of them, while the disk's class stays what it was when acknowledged.
+ * An acknowledgement (smrctl ack DEVICE [KIND] [--for DURATION]) silences a
+ * disk's kind, or all of them, while the disk's class stays what it was when
+ * acknowledged and until it expires (like an Alertmanager silence); smrctl
+ * unack withdraws it.
  */
 #pragma once
 
@@ -29,6 +34,7 @@
 typedef struct IncidentParams {
 	int min_priority;		/* LOG_*: kinds of this priority or more urgent */
 	uint64_t interval_usec;		/* notify-interval */
+	uint64_t coalesce_usec;		/* notify-coalesce: a storm's start waits this for its verdict */
 } IncidentParams;
 
 /* A detector event as the notifier sees it. */
@@ -45,6 +51,9 @@ typedef struct IncidentNote {
 	char incident[INCIDENT_ID_MAX];	/* stable: a storm's start and end share it */
 	DetectEventKind kind;
 	bool follow_up;			/* a storm's end, after its start was sent */
+	bool test;			/* smrctl notify-test's: no incident, no disk */
+	bool ended;			/* a storm's start sent after its end: both in one */
+	uint32_t folded;		/* 1 << kind of each once-kind folded into it (its verdict) */
 	uint64_t count;			/* events it stands for (aggregated stalls) */
 	uint64_t first_usec, time_usec;	/* the first of them and this one */
 	char device[32], identity[96];
@@ -58,7 +67,10 @@ IncidentBook *incident_book_free(IncidentBook *b);
 
 /* Whether e is sent now: true with *note filled; else false with *why
  * ("acknowledged", "below notify-min-severity", "already sent",
- * "aggregated", "not a notification kind", "too many disks"). */
+ * "aggregated", "not a notification kind", "too many disks"; and not
+ * suppressed but later: INCIDENT_HELD, INCIDENT_FOLDED). */
+#define INCIDENT_HELD "held to coalesce"
+#define INCIDENT_FOLDED "folded into its storm's notification"
 bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEvent *e, IncidentNote *note,
 		    const char **why);
 
@@ -67,21 +79,48 @@ typedef void (*IncidentNoteFn)(const IncidentNote *n, void *userdata);
 unsigned incident_due(IncidentBook *b, const IncidentParams *p, uint64_t now_usec, IncidentNoteFn cb,
 		      void *userdata);
 
-/* kind < 0: every kind. -ENOMEM, or -E2BIG past INCIDENT_DISKS_MAX disks. */
-int incident_ack(IncidentBook *b, const char *device, const char *identity, int kind, const char *disk_class);
-/* Whether the disk's kind (or all kinds) is acknowledged at this class. */
-bool incident_acked(IncidentBook *b, const char *identity, DetectEventKind kind, const char *disk_class);
+/* Whether the book has an entry under this identity. */
+bool incident_known(const IncidentBook *b, const char *identity);
+
+/* kind < 0: every kind. time_usec: when (CLOCK_REALTIME); until_usec: when
+ * it expires, 0 never. -ENOMEM, or -E2BIG past INCIDENT_DISKS_MAX disks. */
+int incident_ack(IncidentBook *b, const char *device, const char *identity, int kind, const char *disk_class,
+		 uint64_t time_usec, uint64_t until_usec);
+/* Whether the disk's kind (or all kinds) is acknowledged at this class, at now_usec. */
+bool incident_acked(IncidentBook *b, const char *identity, DetectEventKind kind, const char *disk_class,
+		    uint64_t now_usec);
+/* smrctl unack: kind < 0 withdraws every acknowledgement of the disk (of
+ * all kinds and each kind's); else that kind's. How many were withdrawn. */
+int incident_unack(IncidentBook *b, const char *identity, int kind);
+
+/* An acknowledgement in force (smrctl acks). */
+typedef struct IncidentAck {
+	int kind;			/* < 0: every kind */
+	char device[32], identity[96], disk_class[24];
+	uint64_t time_usec, until_usec;	/* until_usec 0: no expiry */
+} IncidentAck;
+typedef void (*IncidentAckFn)(const IncidentAck *a, void *userdata);
+/* Calls cb for each acknowledgement that holds at now_usec (not expired);
+ * returns how many. */
+unsigned incident_acks(IncidentBook *b, uint64_t now_usec, IncidentAckFn cb, void *userdata);
 
 /* A disk forgotten (smrctl forget): what was sent and acknowledged for it,
  * under its device name or its identity, goes; its next verdict is news. */
 unsigned incident_forget(IncidentBook *b, const char *device, const char *identity);
+
+/* A note that was not delivered (its hook failed, was killed, or it was
+ * dropped): what judging it marked as sent is undone, and it is due again
+ * from incident_due() one interval after now_usec (a storm's start is not
+ * retried: its end is then no follow-up). From the history too, at start:
+ * a note whose newest send was not delivered (now_usec 0: due at once). */
+void incident_unsent(IncidentBook *b, const IncidentNote *note, uint64_t now_usec);
 
 /* From the history: a notification that was sent (incident id, kind, when,
  * whether a follow-up), and an acknowledgement. */
 void incident_restore_sent(IncidentBook *b, const char *device, const char *identity, DetectEventKind kind,
 			   const char *incident, bool follow_up, uint64_t time_usec);
 void incident_restore_ack(IncidentBook *b, const char *device, const char *identity, int kind,
-			  const char *disk_class);
+			  const char *disk_class, uint64_t time_usec, uint64_t until_usec);
 
 /* The incident id: <kind>-<16 hex of the identity and start>; never any
  * byte of the identity itself (it is untrusted text). */

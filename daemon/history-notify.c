@@ -37,6 +37,15 @@
 	" FROM events WHERE substr(kind, 1, 4) = 'ack:' ORDER BY logged_usec, id;" \
 	"DELETE FROM events WHERE substr(kind, 1, 7) = 'notify:' OR substr(kind, 1, 4) = 'ack:';"
 
+/* A send that got through: its hook exited 0; version 0 (no command, no
+ * result) recorded only what it had sent. Anything else is due again. */
+#define DELIVERED(p) "(" p "result = 'exit 0' OR (" p "result = '' AND " p "command = ''))"
+
+bool history_send_delivered(const HistorySend *s)
+{
+	return streq(s->result, "exit 0") || (!s->result[0] && !s->command[0]);
+}
+
 #define SEND_COLUMNS(p) \
 	p "id, " p "time_usec, " p "event_usec, " p "device, " p "identity, " p "kind, " p "incident, " \
 	p "follow_up, " p "count, " p "command, " p "result, " p "exit_status"
@@ -66,7 +75,11 @@ int history_notify_setup(sqlite3 *db)
 		rc = sqlite3_exec(db, HISTORY_NOTIFY_SCHEMA(""), NULL, NULL, NULL);
 	/* a newer smrd's file keeps its number: these tables are all we use of it */
 	if (rc == SQLITE_OK && v < 1)
-		rc = sqlite3_exec(db, MIGRATE_V1 "PRAGMA user_version = 1;", NULL, NULL, NULL);
+		rc = sqlite3_exec(db, MIGRATE_V1 "PRAGMA user_version = 2;", NULL, NULL, NULL);
+	/* version 1's acks had no expiry: they keep none (0), as they were given */
+	if (rc == SQLITE_OK && v == 1)
+		rc = sqlite3_exec(db, "ALTER TABLE notify_acks ADD COLUMN until_usec INTEGER NOT NULL DEFAULT 0;"
+				  "PRAGMA user_version = 2;", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
@@ -150,9 +163,9 @@ static int insert_send(History *h, const HistorySend *s)
 
 static int insert_ack(History *h, const HistoryAck *a)
 {
-	return write_row(h, "INSERT OR REPLACE INTO notify_acks (id, time_usec, device, identity, kind, disk_class)"
-			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", "iissss", a->id, (int64_t)a->time_usec, a->device, a->identity,
-			 a->kind, a->disk_class);
+	return write_row(h, "INSERT OR REPLACE INTO notify_acks (id, time_usec, device, identity, kind, disk_class,"
+			 " until_usec) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", "iissssi", a->id, (int64_t)a->time_usec,
+			 a->device, a->identity, a->kind, a->disk_class, a->until_usec);
 }
 
 static int begin(History *h)
@@ -303,6 +316,7 @@ static const char *const send_sets[_HISTORY_SEND_SET_MAX] = {
 					" GROUP BY identity, kind ORDER BY time_usec, id LIMIT ?1",
 	[HISTORY_SENDS_OPEN_STORMS] = "SELECT " SEND_COLUMNS("s.") " FROM notify_sends s JOIN notify_incidents i"
 				      " ON i.incident = s.incident WHERE s.kind = 'storm-start' AND i.kind = 'storm-start'"
+				      " AND " DELIVERED("s.")
 				      " AND i.closed_usec IS NULL AND i.opened_usec = (SELECT max(j.opened_usec)"
 				      " FROM notify_incidents j WHERE j.identity = i.identity AND j.kind = 'storm-start')"
 				      " GROUP BY s.incident ORDER BY s.time_usec, s.id LIMIT ?1",
@@ -374,15 +388,20 @@ static int ack_row(sqlite3_stmt *st, void *data)
 	copy_text(a.identity, sizeof a.identity, sqlite3_column_text(st, 3));
 	copy_text(a.kind, sizeof a.kind, sqlite3_column_text(st, 4));
 	copy_text(a.disk_class, sizeof a.disk_class, sqlite3_column_text(st, 5));
+	a.until_usec = sqlite3_column_int64(st, 6);
 	return c->ack(&a, c->userdata);
 }
 
 int history_query_acks(History *h, unsigned limit, HistoryAckCb cb, void *userdata)
 {
-	sqlite3_stmt *st;
-	int r = prepare(h, h->db ? h->db : h->ro,
-			"SELECT * FROM (SELECT id, time_usec, device, identity, kind, disk_class FROM notify_acks"
-			" ORDER BY time_usec DESC, id DESC LIMIT ?1) ORDER BY time_usec, id", &st);
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = h->db ? h->db : h->ro;
+#define ACKS_QUERY(until) "SELECT * FROM (SELECT id, time_usec, device, identity, kind, disk_class, " until \
+	" FROM notify_acks ORDER BY time_usec DESC, id DESC LIMIT ?1) ORDER BY time_usec, id"
+	/* a version 1 file opened read-only was not brought up to date: its acks have no expiry */
+	int r = db && sqlite3_prepare_v2(db, ACKS_QUERY("until_usec"), -1, &st, NULL) == SQLITE_OK ? 0
+		: prepare(h, db, ACKS_QUERY("0"), &st);
+#undef ACKS_QUERY
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, limit ? (sqlite3_int64)limit : -1);

@@ -2,13 +2,18 @@
 /*
  * A job is spawned with posix_spawn (no shell: the command is a path, the
  * event is in the environment, where a model string cannot become a
- * command), in a session of its own so that the deadline kills what it
- * started too (sendmail, curl). sd-event reaps it (a child source: SIGCHLD
- * is blocked in every thread, main.c) and a timer of its own enforces
- * notify-timeout. Each send, its result and each acknowledgement are rows
- * of the history's notifier tables, which rebuild the incident book at start.
+ * command), in a session of its own, no fd of smrd's past stderr. sd-event
+ * reaps it (a child source: SIGCHLD is blocked in every thread, main.c) and
+ * a timer of its own enforces notify-timeout on its whole process group: what
+ * it started (sendmail, curl, `cmd &`) counts as the hook, running and
+ * killed with it, until the group is gone (procgroup.h). A process that
+ * leaves the group (setsid, setpgid) is out of reach: a cgroup would hold it,
+ * but smrd must also run where it cannot make one. Each send, its result and
+ * each acknowledgement are rows of the history's notifier tables; only a
+ * hook that exited 0 counts as sent, the rest is due again (incident.h).
  */
 #include "notifier.h"
+#include "notifier-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,45 +30,15 @@
 #include <unistd.h>
 
 #include "classify.h"
+#include "hookenv.h"
 #include "incident.h"
 #include "log.h"
+#include "procgroup.h"
 #include "util.h"
 
 #define KILL_GRACE_USEC 2000000
+#define LINGER_POLL_USEC 100000		/* how often a reaped hook's group is looked for */
 #define DEADLINE_ACCURACY_USEC 10000
-#define ENV_MAX 24
-#define RESTORE_ACKS_MAX 100000
-
-typedef struct Job {
-	struct Job *next;
-	struct Notifier *n;
-	char *env[ENV_MAX + 1];		/* owned strings, NULL-terminated */
-	char what[32], device[32], incident[INCIDENT_ID_MAX];
-	int64_t send_id;		/* its row in the history; 0 if not recorded */
-	pid_t pid;			/* 0: queued */
-	int out_fd;
-	sd_event_source *out_src, *child_src, *deadline_src;
-	uint64_t started;		/* CLOCK_MONOTONIC */
-	bool termed, killed;
-	size_t logged;			/* bytes of output logged */
-	char line[256];
-	size_t line_len;
-} Job;
-
-struct Notifier {
-	sd_event *event;
-	const Config *cfg;
-	IncidentParams params;		/* from cfg: notifier_configure() */
-	History *history;
-	DiskRegistry *disks;
-	IncidentBook *book;
-	Job *queue, *running;
-	unsigned n_queued, n_running;
-	NotifyStats st;
-	NotifyRecent recent[NOTIFY_RECENT];
-	unsigned recent_n;		/* recent[]: oldest first */
-	char host[256];
-};
 
 void notifier_configure(Notifier *n)
 {
@@ -74,6 +49,7 @@ void notifier_configure(Notifier *n)
 		.min_priority = streq(s, "crit") ? LOG_CRIT : streq(s, "notice") ? LOG_NOTICE
 			      : streq(s, "info") ? LOG_INFO : LOG_WARNING,
 		.interval_usec = (uint64_t)(fmax(n->cfg->notify_interval, 1) * 1e6),
+		.coalesce_usec = (uint64_t)(fmax(n->cfg->notify_coalesce, 0) * 1e6),
 	};
 }
 
@@ -84,7 +60,7 @@ static bool enabled(const Notifier *n)
 
 /* The recent list, oldest first: what the history restores comes in no
  * order, so each goes where its time puts it, and the oldest falls off. */
-static void remember_at(Notifier *n, uint64_t when, const char *device, const char *what, const char *result,
+void notifier_remember_at(Notifier *n, uint64_t when, const char *device, const char *what, const char *result,
 			const char *incident)
 {
 	unsigned i = n->recent_n;
@@ -106,9 +82,9 @@ static void remember_at(Notifier *n, uint64_t when, const char *device, const ch
 	snprintf(r->incident, sizeof r->incident, "%s", incident ? incident : "");
 }
 
-static void remember(Notifier *n, const char *device, const char *what, const char *result, const char *incident)
+void notifier_remember(Notifier *n, const char *device, const char *what, const char *result, const char *incident)
 {
-	remember_at(n, now_usec(CLOCK_REALTIME), device, what, result, incident);
+	notifier_remember_at(n, now_usec(CLOCK_REALTIME), device, what, result, incident);
 }
 
 /* The newest recent line of a job: where its result goes. */
@@ -133,14 +109,14 @@ static void job_result(Notifier *n, const Job *j, const char *result, int exit_s
 		log_debug_errno(r, "history: could not record how the notification of %s %s ended: %m", j->what, j->device);
 }
 
-static Job *job_free(Job *j)
+Job *notifier_job_free(Job *j)
 {
 	if (!j)
 		return NULL;
-	for (unsigned i = 0; j->env[i]; i++)
-		free(j->env[i]);
+	hookenv_free(j->env);
 	sd_event_source_disable_unref(j->out_src);
 	sd_event_source_disable_unref(j->deadline_src);
+	sd_event_source_disable_unref(j->linger_src);
 	/* sd-event reaps the child after its callback, which frees the job */
 	sd_event_source_unref(j->child_src);
 	if (j->out_fd >= 0)
@@ -149,67 +125,18 @@ static Job *job_free(Job *j)
 	return NULL;
 }
 
-static int env_add(Job *j, unsigned *k, const char *key, const char *value)
-{
-	if (*k >= ENV_MAX)
-		return -E2BIG;
-	/* an environment string ends at a NUL: the value is otherwise as it came */
-	if (asprintf(&j->env[*k], "%s=%s", key, value ? value : "") < 0) {
-		j->env[*k] = NULL;
-		return -ENOMEM;
-	}
-	(*k)++;
-	return 0;
-}
-
-static void format_time(char out[40], uint64_t usec)
-{
-	time_t t = (time_t)(usec / 1000000);
-	struct tm tm;
-	if (!gmtime_r(&t, &tm) || !strftime(out, 40, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(out, 40, "%" PRIu64, usec / 1000000);
-}
-
 static Job *job_new(Notifier *n, const Disk *d, const IncidentNote *note, const char *cls)
 {
 	Job *j = calloc(1, sizeof *j);
 	if (!j)
 		return NULL;
 	j->out_fd = -1;
-	const EventKindInfo *k = event_kind_info(note->kind);
-	snprintf(j->what, sizeof j->what, "%s", k->name);
+	snprintf(j->what, sizeof j->what, "%s", event_kind_info(note->kind)->name);
 	snprintf(j->device, sizeof j->device, "%s", note->device);
 	snprintf(j->incident, sizeof j->incident, "%s", note->incident);
-	const SysfsDisk *sd = d ? &d->sys : &(SysfsDisk){0};
-	char when[40], first[40], count[24], pool[512];
-	format_time(when, note->time_usec);
-	format_time(first, note->first_usec);
-	snprintf(count, sizeof count, "%" PRIu64, note->count);
-	snprintf(pool, sizeof pool, "%s", d ? d->view.pool : "");	/* "zfs:tank md:md0", as every view has it */
-	unsigned i = 0;
-	int r = 0;
-	r |= env_add(j, &i, "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-	r |= env_add(j, &i, "LC_ALL", "C.UTF-8");
-	r |= env_add(j, &i, "SMRD_EVENT", k->name);
-	r |= env_add(j, &i, "SMRD_SEVERITY", k->severity);
-	r |= env_add(j, &i, "SMRD_INCIDENT", note->incident);
-	r |= env_add(j, &i, "SMRD_FOLLOW_UP", note->follow_up ? "1" : "0");
-	r |= env_add(j, &i, "SMRD_COUNT", count);
-	r |= env_add(j, &i, "SMRD_DEVICE", note->device);
-	r |= env_add(j, &i, "SMRD_DISK_ID", note->identity);
-	r |= env_add(j, &i, "SMRD_MODEL", sd->model);
-	r |= env_add(j, &i, "SMRD_SERIAL", sd->serial);
-	r |= env_add(j, &i, "SMRD_WWN", sd->wwn);
-	r |= env_add(j, &i, "SMRD_POOL", pool);
-	r |= env_add(j, &i, "SMRD_CLASS", cls);
-	r |= env_add(j, &i, "SMRD_MESSAGE", note->message);
-	r |= env_add(j, &i, "SMRD_TIME", when);
-	r |= env_add(j, &i, "SMRD_FIRST_TIME", first);
-	r |= env_add(j, &i, "SMRD_HOST", n->host);
-	r |= env_add(j, &i, "SMRD_MAILTO", n->cfg->notify_mailto);
-	r |= env_add(j, &i, "SMRD_WEBHOOK_URL", n->cfg->notify_webhook_url);
-	if (r)
-		return job_free(j);
+	j->note = *note;
+	if (hookenv_build(j->env, d, note, cls, n->host, n->cfg) < 0)
+		return notifier_job_free(j);
 	return j;
 }
 
@@ -218,11 +145,22 @@ static void flush_line(Job *j)
 	if (!j->line_len)
 		return;
 	j->line[j->line_len] = 0;
+	/* short lines ("y") would make NOTIFY_OUTPUT_MAX bytes thousands of lines */
+	if (j->lines >= NOTIFY_OUTPUT_LINES_MAX) {
+		if (j->lines++ == NOTIFY_OUTPUT_LINES_MAX)
+			log_info("notify-command (%s %s, pid %d): ... (lines past %d not logged)", j->what, j->device,
+				 (int)j->pid, NOTIFY_OUTPUT_LINES_MAX);
+		j->line_len = 0;
+		return;
+	}
+	j->lines++;
 	/* what a hook prints is not ours to trust either: no control bytes in the log */
 	for (size_t i = 0; i < j->line_len; i++)
 		if ((unsigned char)j->line[i] < 0x20 || j->line[i] == 0x7f)
 			j->line[i] = '?';
 	log_info("notify-command (%s %s, pid %d): %s", j->what, j->device, (int)j->pid, j->line);
+	if (j->test)
+		notifier_test_capture(j->n, j->line);
 	j->line_len = 0;
 }
 
@@ -266,19 +204,44 @@ static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 static void start_next(Notifier *n);
 
+/* Whether anything of the hook's process group is left: its leader may be
+ * gone, what it started (sendmail, curl, or `sleep &`) is still its. */
+static bool group_alive(const Job *j)
+{
+	return j->pid > 0 && procgroup_alive(j->pid);
+}
+
+static void group_kill(Job *j, int sig)
+{
+	if (j->pid > 0)
+		(void)procgroup_kill(j->pid, sig);
+}
+
+/* A note that did not reach anyone is judged not sent: it is due again. */
+static void job_undelivered(Notifier *n, const Job *j)
+{
+	incident_unsent(n->book, &j->note, now_usec(CLOCK_REALTIME));
+}
+
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	Job *j = userdata;
-	/* its session: what it started goes with it */
+	if (j->reaped && !group_alive(j))
+		return 0;	/* all gone: on_linger lets it go */
+	/* its process group: what it started goes with it, also once it ended */
 	if (!j->termed) {
-		kill(-j->pid, SIGTERM);
+		group_kill(j, SIGTERM);
 		j->termed = true;
 		sd_event_source_set_time(s, usec + KILL_GRACE_USEC);
 		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	} else {
-		kill(-j->pid, SIGKILL);
+		group_kill(j, SIGKILL);
 		j->killed = true;
+		j->killed_at = usec;
 	}
+	if (j->reaped)
+		log_warning("notify-command for %s %s (incident %s) left processes running past notify-timeout: %s",
+			    j->what, j->device, j->incident, j->killed ? "killed" : "terminated");
 	return 0;
 }
 
@@ -292,6 +255,10 @@ static void job_done(Notifier *n, Job *j, const siginfo_t *si)
 	double secs = (double)(now_usec(CLOCK_MONOTONIC) - j->started) / 1e6;
 	char result[48];
 	int code = si->si_code == CLD_EXITED ? si->si_status : -1;
+	if (j->test) {	/* smrctl notify-test: no incident, nothing due again */
+		notifier_test_done(n, j, si, secs);
+		return;
+	}
 	if (j->termed || j->killed) {
 		n->st.timed_out++;
 		snprintf(result, sizeof result, "killed after %.1f s", secs);
@@ -309,7 +276,41 @@ static void job_done(Notifier *n, Job *j, const siginfo_t *si)
 			snprintf(result, sizeof result, "signal %d", si->si_status);
 		log_warning("notify-command for %s %s (incident %s) failed: %s", j->what, j->device, j->incident, result);
 	}
+	if (!streq(result, "exit 0"))
+		job_undelivered(n, j);
 	job_result(n, j, result, code);
+}
+
+/* The job is over, its process group with it: it leaves the running. */
+static void job_finish(Notifier *n, Job *j)
+{
+	for (Job **p = &n->running; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			break;
+		}
+	n->n_running--;
+	notifier_job_free(j);
+	start_next(n);
+}
+
+/* Until its process group is gone (or notify-timeout killed it and a
+ * grace passed, for one stuck in the kernel) a hook still counts as
+ * running: what it left behind is held to its deadline and the limit. */
+static int on_linger(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	Job *j = userdata;
+	bool given_up = j->killed && usec >= j->killed_at + KILL_GRACE_USEC;
+	if (group_alive(j) && !given_up) {
+		sd_event_source_set_time(s, usec + LINGER_POLL_USEC);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	if (given_up && group_alive(j))
+		log_warning("notify-command for %s %s: process group %d outlived SIGKILL, no longer counted", j->what,
+			    j->device, (int)j->pid);
+	job_finish(j->n, j);
+	return 0;
 }
 
 static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
@@ -318,21 +319,27 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	Job *j = userdata;
 	Notifier *n = j->n;
 	job_done(n, j, si);
-	for (Job **p = &n->running; *p; p = &(*p)->next)
-		if (*p == j) {
-			*p = j->next;
-			break;
-		}
-	n->n_running--;
-	job_free(j);
-	start_next(n);
+	j->reaped = true;
+	/* sd-event reaps the leader after this callback */
+	j->child_src = sd_event_source_unref(j->child_src);
+	/* what it left behind loses its output pipe: a chatty child dies of SIGPIPE */
+	j->out_src = sd_event_source_disable_unref(j->out_src);
+	if (j->out_fd >= 0)
+		close(j->out_fd);
+	j->out_fd = -1;
+	/* the leader, a zombie until then, is in its group: look after a while */
+	if (sd_event_add_time_relative(n->event, &j->linger_src, CLOCK_MONOTONIC, LINGER_POLL_USEC / 5,
+				       DEADLINE_ACCURACY_USEC, on_linger, j) < 0) {
+		group_kill(j, SIGKILL);
+		job_finish(n, j);
+	}
 	return 0;
 }
 
 /* Without its sources nobody would reap or time it: it goes now. */
 static void job_abandon(Job *j)
 {
-	kill(-j->pid, SIGKILL);
+	group_kill(j, SIGKILL);
 	(void)waitpid(j->pid, NULL, 0);
 	j->pid = 0;
 }
@@ -355,7 +362,7 @@ static int job_watch(Notifier *n, Job *j)
 	return 0;
 }
 
-static int job_spawn(Notifier *n, Job *j)
+int notifier_job_spawn(Notifier *n, Job *j)
 {
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -367,6 +374,9 @@ static int job_spawn(Notifier *n, Job *j)
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
+	/* ours are close-on-exec; what smrd inherited without it (a caller's
+	 * lock, a pipe) is not the hook's */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
 	/* the daemon blocks the signals sd-event handles; a hook must not inherit that */
 	sigset_t none, all;
 	sigemptyset(&none);
@@ -395,15 +405,16 @@ static void start_next(Notifier *n)
 		Job *j = n->queue;
 		n->queue = j->next;
 		n->n_queued--;
-		int r = enabled(n) ? job_spawn(n, j) : -ENOENT;
+		int r = enabled(n) ? notifier_job_spawn(n, j) : -ENOENT;
 		if (r < 0) {
 			n->st.failed++;
 			log_warning("notify-command %s for %s %s could not run: %s", n->cfg->notify_command, j->what, j->device,
 				    strerror(-r));
 			char result[48];
 			snprintf(result, sizeof result, "not run: %s", strerror(-r));
+			job_undelivered(n, j);
 			job_result(n, j, result, -1);
-			job_free(j);
+			notifier_job_free(j);
 			continue;
 		}
 		j->next = n->running;
@@ -443,20 +454,40 @@ static void send_note(Notifier *n, const Disk *d, const IncidentNote *note, cons
 		} else {
 			n->st.failed++;
 		}
-		remember(n, note->device, name, failed, note->incident);
+		notifier_remember(n, note->device, name, failed, note->incident);
+		incident_unsent(n->book, note, now_usec(CLOCK_REALTIME));
 		if (id)
 			(void)history_send_done(n->history, id, failed, -1, now_usec(CLOCK_REALTIME));
 		return;
 	}
 	j->n = n;
 	j->send_id = id;
-	remember(n, note->device, name, "queued", note->incident);
+	notifier_remember(n, note->device, name, "queued", note->incident);
 	Job **tail = &n->queue;
 	while (*tail)
 		tail = &(*tail)->next;
 	*tail = j;
 	n->n_queued++;
 	start_next(n);
+}
+
+/* The key a disk's notifications and acks are kept under: its identity,
+ * which outlives a rename (sdb is sdc after a reboot), unless another
+ * watched disk presents the same one (a USB-SATA bridge's one serial for
+ * every disk): then the identity and the device name, so that one's ack or
+ * forget is not the other's. Told once per disk, when the book first has it. */
+const char *notifier_disk_key(Notifier *n, const Disk *d, char buf[96])
+{
+	const char *id = disk_identity(d);
+	if (!id[0])
+		return d->name;
+	if (!n->disks || !registry_identity_shared(n->disks, d))
+		return id;
+	snprintf(buf, 96, "%.60s@%.31s", id, d->name);
+	if (!incident_known(n->book, buf))
+		log_warning("%s: another disk has its identity %s too: its notifications are kept apart by name", d->name,
+			    id);
+	return buf;
 }
 
 void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h)
@@ -467,12 +498,14 @@ void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const Hist
 	 * says what the class now is */
 	const char *cls = kind == EVENT_BEHAVIOUR ? disk_class_to_string(DISK_CLASS_DM_SMR)
 						  : disk_class_to_string(disk_class(d));
-	IncidentEvent e = {.kind = kind, .device = d->name, .identity = h->serial[0] ? h->serial : d->name,
+	char key[96];
+	IncidentEvent e = {.kind = kind, .device = d->name, .identity = notifier_disk_key(n, d, key),
 			   .disk_class = cls, .time_usec = h->logged_usec, .message = h->message};
 	IncidentNote note;
 	const char *why;
 	if (!incident_judge(n->book, &n->params, &e, &note, &why)) {
-		if (why && !streq(why, "not a notification kind") && !streq(why, "its start was not sent"))
+		if (why && !streq(why, "not a notification kind") && !streq(why, "its start was not sent") &&
+		    !streq(why, INCIDENT_HELD) && !streq(why, INCIDENT_FOLDED))
 			n->st.suppressed++;
 		return;
 	}
@@ -494,90 +527,9 @@ void notifier_tick(Notifier *n, uint64_t now_real_usec)
 
 void notifier_forget(Notifier *n, const Disk *d)
 {
+	char key[96];
 	if (n)
-		incident_forget(n->book, d->name, disk_identity(d));
-}
-
-int notifier_ack(Notifier *n, const Disk *d, int kind)
-{
-	const char *id = disk_identity(d);
-	const char *cls = disk_class_to_string(disk_class(d));
-	int r = incident_ack(n->book, d->name, id[0] ? id : d->name, kind, cls);
-	if (r < 0)
-		return r;
-	const char *what = kind < 0 ? "all" : event_kind_info(kind)->name;
-	HistoryAck a = {.time_usec = now_usec(CLOCK_REALTIME)};
-	snprintf(a.device, sizeof a.device, "%s", d->name);
-	snprintf(a.identity, sizeof a.identity, "%s", id[0] ? id : d->name);
-	snprintf(a.kind, sizeof a.kind, "%s", what);
-	snprintf(a.disk_class, sizeof a.disk_class, "%s", cls);
-	r = history_add_ack(n->history, &a);
-	if (r < 0 && r != -EIO)
-		log_warning_errno(r, "history: could not record the acknowledgement of %s, ignoring: %m", d->name);
-	char line[32];
-	snprintf(line, sizeof line, "ack %s", what);
-	remember(n, d->name, line, "acknowledged", NULL);
-	log_notice("%s: notifications of %s acknowledged while it stays %s", d->name,
-		   kind < 0 ? "every kind" : what, cls);
-	return 0;
-}
-
-/* ------------------------------------------------------------- restore */
-
-static int restore_ack(const HistoryAck *a, void *userdata)
-{
-	Notifier *n = userdata;
-	int kind = streq(a->kind, "all") ? -1 : detect_event_kind_from_string(a->kind);
-	if (kind < 0 && !streq(a->kind, "all"))
-		return 0;
-	char line[sizeof a->kind + 4];
-	snprintf(line, sizeof line, "ack %s", a->kind);
-	remember_at(n, a->time_usec, a->device, line, "acknowledged", NULL);
-	incident_restore_ack(n->book, a->device, a->identity, kind, a->disk_class);
-	return 0;
-}
-
-static int restore_sent(const HistorySend *s, void *userdata)
-{
-	Notifier *n = userdata;
-	int kind = detect_event_kind_from_string(s->kind);
-	/* a storm's start and end: OPEN_STORMS says which is still open */
-	if (kind >= 0 && kind != EVENT_STORM_START && kind != EVENT_STORM_END)
-		incident_restore_sent(n->book, s->device, s->identity, kind, s->incident, s->follow_up, s->time_usec);
-	return 0;
-}
-
-static int restore_storm(const HistorySend *s, void *userdata)
-{
-	Notifier *n = userdata;
-	incident_restore_sent(n->book, s->device, s->identity, EVENT_STORM_START, s->incident, false, s->time_usec);
-	return 0;
-}
-
-static int restore_recent(const HistorySend *s, void *userdata)
-{
-	Notifier *n = userdata;
-	remember_at(n, s->time_usec, s->device, s->kind, s->result[0] ? s->result : "sent (before a restart)",
-		    s->incident);
-	return 0;
-}
-
-/* The book as the last run left it: acks in time order (an ack of all
- * after one of stall is both), each disk's newest send of each kind, the
- * storms whose end was not sent; and the page's recent lines. */
-static void restore(Notifier *n)
-{
-	if (!n->history)
-		return;
-	int r = history_query_acks(n->history, RESTORE_ACKS_MAX, restore_ack, n);
-	if (r >= 0)
-		r = history_query_sends(n->history, HISTORY_SENDS_LAST_PER_KIND, 0, restore_sent, n);
-	if (r >= 0)
-		r = history_query_sends(n->history, HISTORY_SENDS_OPEN_STORMS, 0, restore_storm, n);
-	if (r >= 0)
-		r = history_query_sends(n->history, HISTORY_SENDS_NEWEST, NOTIFY_RECENT, restore_recent, n);
-	if (r < 0 && r != -EROFS)
-		log_warning_errno(r, "notify: could not read what was sent before the restart, ignoring: %m");
+		incident_forget(n->book, d->name, notifier_disk_key(n, d, key));
 }
 
 int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry *disks, Notifier **ret)
@@ -594,32 +546,50 @@ int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry 
 	notifier_configure(n);
 	if (gethostname(n->host, sizeof n->host - 1) < 0)
 		snprintf(n->host, sizeof n->host, "localhost");
-	restore(n);
+	notifier_restore(n);
 	*ret = n;
 	return 0;
 }
 
-/* The loop is over: what still runs is told to stop, then killed, and
- * reaped here. */
+/* The loop is over: each running hook's process group is told to stop,
+ * killed after a grace, and waited for a bounded while (one stuck in the
+ * kernel must not keep smrd from exiting). None of them got through:
+ * their rows say so, and the next start sends them again. */
 static void stop_running(Notifier *n)
 {
 	for (Job *j = n->running; j; j = j->next) {
 		j->child_src = sd_event_source_disable_unref(j->child_src);
-		kill(-j->pid, SIGTERM);
+		group_kill(j, SIGTERM);
+		if (!j->reaped)
+			job_result(n, j, "stopped: smrd exited", -1);
 	}
-	uint64_t until = now_usec(CLOCK_MONOTONIC) + KILL_GRACE_USEC;
+	uint64_t start = now_usec(CLOCK_MONOTONIC);
+	bool killed = false;
 	while (n->running) {
-		Job *j = n->running;
-		bool late = now_usec(CLOCK_MONOTONIC) >= until;
-		if (late)
-			kill(-j->pid, SIGKILL);
-		pid_t r = waitpid(j->pid, NULL, late ? 0 : WNOHANG);
-		if (r == 0) {
-			usleep(20000);
-			continue;
+		uint64_t now = now_usec(CLOCK_MONOTONIC);
+		if (!killed && now >= start + KILL_GRACE_USEC) {
+			for (Job *j = n->running; j; j = j->next)
+				group_kill(j, SIGKILL);
+			killed = true;
 		}
-		n->running = j->next;
-		job_free(j);
+		for (Job **p = &n->running; *p;) {
+			Job *j = *p;
+			if (!j->reaped && waitpid(j->pid, NULL, WNOHANG) != 0)
+				j->reaped = true;	/* ended, or not ours to wait for */
+			bool gone = j->reaped && !group_alive(j);
+			if (!gone && now < start + 2 * KILL_GRACE_USEC) {
+				p = &j->next;
+				continue;
+			}
+			if (!gone)
+				log_warning("notify-command for %s %s: process group %d outlived SIGKILL, leaving it",
+					    j->what, j->device, (int)j->pid);
+			*p = j->next;
+			n->n_running--;
+			notifier_job_free(j);
+		}
+		if (n->running)
+			usleep(20000);
 	}
 }
 
@@ -631,7 +601,8 @@ Notifier *notifier_free(Notifier *n)
 	while (n->queue) {
 		Job *j = n->queue;
 		n->queue = j->next;
-		job_free(j);
+		job_result(n, j, "not run: smrd exited", -1);
+		notifier_job_free(j);
 	}
 	incident_book_free(n->book);
 	free(n);

@@ -12,6 +12,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -19,13 +20,29 @@
 #include "registry.h"
 #include "events.h"
 #include "history.h"
+#include "incident.h"
 
 #define NOTIFY_RUNNING_MAX 3
 #define NOTIFY_QUEUE_MAX 32
 #define NOTIFY_RECENT 16
 #define NOTIFY_OUTPUT_MAX 4096		/* bytes of a hook's output logged */
+#define NOTIFY_OUTPUT_LINES_MAX 64	/* ... and lines of it */
+
+#define NOTIFY_TEST_OUTPUT_MAX 2048	/* bytes of a test hook's output told to the caller */
 
 typedef struct Notifier Notifier;
+
+/* smrctl notify-test: one notification through the configured hook, at
+ * once, not rate-limited, no incident; its end and output for the caller. */
+typedef struct NotifyTest {
+	unsigned id;			/* 0: none run yet */
+	bool running;
+	int exit_status;		/* -1 unless it exited */
+	char result[48];		/* "exit 0", "exit 3", "killed after 30.0 s", "signal 9" */
+	char command[256];
+	char output[NOTIFY_TEST_OUTPUT_MAX];	/* its output, lines sanitized */
+	bool truncated;			/* more than output holds */
+} NotifyTest;
 
 typedef struct NotifyStats {
 	uint64_t sent, ok, failed, timed_out, dropped, suppressed;
@@ -53,10 +70,20 @@ Notifier *notifier_free(Notifier *n);
 void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h);
 /* Once per interval: aggregated events whose notify-interval is over. */
 void notifier_tick(Notifier *n, uint64_t now_real_usec);
-/* smrctl ack: kind < 0 for every kind. */
-int notifier_ack(Notifier *n, const Disk *d, int kind);
+/* smrctl ack: kind < 0 for every kind; until_usec (CLOCK_REALTIME) when it
+ * expires, 0 never. */
+int notifier_ack(Notifier *n, const Disk *d, int kind, uint64_t until_usec);
+/* smrctl unack: kind < 0 withdraws all of the disk's; how many were withdrawn. */
+int notifier_unack(Notifier *n, const Disk *d, int kind);
+/* smrctl acks: each acknowledgement in force; how many. */
+unsigned notifier_acks(const Notifier *n, void (*cb)(const IncidentAck *a, void *userdata), void *userdata);
 /* The disk was forgotten: its notifications and acks with it. */
 void notifier_forget(Notifier *n, const Disk *d);
 void notifier_stats(const Notifier *n, NotifyStats *ret);
+/* Starts a test notification (*ret_id its id): -ENOENT no notify-command
+ * configured, -EBUSY one runs already, else as posix_spawn. */
+int notifier_test_start(Notifier *n, unsigned *ret_id);
+/* The last test notification (running or ended). */
+const NotifyTest *notifier_test(const Notifier *n);
 /* The newest first; returns how many (at most NOTIFY_RECENT). */
 unsigned notifier_recent(const Notifier *n, NotifyRecent ret[NOTIFY_RECENT]);

@@ -6,14 +6,19 @@
 # webhook notifier posting to an HTTP server, behind a wrapper that keeps
 # each run's environment. The disk's udev identity is hostile: quotes,
 # $(...), backticks and a "Bcc:" header in its model and serial. Then:
-#   - within 10 s of the storm: one storm-start and one behaviour
-#     notification, the end as the start's follow-up, stalls aggregated
+#   - within 10 s of the storm: one storm-start notification with the
+#     behaviour verdict folded in (notify-coalesce), the end as the start's
+#     follow-up, threaded (Message-ID, In-Reply-To, one subject), leading
+#     with what to do and linking the disk page and runbook; stalls aggregated
 #     (notify-interval 2 s in the gate, 5 s in the soak), every variable
 #     set; none for the CMR twin;
 #   - the mail has exactly one recipient and no header the identity
 #     brought; the webhook JSON parses with the strings intact; nothing ran;
 #   - a restart on the same state directory sends nothing again;
-#   - smrctl ack silences the disk (the ack survives a restart);
+#   - smrctl ack silences the disk (the ack survives a restart), smrctl acks
+#     lists it with its expiry, smrctl unack withdraws it;
+#   - smrctl notify-test: a test mail through the same path, the hook's
+#     exit and output told; a clear refusal with no notify-command;
 #   - the notifiers alone, with newlines in every value: still one
 #     recipient, no extra header, intact JSON;
 #   - a hook that hangs, fails or floods: killed at notify-timeout,
@@ -80,7 +85,7 @@ printf 'E:ID_MODEL=%s\nE:ID_SERIAL_SHORT=%s\nE:ID_WWN=0x50014ee2b1c2d3e4\n' "$MO
 printf 'E:ID_MODEL=CMR twin\nE:ID_SERIAL_SHORT=CMR-0001\n' >"$T/udev/data/b$(cat "/sys/block/$C/dev")"
 SMRD_ARGS=(--interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev"
 	--notify-command "$T/hook.sh" --notify-interval "$NI" --notify-timeout 20 --notify-mailto admin@example.com
-	--notify-webhook-url "http://127.0.0.1:$HTTP_PORT/smrd")
+	--notify-webhook-url "http://127.0.0.1:$HTTP_PORT/smrd" --notify-coalesce 4 --notify-url http://nas.example:9184/)
 start_smrd "${SMRD_ARGS[@]}"
 check "smrd shows the hostile model as udev gave it" python3 -c '
 import json, subprocess, sys
@@ -146,7 +151,10 @@ starts = [e for e in ev if e["device"] == S and e["kind"] == "storm-start"]
 stalls = [e for e in ev if e["device"] == S and e["kind"] == "stall"]
 check(len(starts) >= 1, f"the disk stormed ({len(starts)} storm(s), {len(stalls)} stall event(s))")
 check(len(by("storm-start")) == len(starts) == 1, "exactly one storm-start notification, for the one storm")
-check(len(by("behaviour")) == 1, "exactly one behaviour notification")
+rs = by("storm-start")
+check(not by("behaviour") and rs and rs[0]["SMRD_CLASS"] == "dm-smr" and "behav" in rs[0]["SMRD_MESSAGE"].lower(),
+      "the behaviour verdict folded into the storm's one notification, its class dm-smr: "
+      + repr(rs[0]["SMRD_MESSAGE"][:160] if rs else None))
 if starts and by("storm-start"):
     delay = by("storm-start")[0]["_t"] - starts[0]["logged"]
     print(f"  the hook ran {delay:.1f} s after the storm was flagged")
@@ -166,9 +174,7 @@ r0 = by("storm-start")[0] if by("storm-start") else {}
 check(all(k in r0 for k in need) and all(r0.get(k) for k in need if k != "SMRD_POOL"),
       "every variable set: " + " ".join(f"{k[5:]}={r0.get(k, '<unset>')[:24]!r}" for k in need))
 check(r0.get("SMRD_MODEL") == MODEL and r0.get("SMRD_SERIAL") == SERIAL, "model and serial exactly as udev has them")
-rb = by("behaviour")[0] if by("behaviour") else {}
-check(r0.get("SMRD_WWN") == "0x50014ee2b1c2d3e4" and rb.get("SMRD_CLASS") == "dm-smr",
-      f"WWN, and the class dm-smr once behaviour said so ({rb.get('SMRD_CLASS')})")
+check(r0.get("SMRD_WWN") == "0x50014ee2b1c2d3e4", "the WWN")
 check(not os.path.exists("/tmp/pwned-smrd") and not os.path.exists("/tmp/pwned-smrd2"), "nothing in the identity ran")
 mails = sorted(glob.glob(f"{T}/mail/*.json"), key=lambda p: int(os.path.basename(p).split(".")[0]))
 check(len(mails) == len(runs), f"{len(mails)} mail(s) delivered through msmtp, one per notification")
@@ -189,6 +195,26 @@ hooks = sorted(glob.glob(f"{T}/hook/*.body"), key=lambda p: int(os.path.basename
 js = [json.load(open(h)) for h in hooks]
 check(len(js) == len(runs) and all(j["model"] == MODEL and j["serial"] == SERIAL for j in js),
       f"{len(js)} webhook POST(s), each JSON with model and serial intact")
+# the storm's two mails, as a mail client sees them (and as the report shows them)
+ms = [email.message_from_bytes(open(m[:-5] + ".eml", "rb").read(), policy=email.policy.default) for m in mails]
+ss = [m for m in ms if m["X-smrd-Incident"] == (rs[0]["SMRD_INCIDENT"] if rs else "?")]
+for m in ss:
+    print("  ---- mail as received ----\n" + "\n".join("  | " + l for l in m.as_string().splitlines()))
+if len(ss) == 2:
+    a, b = ss
+    base = lambda s: str(s).removeprefix("Re: ")
+    check(a["Message-ID"] and b["In-Reply-To"] == a["Message-ID"] and a["Message-ID"] in str(b["References"])
+          and b["Message-ID"] != a["Message-ID"] and base(a["Subject"]) == base(b["Subject"]),
+          f"start and end thread: {a['Message-ID']} <- {b['In-Reply-To']}, one subject {base(a['Subject'])!r}")
+    body = a.get_content()
+    check(body.startswith("What to do: Pause or throttle the random writes") and "Do not start a resilver" in body,
+          "the first mail leads with what to do")
+    check(f"http://nas.example:9184/disk/{S}" in body and "http://nas.example:9184/docs/alerts#smrdestagestorm" in body,
+          "it links the disk page and the runbook on this smrd (notify-url)")
+    check(f"sudo smrctl ack {S}" in body and f"/dev/{S} (dm-smr)" in body and "(unknown)" not in body,
+          "its ack line has sudo; the class is stated once, dm-smr")
+else:
+    check(False, f"the storm's start and end: {len(ss)} mail(s)")
 sys.exit(bad)
 PY
 N1=$(envs | wc -l)
@@ -205,6 +231,8 @@ check "no notification after the restart ($(envs | wc -l) against $N1)" test "$(
 step "smrctl ack silences the disk, and the ack survives a restart"
 check "smrctl ack $S" ctl ack "$S"
 ctl ack "$S" | sed 's/^/  /'
+check "smrctl ack --for 2h (a kind of its own)" ctl ack "$S" stall --for 2h
+check "a bad --for is a usage error (exit 2)" bash -c "'$SMRCTL' --socket '$SOCK' ack '$S' --for soon 2>/dev/null; test \$? = 2" 
 check "an unknown kind is refused" bash -c "! '$SMRCTL' --socket '$SOCK' ack '$S' nonsense 2>/dev/null"
 stop_smrd
 start_smrd "${SMRD_ARGS[@]}"
@@ -214,6 +242,14 @@ run_fio smr2 "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT2 --randseed
 suppressed() { scrape | grep -q '^smrd_notifications_suppressed_total [1-9]'; }
 wait_until $((NI + 10)) "a suppressed notification to be counted" suppressed
 s_end=$(scrape | sed -n 's/^smrd_diskstats_samples_total //p')
+ctl acks | sed 's/^/  /'
+check "smrctl acks lists both after the restart, with their expiry" python3 -c '
+import json, subprocess, sys
+a = json.loads(subprocess.run([sys.argv[1], "--socket", sys.argv[2], "--json", "acks"], capture_output=True,
+                              check=True).stdout)["acks"]
+print("  ", [(x["device"], x["kind"], x["until"] and round(x["until"] - x["time"])) for x in a])
+sys.exit(sorted((x["kind"], round(x["until"] - x["time"])) for x in a if x["device"] == sys.argv[3])
+         != [("all", 86400), ("stall", 7200)])' "$SMRCTL" "$SOCK" "$S" 
 wait_until $((NI + 10)) "notify-interval past the writes" samples_past $((s_end + NI + 1))
 N2=$(envs | wc -l)
 scrape >"$T/metrics2" || fail "scraping /metrics"
@@ -231,6 +267,9 @@ print(f"  {len(sends)} send(s), results {sorted(set(r for _, r in sends))}; acks
 sys.exit(not (("storm-start", "exit 0") in sends and ("all",) in acks))' "$T/state/events.db" "$S"
 check "smrctl events lists what the disk did, not the notifier's records" sh -c "'$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'storm-start' && ! '$SMRCTL' --socket '$SOCK' events --device $S | grep -q 'notify:\|ack:'"
 check "the status page lists them" sh -c "curl -sf http://127.0.0.1:$PORT/ | grep -q 'id=\"notifications\"'"
+
+check "smrctl unack $S withdraws them" sh -c "'$SMRCTL' --socket '$SOCK' unack $S | tee /dev/stderr | grep -q withdrawn"
+check "smrctl acks: none left" sh -c "'$SMRCTL' --socket '$SOCK' acks | grep -q 'No acknowledgements'"
 
 step "smrctl forget: the disk's acks and sent notifications go with its history"
 check "smrctl forget $S" ctl forget "$S"
@@ -268,12 +307,34 @@ PY
 check "a bad recipient is refused" bash -c "! env -i SMRD_MAILTO='a@b.c
 Bcc: x@y' SENDMAIL='$T/sendmail' '$NOTIFY/mail' 2>/dev/null"
 
+step "smrctl notify-test: one test mail through the configured path"
+start_smrd --interval 1 --include "^$S\$" --exclude '^$'
+ctl notify-test >"$T/nt0" 2>&1; rc=$?
+sed 's/^/  /' "$T/nt0"
+check "with no notify-command: refused (exit 1), saying what to set" sh -c "test $rc = 1 && grep -q 'no notification is configured: set notify-command' '$T/nt0'"
+stop_smrd
+start_smrd --interval 1 --include "^$S\$" --exclude '^$' --notify-command "$T/hook.sh" \
+	--notify-mailto admin@example.com --notify-webhook-url "http://127.0.0.1:$HTTP_PORT/smrd"
+ctl notify-test >"$T/nt1" 2>&1; rc=$?
+sed 's/^/  /' "$T/nt1"
+check "it ran the hook and told its exit (0)" sh -c "test $rc = 0 && grep -q ': exit 0' '$T/nt1'"
+check "the test mail arrived" python3 - "$T" <<'PY'
+import email, email.policy, glob, sys
+ms = [email.message_from_bytes(open(p, "rb").read(), policy=email.policy.default) for p in glob.glob(f"{sys.argv[1]}/mail/*.eml")]
+t = [m for m in ms if "test notification" in str(m["Subject"])]
+for m in t:
+    print("  ---- test mail as received ----\n" + "\n".join("  | " + l for l in m.as_string().splitlines()))
+sys.exit(len(t) != 1)
+PY
+stop_smrd
+
 step "a hook that hangs, fails or floods"
 cat >"$T/bad.sh" <<'EOF'
 #!/bin/sh
 case $SMRD_EVENT in
 storm-start) sleep 1000 ;;
 behaviour) echo "refusing"; exit 3 ;;
+test) echo "sendmail: cannot connect to 127.0.0.1:25"; exit 75 ;;
 *) head -c 2000000 /dev/zero | tr '\0' 'x'; echo ;;
 esac
 EOF
@@ -304,6 +365,9 @@ check "the hanging hook was killed at notify-timeout and counted" grep -q 'smrd_
 check "the failing one counted as failed" grep -q 'smrd_notifications_total{result="failed"} [1-9]' "$T/metrics3"
 check "its session went with it (no sleep 1000 left)" bash -c '! pgrep -f "^sleep 1000" >/dev/null'
 check "the killing is logged" grep -q "ran past notify-timeout" "$T/smrd.log"
+ctl notify-test >"$T/nt2" 2>&1; rc=$?
+sed 's/^/  /' "$T/nt2"
+check "a failing hook: notify-test exits 1 with the hook's exit and output" sh -c "test $rc = 1 && grep -q 'exit 75' '$T/nt2' && grep -q 'cannot connect' '$T/nt2'"
 check "the flood's output is cut" grep -q "output past 4096 bytes not logged" "$T/smrd.log"
 check "smrd's log holds at most 4 KiB of any one run's output" python3 -c '
 import re, sys

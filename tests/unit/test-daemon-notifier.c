@@ -6,13 +6,16 @@
  * database migrated at open, and the incident book restored from it
  * deciding what the old rows say, against a fresh book that sends all.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "history-v0.h"
+#include "hookenv.h"
 #include "log.h"
 #include "notifier.h"
 #include "registry.h"
@@ -150,6 +153,361 @@ static void hooks(sd_event *e, Config *cfg, DiskRegistry *disks, const char *dir
 	free(err);
 }
 
+static char *write_hook(const char *dir, const char *body)
+{
+	char *hook = NULL;
+	if (asprintf(&hook, "%s/hook.sh", dir) < 0)
+		return NULL;
+	FILE *f = fopen(hook, "w");
+	if (f) {
+		fprintf(f, "#!/bin/sh\n%s", body);
+		fclose(f);
+	}
+	chmod(hook, 0755);
+	return hook;
+}
+
+static pid_t read_pid(const char *dir, const char *name)
+{
+	char path[400];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	int pid = 0;
+	if (f && fscanf(f, "%d", &pid) != 1)
+		pid = 0;
+	if (f)
+		fclose(f);
+	return pid;
+}
+
+/* Whether pid is alive: a zombie is not (this machine's init may never reap
+ * what was reparented to it). Looked at for a while: the kernel takes a
+ * moment to end what SIGKILL hit. */
+static bool living(pid_t pid)
+{
+	for (int i = 0; pid > 0 && i < 100; i++) {
+		char path[64], buf[256] = "";
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return false;
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		const char *p = strrchr(buf, ')');
+		if (!p || p[2] == 'Z')
+			return false;
+		usleep(20000);
+	}
+	return pid > 0;
+}
+
+/* Runs the loop until k hooks ended well. */
+static bool ended_ok(sd_event *e, Notifier *n, uint64_t k)
+{
+	NotifyStats st;
+	for (int i = 0; i < 100 && (notifier_stats(n, &st), st.ok < k); i++)
+		sd_event_run(e, 100000);
+	return st.ok == k;
+}
+
+static unsigned count_lines(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned k = 0;
+	while (f && fgets(line, sizeof line, f))
+		k += strstr(line, needle) != NULL;
+	if (f)
+		fclose(f);
+	return k;
+}
+
+/* The hook's output in the log, by lines too; and no fd of ours past stderr. */
+static void output_and_fds(sd_event *e, Notifier *n, Disk *sdb, const char *dir)
+{
+	char logf[400], fds[400];
+	snprintf(logf, sizeof logf, "%s/log", dir);
+	snprintf(fds, sizeof fds, "%s/fds", dir);
+	int leak = open("/dev/null", O_RDONLY);	/* as a caller's fd would come: no O_CLOEXEC */
+	CHECK(leak >= 0 && dup2(leak, 250) == 250);
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO), lf = open(logf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	dup2(lf, STDERR_FILENO);
+	log_set_max_level(LOG_INFO);
+	event(n, sdb, EVENT_STORM_START);
+	bool ended = ended_ok(e, n, 3);	/* the stuck one still runs: no settling */
+	for (int i = 0; i < 5; i++)	/* its last output, if any is late */
+		sd_event_run(e, 20000);
+	log_set_max_level(LOG_EMERG);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved), close(lf), close(leak), close(250);
+	CHECK(ended);
+	/* 4096 bytes of "y\n": a bounded number of lines, then one that says so */
+	CHECK_INT(count_lines(logf, "notify-command (storm-start"), NOTIFY_OUTPUT_LINES_MAX + 1);
+	CHECK_INT(count_lines(fds, "fd250=no"), 1);
+}
+
+/* A hook's process group is the hook: what it left behind runs to its
+ * deadline, counts against the limit meanwhile, and goes with smrd. */
+static void sessions(sd_event *e, Config *cfg, DiskRegistry *disks, const char *dir)
+{
+	char body[1200];
+	snprintf(body, sizeof body,
+		 "case $SMRD_EVENT in\n"
+		 "stall) sleep 30 </dev/null >/dev/null 2>&1 & echo $! >%s/orphan.pid ;;\n"
+		 "timeout-risk) trap '' TERM; sleep 30 </dev/null >/dev/null 2>&1 & echo $! >%s/stuck.pid ;;\n"
+		 "storm-start) echo \"fd250=$([ -e /proc/$$/fd/250 ] && echo yes || echo no)\" >>%s/fds;"
+		 " yes | head -c 4096 ;;\n"
+		 "esac\nexit 0\n", dir, dir, dir);
+	free(cfg->notify_command);
+	cfg->notify_command = write_hook(dir, body);
+	cfg->notify_timeout = 0.5;
+	History *h = NULL;
+	char *err = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	Notifier *n = NULL;
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);
+	Disk *sdb = registry_get(disks, "sdb");
+
+	event(n, sdb, EVENT_STALL);
+	CHECK(settle(e, n, 8000000));
+	pid_t orphan = read_pid(dir, "orphan.pid");
+	CHECK(orphan > 0);
+	CHECK(!living(orphan));		/* killed with its group at notify-timeout */
+	CHECK_STR(last_send(h).result, "exit 0");
+
+	cfg->notify_timeout = 30;
+	event(n, sdb, EVENT_TIMEOUT_RISK);
+	CHECK(ended_ok(e, n, 2));	/* the hook is done ... */
+	NotifyStats st;
+	notifier_stats(n, &st);
+	CHECK_INT(st.running, 1);	/* ... what it left is not */
+	pid_t stuck = read_pid(dir, "stuck.pid");
+	CHECK(stuck > 0);
+	output_and_fds(e, n, sdb, dir);
+	n = notifier_free(n);		/* SIGTERM is ignored: SIGKILL after a grace */
+	CHECK(!living(stuck));
+	if (living(orphan) || living(stuck))
+		kill(orphan, SIGKILL), kill(stuck, SIGKILL);
+	h = history_close(h);
+	free(err);
+}
+
+/* A notification counts as sent when its hook exited 0: one that failed is
+ * sent by the next event of its kind, retried an interval on, and after a
+ * restart; one sent is not sent again after a restart. */
+static void retries(sd_event *e, Config *cfg, DiskRegistry *disks, const char *dir)
+{
+	char body[1000], runs[400], up[400];
+	snprintf(runs, sizeof runs, "%s/runs", dir);
+	snprintf(up, sizeof up, "%s/mta-up", dir);
+	snprintf(body, sizeof body, "echo \"$SMRD_EVENT\" >>%s\n[ -e %s ] || exit 75\n", runs, up);
+	free(cfg->notify_command);
+	cfg->notify_command = write_hook(dir, body);
+	cfg->notify_timeout = 5;
+	History *h = NULL;
+	char *err = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	Notifier *n = NULL;
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);
+	Disk *sdc = registry_get(disks, "sdc");
+	event(n, sdc, EVENT_BEHAVIOUR);
+	CHECK(settle(e, n, 5000000));
+	CHECK_STR(last_send(h).result, "exit 75");
+	event(n, sdc, EVENT_BEHAVIOUR);		/* the verdict again: not "already sent" */
+	CHECK(settle(e, n, 5000000));
+	CHECK_INT(count_lines(runs, "behaviour"), 2);
+	notifier_tick(n, now_usec(CLOCK_REALTIME) + 3601 * UINT64_C(1000000));	/* an interval on */
+	CHECK(settle(e, n, 5000000));
+	CHECK_INT(count_lines(runs, "behaviour"), 3);
+	n = notifier_free(n);
+
+	/* the MTA is back; a restart sends it at the first tick, then never again */
+	FILE *f = fopen(up, "w");
+	if (f)
+		fclose(f);
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);
+	notifier_tick(n, now_usec(CLOCK_REALTIME));
+	CHECK(settle(e, n, 5000000));
+	CHECK_INT(count_lines(runs, "behaviour"), 4);
+	CHECK_STR(last_send(h).result, "exit 0");
+	n = notifier_free(n);
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);
+	notifier_tick(n, now_usec(CLOCK_REALTIME));
+	event(n, sdc, EVENT_BEHAVIOUR);
+	CHECK(settle(e, n, 5000000));
+	CHECK_INT(count_lines(runs, "behaviour"), 4);
+	n = notifier_free(n);
+	h = history_close(h);
+	free(err);
+}
+
+static int newest_ack(const HistoryAck *a, void *userdata)
+{
+	*(HistoryAck *)userdata = *a;
+	return 0;
+}
+
+/* Two disks behind one USB bridge: one WWN. One's ack and forget are not the other's. */
+static void collide(sd_event *e, Config *cfg, DiskRegistry *disks, const char *dir)
+{
+	free(cfg->notify_command);
+	cfg->notify_command = strdup("/bin/true");
+	Disk *a = add(disks, "sdx", "0x5000000000000001", "0123456789ABCDEF", DISK_CLASS_CMR);
+	Disk *b = add(disks, "sdy", "0x5000000000000001", "0123456789ABCDEF", DISK_CLASS_CMR);
+	History *h = NULL;
+	char *err = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	Notifier *n = NULL;
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);
+	CHECK_INT(notifier_ack(n, b, -1, 0), 0);
+	HistoryAck ack = {0};
+	CHECK_INT(history_query_acks(h, 1, newest_ack, &ack), 0);
+	CHECK_STR(ack.identity, "0x5000000000000001@sdy");
+	event(n, a, EVENT_STALL);
+	CHECK(settle(e, n, 5000000));
+	NotifyStats st;
+	notifier_stats(n, &st);
+	CHECK_INT(st.sent, 1);			/* sdy's ack is not sdx's */
+	CHECK_INT(st.suppressed, 0);
+	event(n, a, EVENT_BEHAVIOUR);
+	notifier_forget(n, b);			/* sdy's past only */
+	event(n, a, EVENT_BEHAVIOUR);
+	CHECK(settle(e, n, 5000000));
+	notifier_stats(n, &st);
+	CHECK_INT(st.sent, 2);
+	CHECK_INT(st.suppressed, 1);		/* already sent, for sdx */
+	event(n, b, EVENT_STALL);		/* sdy's ack went with its forget */
+	CHECK(settle(e, n, 5000000));
+	notifier_stats(n, &st);
+	CHECK_INT(st.sent, 3);
+	n = notifier_free(n);
+	h = history_close(h);
+	registry_remove(disks, "sdx");
+	registry_remove(disks, "sdy");
+	free(err);
+}
+
+/* smrctl notify-test: the hook runs at once, whatever was sent, with
+ * SMRD_EVENT=test; its exit and output are kept; nothing is recorded as an
+ * incident; with no notify-command it is refused. */
+static void test_notification(sd_event *e, Config *cfg, DiskRegistry *disks, const char *dir)
+{
+	char hook[400];
+	snprintf(hook, sizeof hook, "%s/test-hook.sh", dir);
+	FILE *f = fopen(hook, "w");
+	fprintf(f, "#!/bin/sh\necho \"event $SMRD_EVENT severity $SMRD_SEVERITY\"\necho 'sendmail: no MTA' >&2\nexit 3\n");
+	fclose(f);
+	chmod(hook, 0755);
+	free(cfg->notify_command);
+	cfg->notify_command = NULL;
+	History *h = NULL;
+	char *err = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	Notifier *n = NULL;
+	unsigned id = 0;
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);
+	CHECK_INT(notifier_test_start(n, &id), -ENOENT);
+	cfg->notify_command = strdup(hook);
+	CHECK_INT(notifier_test_start(n, &id), 0);
+	CHECK(notifier_test(n)->running);
+	CHECK_INT(notifier_test_start(n, &id), -EBUSY);
+	CHECK(settle(e, n, 5000000));
+	const NotifyTest *t = notifier_test(n);
+	CHECK_INT(t->id, id);
+	CHECK(!t->running);
+	CHECK_STR(t->result, "exit 3");
+	CHECK_INT(t->exit_status, 3);
+	CHECK_STR(t->output, "event test severity info\nsendmail: no MTA\n");
+	NotifyStats st;
+	notifier_stats(n, &st);
+	CHECK_INT(st.sent, 0);
+	CHECK_STR(last_send(h).kind, "");	/* no incident recorded */
+	/* not rate-limited: again, at once */
+	CHECK_INT(notifier_test_start(n, &id), 0);
+	CHECK(settle(e, n, 5000000));
+	CHECK_INT(notifier_test(n)->id, 2);
+	n = notifier_free(n);
+	h = history_close(h);
+	free(err);
+}
+
+static const char *env_get(char *env[], const char *key)
+{
+	size_t len = strlen(key);
+	for (unsigned i = 0; env[i]; i++)
+		if (!strncmp(env[i], key, len) && env[i][len] == '=')
+			return env[i] + len + 1;
+	return NULL;
+}
+
+/* What a hook is told to do first, and the links to this smrd's disk page
+ * and runbook: from notify-url, else from listen and the host's name. */
+static void hook_links(Config *cfg, DiskRegistry *disks)
+{
+	char *env[HOOKENV_MAX + 1];
+	IncidentNote note = {.kind = EVENT_STORM_START, .count = 1};
+	snprintf(note.device, sizeof note.device, "sdb");
+	free(cfg->listen);
+	cfg->listen = strdup("0.0.0.0:9184");
+	CHECK_INT(hookenv_build(env, registry_get(disks, "sdb"), &note, "dm-smr", "nas", cfg), 0);
+	CHECK_STR(env_get(env, "SMRD_DISK_URL"), "http://nas:9184/disk/sdb");
+	CHECK_STR(env_get(env, "SMRD_RUNBOOK_URL"), "http://nas:9184/docs/alerts#smrdestagestorm");
+	CHECK(strstr(env_get(env, "SMRD_ADVICE"), "Do not start a resilver or rebuild onto it"));
+	hookenv_free(env);
+	free(cfg->notify_url);
+	cfg->notify_url = strdup("https://nas.example/smrd/");
+	note.kind = EVENT_BEHAVIOUR;
+	CHECK_INT(hookenv_build(env, NULL, &note, "dm-smr", "nas", cfg), 0);
+	CHECK_STR(env_get(env, "SMRD_DISK_URL"), "https://nas.example/smrd/disk/sdb");
+	CHECK_STR(env_get(env, "SMRD_RUNBOOK_URL"), "https://nas.example/smrd/docs/alerts#smrdiskundeclaredsmr");
+	hookenv_free(env);
+	free(cfg->notify_url);
+	cfg->notify_url = strdup("");
+}
+
+/* An ack expires, an unack withdraws it, and both hold across a restart. */
+static void ack_expiry(sd_event *e, Config *cfg, DiskRegistry *disks, const char *dir)
+{
+	free(cfg->notify_command);
+	cfg->notify_command = strdup("/bin/true");
+	Disk *a = add(disks, "sdv", "0x5000000000000009", "EXP1", DISK_CLASS_CMR);
+	History *h = NULL;
+	char *err = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	Notifier *n = NULL;
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);
+	uint64_t now = now_usec(CLOCK_REALTIME);
+	CHECK_INT(notifier_ack(n, a, EVENT_STORM_START, now + 3600000000ULL), 0);
+	CHECK_INT(notifier_ack(n, a, EVENT_STALL, now - 1), 0);	/* expired already */
+	CHECK_INT(notifier_acks(n, NULL, NULL), 1);
+	n = notifier_free(n);
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);	/* a restart */
+	CHECK_INT(notifier_acks(n, NULL, NULL), 1);
+	event(n, a, EVENT_STORM_START);
+	event(n, a, EVENT_STORM_END);
+	event(n, a, EVENT_STALL);
+	CHECK(settle(e, n, 5000000));
+	NotifyStats st;
+	notifier_stats(n, &st);
+	CHECK_INT(st.sent, 1);			/* the stall: its ack expired */
+	CHECK_INT(notifier_unack(n, a, -1), 1);
+	CHECK_INT(notifier_unack(n, a, -1), 0);
+	n = notifier_free(n);
+	CHECK_INT(notifier_new(e, cfg, h, disks, &n), 0);	/* the withdrawal holds too */
+	CHECK_INT(notifier_acks(n, NULL, NULL), 0);
+	event(n, a, EVENT_STORM_START);
+	CHECK(settle(e, n, 5000000));
+	notifier_stats(n, &st);
+	CHECK_INT(st.sent, 1);
+	n = notifier_free(n);
+	h = history_close(h);
+	registry_remove(disks, "sdv");
+	free(err);
+}
+
 /* The old past's disks, as the rows of history-v0.c name them. */
 static void same_events(Notifier *n, DiskRegistry *disks)
 {
@@ -233,6 +591,7 @@ int main(void)
 	Config cfg;
 	CHECK_INT(config_init(&cfg), 0);
 	cfg.notify_interval = 3600;
+	cfg.notify_coalesce = 0;	/* sent at once: the coalescing is test-incident's */
 	sd_event *e = NULL;
 	CHECK_INT(sd_event_new(&e), 0);
 	DiskRegistry *disks = registry_new();
@@ -244,6 +603,22 @@ int main(void)
 	snprintf(sub, sizeof sub, "%s/hooks", dir);
 	CHECK_INT(mkdir(sub, 0755), 0);
 	hooks(e, &cfg, disks, sub);
+	snprintf(sub, sizeof sub, "%s/sessions", dir);
+	CHECK_INT(mkdir(sub, 0755), 0);
+	sessions(e, &cfg, disks, sub);
+	snprintf(sub, sizeof sub, "%s/retries", dir);
+	CHECK_INT(mkdir(sub, 0755), 0);
+	retries(e, &cfg, disks, sub);
+	snprintf(sub, sizeof sub, "%s/collide", dir);
+	CHECK_INT(mkdir(sub, 0755), 0);
+	collide(e, &cfg, disks, sub);
+	snprintf(sub, sizeof sub, "%s/test", dir);
+	CHECK_INT(mkdir(sub, 0755), 0);
+	test_notification(e, &cfg, disks, sub);
+	hook_links(&cfg, disks);
+	snprintf(sub, sizeof sub, "%s/expiry", dir);
+	CHECK_INT(mkdir(sub, 0755), 0);
+	ack_expiry(e, &cfg, disks, sub);
 	restored(e, &cfg, disks, dir);
 
 	registry_free(disks);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One notification per incident: storms and their follow-ups, once-kinds,
- * aggregated stalls, severity, acknowledgements, and a restart. */
+ * aggregated stalls, severity, acknowledgements, a restart, and notes that
+ * did not get through. */
 #include <syslog.h>
 
 #include "incident.h"
@@ -89,21 +90,21 @@ static void test_acks_and_restart(void)
 	IncidentNote n;
 	const char *why;
 	CHECK_INT(incident_book_new(&b), 0);
-	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "cmr"), 0);
+	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "cmr", S(1), 0), 0);
 	CHECK(!judge(b, EVENT_STALL, "cmr", S(10), &n, &why));
 	CHECK_STR(why, "acknowledged");
 	CHECK(judge(b, EVENT_STORM_START, "cmr", S(11), &n, &why));	/* another kind */
 	/* the class changed: news again, and the ack is gone */
 	CHECK(judge(b, EVENT_STALL, "dm-smr", S(12), &n, &why));
-	CHECK(!incident_acked(b, "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "cmr"));
+	CHECK(!incident_acked(b, "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "cmr", S(12)));
 	/* all kinds */
-	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", -1, "dm-smr"), 0);
+	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", -1, "dm-smr", S(12), 0), 0);
 	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(13), &n, &why));
 	CHECK_STR(why, "acknowledged");
 	/* an acknowledged storm's end is silent too */
 	CHECK(!judge(b, EVENT_STORM_START, "dm-smr", S(14), &n, &why));
 	CHECK(!judge(b, EVENT_STORM_END, "dm-smr", S(15), &n, &why));
-	CHECK_INT(incident_ack(b, "sdb", "x", _EVENT_KIND_MAX, "dm-smr"), -EINVAL);
+	CHECK_INT(incident_ack(b, "sdb", "x", _EVENT_KIND_MAX, "dm-smr", S(1), 0), -EINVAL);
 	incident_book_free(b);
 
 	/* a restart: what the history says was sent is not sent again, an
@@ -112,7 +113,7 @@ static void test_acks_and_restart(void)
 	incident_restore_sent(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_BEHAVIOUR, "behaviour-1", false, S(5));
 	incident_restore_sent(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STORM_START, "storm-00ff", false, S(6));
 	incident_restore_sent(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "stall-1", false, S(7));
-	incident_restore_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_TIMEOUT_RISK, "dm-smr");
+	incident_restore_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_TIMEOUT_RISK, "dm-smr", S(8), 0);
 	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(100), &n, &why));
 	CHECK(!judge(b, EVENT_STALL, "dm-smr", S(100), &n, &why));
 	CHECK_STR(why, "aggregated");
@@ -136,6 +137,142 @@ static void test_acks_and_restart(void)
 	incident_book_free(b);
 }
 
+/* A note whose hook failed or that was dropped is not sent: the next
+ * event of its kind sends it, else a retry one interval on; a storm's start
+ * that did not get through makes its end no follow-up. */
+static void count_ack(const IncidentAck *a, void *userdata)
+{
+	IncidentAck *last = userdata;
+	*last = *a;
+}
+
+/* An ack expires (like an Alertmanager silence), can be withdrawn, and is
+ * listed while it holds. */
+static void test_ack_expiry_and_unack(void)
+{
+	IncidentBook *b;
+	IncidentNote n;
+	IncidentAck a = {0};
+	const char *why;
+	CHECK_INT(incident_book_new(&b), 0);
+	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STALL, "cmr", S(1), S(100)), 0);
+	CHECK_INT(incident_acks(b, S(50), count_ack, &a), 1);
+	CHECK_STR(a.device, "sdb");
+	CHECK_INT(a.kind, EVENT_STALL);
+	CHECK_STR(a.disk_class, "cmr");
+	CHECK(a.time_usec == S(1) && a.until_usec == S(100));
+	CHECK(!judge(b, EVENT_STALL, "cmr", S(50), &n, &why));
+	CHECK_STR(why, "acknowledged");
+	/* past its expiry: notified again, and no longer listed */
+	CHECK(judge(b, EVENT_STALL, "cmr", S(100), &n, &why));
+	CHECK_INT(incident_acks(b, S(101), NULL, NULL), 0);
+	/* unack of all withdraws an ack of all and each kind's */
+	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", -1, "cmr", S(200), 0), 0);
+	CHECK_INT(incident_ack(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_STORM_START, "cmr", S(200), 0), 0);
+	CHECK_INT(incident_acks(b, S(10000), NULL, NULL), 2);
+	CHECK(!judge(b, EVENT_STORM_START, "cmr", S(300), &n, &why));
+	CHECK_INT(incident_unack(b, "wwn-0x5000c500a1b2c3d4", EVENT_STORM_START), 1);
+	CHECK(!judge(b, EVENT_STORM_START, "cmr", S(301), &n, &why));	/* the ack of all still holds */
+	CHECK_INT(incident_unack(b, "wwn-0x5000c500a1b2c3d4", -1), 1);
+	CHECK(judge(b, EVENT_STORM_START, "cmr", S(302), &n, &why));
+	CHECK_INT(incident_unack(b, "wwn-0x5000c500a1b2c3d4", -1), 0);
+	CHECK_INT(incident_unack(b, "nobody", -1), 0);
+	CHECK_INT(incident_acks(b, S(400), NULL, NULL), 0);
+	incident_book_free(b);
+}
+
+/* notify-coalesce: a storm's start waits; the verdict of that while is
+ * folded into it (one notification, not two in a second), an end that came
+ * first too; a start that then fails gives the folded verdict back. */
+static void test_coalesce(void)
+{
+	IncidentBook *b;
+	IncidentNote n;
+	const char *why;
+	CHECK_INT(incident_book_new(&b), 0);
+	P.coalesce_usec = S(10);
+	CHECK(!judge(b, EVENT_STORM_START, "unknown", S(100), &n, &why));
+	CHECK_STR(why, INCIDENT_HELD);
+	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(101), &n, &why));
+	CHECK_STR(why, INCIDENT_FOLDED);
+	summaries = 0;
+	CHECK_INT(incident_due(b, &P, S(105), on_summary, NULL), 0);
+	CHECK_INT(incident_due(b, &P, S(110), on_summary, NULL), 1);
+	CHECK_INT(last_summary.kind, EVENT_STORM_START);
+	CHECK_STR(last_summary.message, "m; m");
+	CHECK(last_summary.folded == (UINT32_C(1) << EVENT_BEHAVIOUR));
+	CHECK_INT(incident_due(b, &P, S(200), on_summary, NULL), 0);	/* once */
+	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(120), &n, &why));	/* sent, in the storm's */
+	CHECK_STR(why, "already sent");
+	CHECK(judge(b, EVENT_STORM_END, "dm-smr", S(130), &n, &why));	/* its follow-up */
+	CHECK(n.follow_up);
+	CHECK_STR(n.incident, last_summary.incident);
+	/* the start was not delivered: the verdict folded into it is due again */
+	incident_unsent(b, &last_summary, S(140));
+	CHECK_INT(incident_due(b, &P, S(140 + 3600), on_summary, NULL), 1);
+	CHECK_INT(last_summary.kind, EVENT_BEHAVIOUR);
+	/* a storm over within the window: one notification says both */
+	CHECK(!judge(b, EVENT_STORM_START, "dm-smr", S(5000), &n, &why));
+	CHECK(judge(b, EVENT_STORM_END, "dm-smr", S(5003), &n, &why));
+	CHECK_INT(n.kind, EVENT_STORM_START);
+	CHECK(n.ended && !n.follow_up);
+	CHECK_INT(incident_due(b, &P, S(6000), on_summary, NULL), 0);
+	P.coalesce_usec = 0;
+	incident_book_free(b);
+}
+
+static void test_unsent(void)
+{
+	IncidentBook *b;
+	IncidentNote n, first;
+	const char *why;
+	CHECK_INT(incident_book_new(&b), 0);
+	CHECK(judge(b, EVENT_BEHAVIOUR, "dm-smr", S(100), &first, &why));
+	incident_unsent(b, &first, S(101));
+	CHECK(judge(b, EVENT_BEHAVIOUR, "dm-smr", S(200), &n, &why));
+	CHECK_STR(n.incident, first.incident);
+	summaries = 0;
+	CHECK_INT(incident_due(b, &P, S(200 + 3600), on_summary, NULL), 0);	/* that was the retry */
+	/* no event again: retried one interval after the failure, then sent once */
+	incident_unsent(b, &n, S(300));
+	CHECK_INT(incident_due(b, &P, S(300 + 3599), on_summary, NULL), 0);
+	CHECK_INT(incident_due(b, &P, S(300 + 3600), on_summary, NULL), 1);
+	CHECK_INT(last_summary.kind, EVENT_BEHAVIOUR);
+	CHECK_STR(last_summary.incident, first.incident);
+	CHECK_STR(last_summary.message, "m");
+	CHECK(!judge(b, EVENT_BEHAVIOUR, "dm-smr", S(9000), &n, &why));
+	CHECK_STR(why, "already sent");
+	/* a stall dropped: the summary an interval on stands for it, and one
+	 * logged before the drop was known is summed too, not sent */
+	CHECK(judge(b, EVENT_STALL, "dm-smr", S(100), &n, &why));
+	incident_unsent(b, &n, S(105));
+	CHECK(!judge(b, EVENT_STALL, "dm-smr", S(102), &n, &why));
+	CHECK_STR(why, "aggregated");
+	CHECK_INT(incident_due(b, &P, S(3699), on_summary, NULL), 0);
+	CHECK(!judge(b, EVENT_STALL, "dm-smr", S(150), &n, &why));
+	CHECK_STR(why, "aggregated");
+	CHECK_INT(incident_due(b, &P, S(3700), on_summary, NULL), 1);
+	CHECK_INT(last_summary.kind, EVENT_STALL);
+	CHECK_INT(last_summary.count, 3);
+	CHECK_INT(last_summary.first_usec, S(100));
+	/* a storm's start not delivered: its end is no follow-up */
+	CHECK(judge(b, EVENT_STORM_START, "dm-smr", S(500), &n, &why));
+	incident_unsent(b, &n, S(501));
+	CHECK(!judge(b, EVENT_STORM_END, "dm-smr", S(560), &n, &why));
+	CHECK_STR(why, "its start was not sent");
+	incident_book_free(b);
+
+	/* from the history at start: a book that never judged it sends it at the first tick */
+	CHECK_INT(incident_book_new(&b), 0);
+	IncidentNote old = {.kind = EVENT_BANDS, .count = 1, .first_usec = S(5), .time_usec = S(5),
+			    .device = "sdc", .identity = "ZA1", .incident = "bands-0011223344556677", .message = "x"};
+	incident_unsent(b, &old, 0);
+	CHECK_INT(incident_due(b, &P, S(1800000000), on_summary, NULL), 1);	/* a real clock */
+	CHECK_STR(last_summary.device, "sdc");
+	CHECK_INT(incident_due(b, &P, S(1800007200), on_summary, NULL), 0);
+	incident_book_free(b);
+}
+
 static void test_ids(void)
 {
 	char a[INCIDENT_ID_MAX], b[INCIDENT_ID_MAX];
@@ -152,6 +289,9 @@ int main(void)
 	test_storms_and_once();
 	test_stalls_aggregated();
 	test_acks_and_restart();
+	test_ack_expiry_and_unack();
+	test_coalesce();
+	test_unsent();
 	test_ids();
 	return test_done("test-incident");
 }

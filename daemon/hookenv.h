@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A notify hook's environment: the event, the disk and where to send it
+ * (SMRD_EVENT, SMRD_DEVICE, ... docs/notify.md), and nothing of smrd's own
+ * environment but a fixed PATH and locale. Each value is as it came, up to
+ * its NUL: the hook runs without a shell, so no byte of it is a command.
+ */
+#pragma once
+
+#include "config.h"
+#include "disk.h"
+#include "incident.h"
+
+#define HOOKENV_MAX 24
+
+/* Fills env[HOOKENV_MAX + 1] with owned "KEY=value" strings, NULL-terminated;
+ * d may be NULL (a disk gone since). 0, or -ENOMEM with env freed. */
+int hookenv_build(char *env[HOOKENV_MAX + 1], const Disk *d, const IncidentNote *note, const char *disk_class,
+		  const char *host, const Config *cfg);
+/* Frees what hookenv_build() made. */
+void hookenv_free(char *env[HOOKENV_MAX + 1]);
