@@ -234,14 +234,13 @@ static bool trim_evidence(Ctx *c, Evidence **ret_ev)
 	return trim;
 }
 
-/* Returns the matching entry, if any; *ret_ev is the evidence for it. */
-static const ModelEntry *model_evidence(Ctx *c, const ModelList *ml, Evidence **ret_ev)
+void classify_match(const DiskFacts *f, const ModelList *ml, ModelMatch *ret)
 {
-	const DiskFacts *f = c->f;
 	char spaced[FACT_STR], joined[2 * FACT_STR + 2];
-	struct { const char *source, *model; } cand[4];
+	struct { const char *source, *model; } cand[MODELLIST_SUBJECTS];
 	unsigned n = 0;
 
+	*ret = (ModelMatch){0};
 	if (f->id_status == 0 && f->id.model[0])
 		cand[n++] = (typeof(cand[0])){"ATA IDENTIFY model", f->id.model};
 	if (f->udev_model[0]) {
@@ -258,16 +257,39 @@ static const ModelEntry *model_evidence(Ctx *c, const ModelList *ml, Evidence **
 	for (unsigned i = 0; i < n; i++) {
 		const ModelEntry *m = modellist_match(ml, cand[i].model);
 		if (m) {
-			char implies[EVIDENCE_STR];
-			snprintf(implies, sizeof implies, "%s line %u (%s): %.60s", m->origin, m->line,
+			*ret = (ModelMatch){.present = true, .matched = true, .class = m->class};
+			snprintf(ret->ev.source, sizeof ret->ev.source, "%s", cand[i].source);
+			snprintf(ret->ev.value, sizeof ret->ev.value, "%s", cand[i].model);
+			snprintf(ret->ev.implies, sizeof ret->ev.implies, "%s line %u (%s): %.60s", m->origin, m->line,
 				 model_class_to_string(m->class), m->source);
-			*ret_ev = add(c, cand[i].source, implies, "%s", cand[i].model);
-			return m;
+			return;
 		}
 	}
-	if (n > 0)
-		add(c, cand[0].source, "not on the model list", "%s", cand[0].model);
-	return NULL;
+	if (n == 0)
+		return;
+	ret->present = true;
+	snprintf(ret->ev.source, sizeof ret->ev.source, "%s", cand[0].source);
+	snprintf(ret->ev.value, sizeof ret->ev.value, "%s", cand[0].model);
+	snprintf(ret->ev.implies, sizeof ret->ev.implies, "not on the model list");
+}
+
+bool classify_same_subjects(const DiskFacts *a, const DiskFacts *b)
+{
+	bool ida = a->id_status == 0, idb = b->id_status == 0;
+	return ida == idb && (!ida || streq(a->id.model, b->id.model)) && streq(a->udev_model, b->udev_model) &&
+	       streq(a->sysfs_model, b->sysfs_model) && streq(a->sysfs_vendor, b->sysfs_vendor);
+}
+
+/* The model list's answer as evidence; its class when an entry matched. */
+static int model_evidence(Ctx *c, const ModelMatch *m, Evidence **ret_ev)
+{
+	if (!m->present)
+		return -1;
+	Evidence *e = add(c, m->ev.source, m->ev.implies, "%s", m->ev.value);
+	if (!m->matched)
+		return -1;
+	*ret_ev = e;
+	return (int)m->class;
 }
 
 static void decide(Verdict *v, DiskClass cls, double conf, double smr, Evidence *e, const char *basis)
@@ -281,6 +303,13 @@ static void decide(Verdict *v, DiskClass cls, double conf, double smr, Evidence 
 }
 
 void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
+{
+	ModelMatch m;
+	classify_match(f, ml, &m);
+	classify_verdict(f, &m, ret);
+}
+
+void classify_verdict(const DiskFacts *f, const ModelMatch *mm, Verdict *ret)
 {
 	Verdict v = {0};
 	Ctx c = {.f = f, .v = &v};
@@ -299,7 +328,7 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 		admin_ev = add(&c, "smrd.conf", "declared by the administrator: kept as the class, behaviour still watched",
 			       "%s = %s", f->admin_rule, disk_class_to_string((DiskClass)f->admin_class));
 	DiskClass declared = zoned_evidence(&c, &decl_ev);
-	const ModelEntry *m = model_evidence(&c, ml, &model_ev);
+	int listed = model_evidence(&c, mm, &model_ev);
 	int rot = rotation_evidence(&c, &strong_rot);
 	bool trim = trim_evidence(&c, &trim_ev);
 
@@ -316,13 +345,13 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 	else if (f->scsi_type > 0)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.9, SMR_CONF_SOLID_STATE, NULL,
 		       "not a direct-access disk (SCSI peripheral type): nothing to shingle");
-	else if (m && m->class == MODEL_CLASS_DM_SMR)
+	else if (listed == MODEL_CLASS_DM_SMR)
 		decide(&v, DISK_CLASS_DM_SMR, 0.85, SMR_CONF_MODEL_LIST, model_ev,
 		       "model is on the DM-SMR list (strong evidence, not proof)");
 	else if (rot == 0)
 		decide(&v, DISK_CLASS_SSD, strong_rot ? 0.95 : 0.8, SMR_CONF_SOLID_STATE, NULL,
 		       strong_rot ? "the drive reports a non-rotating medium" : "the kernel reports a non-rotating device");
-	else if (m && m->class == MODEL_CLASS_CMR)
+	else if (listed == MODEL_CLASS_CMR)
 		decide(&v, DISK_CLASS_CMR, 0.8, SMR_CONF_KNOWN_CMR, model_ev, "model is listed as CMR");
 	else if (is_virtual)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, transport_ev,

@@ -90,8 +90,19 @@ typedef struct Verdict {
 	Evidence evidence[VERDICT_MAX_EVIDENCE];
 } Verdict;
 
+/* What the model list says of a disk: the one costly part of classifying
+ * (a PCRE2 match per entry and model string), so it is worked out once, at
+ * discovery, reread and reload (classify_match), and kept with the disk. */
+typedef struct ModelMatch {
+	bool present;		/* the disk has a model string: ev says what the list made of it */
+	bool matched;		/* an entry matched: class is its class */
+	ModelClass class;
+	Evidence ev;		/* the first model string and "not on the model list", or the one that matched */
+} ModelMatch;
+
 /* What a disk keeps of its verdict: the evidence itself (5 KiB) is worked
- * out again from the facts when someone asks (classify_disk is pure). */
+ * out again from the facts and its ModelMatch when someone asks
+ * (classify_verdict is pure and cheap: it matches nothing). */
 typedef struct VerdictSummary {
 	DiskClass class;
 	double confidence, smr_confidence;
@@ -108,7 +119,15 @@ void verdict_summarize(const Verdict *v, VerdictSummary *ret);
 #define SMR_CONF_KNOWN_CMR 0.02
 #define SMR_CONF_SOLID_STATE 0.0
 
+/* classify_match() then classify_verdict(): for a disk seen once. */
 void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret);
+/* The model list's answer for the facts' model strings: at most
+ * MODELLIST_SUBJECTS x modellist_size() matches, within MODELLIST_MATCH_BUDGET. */
+void classify_match(const DiskFacts *f, const ModelList *ml, ModelMatch *ret);
+/* Whether a and b give the model list the same model strings to match. */
+bool classify_same_subjects(const DiskFacts *a, const DiskFacts *b);
+/* The verdict from the facts and the model list's answer kept for them. */
+void classify_verdict(const DiskFacts *f, const ModelMatch *m, Verdict *ret);
 
 const char *disk_class_to_string(DiskClass c);
 DiskClass disk_class_from_string(const char *s);

@@ -17,7 +17,6 @@
 #include "pattern.h"
 #include "util.h"
 
-#define MODELLIST_MAX_ENTRIES 4096
 #define MODELLIST_MAX_BYTES (1024 * 1024)
 #define DRIVEDB_MAX_BYTES (8 * 1024 * 1024)
 
@@ -29,6 +28,8 @@ typedef struct Entry {
 struct ModelList {
 	Entry *entries;
 	unsigned n;
+	unsigned limit;		/* match steps each pattern may take: set_limits() */
+	uint64_t *matches;	/* run so far; behind a pointer, as matching does not change the list */
 };
 
 static const char *const class_names[_MODEL_CLASS_MAX] = {
@@ -51,8 +52,67 @@ ModelList *modellist_free(ModelList *ml)
 		free((char *)ml->entries[i].pub.source);
 	}
 	free(ml->entries);
+	free(ml->matches);
 	free(ml);
 	return NULL;
+}
+
+static ModelList *modellist_new(void)
+{
+	ModelList *ml = calloc(1, sizeof *ml);
+	if (ml && !(ml->matches = calloc(1, sizeof *ml->matches)))
+		ml = modellist_free(ml);
+	return ml;
+}
+
+/* The list's entries share one classification's budget (modellist.h). */
+static void set_limits(ModelList *ml)
+{
+	uint64_t each = MODELLIST_MATCH_BUDGET / ((uint64_t)MODELLIST_SUBJECTS * (ml->n ? ml->n : 1));
+	ml->limit = each < PATTERN_MATCH_LIMIT ? (unsigned)each : PATTERN_MATCH_LIMIT;
+	for (unsigned i = 0; i < ml->n; i++)
+		pattern_set_match_limit(ml->entries[i].re, ml->limit);
+}
+
+/* A pattern that spends its whole share of the budget on a plain model
+ * string would spend it on every disk, for nothing: drivedb.h's patterns
+ * take a few tens of steps. Such a list is refused, as one that does not
+ * parse. The probe costs at most ELEMENTSOF(probes) / MODELLIST_SUBJECTS
+ * of one classification's budget. */
+static int probe(const ModelList *ml, char **ret_error)
+{
+	static const char *const probes[] = {"WDC WD40EFAX-68JH4N0", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"};
+	for (unsigned i = 0; i < ml->n; i++)
+		for (size_t k = 0; k < ELEMENTSOF(probes); k++) {
+			if (pattern_match(ml->entries[i].re, probes[k]) != -E2BIG)
+				continue;
+			_cleanup_free_ char *shown = str_sanitize(ml->entries[i].pub.pattern);
+			if (asprintf(ret_error, "line %u: pattern '%.80s' backtracks past its %u match steps on \"%s\": "
+				     "too costly to match", ml->entries[i].pub.line, shown ? shown : "?", ml->limit,
+				     probes[k]) < 0)
+				*ret_error = NULL;
+			return -E2BIG;
+		}
+	return 0;
+}
+
+/* A text file, refused when it holds a NUL: C string handling would end
+ * it there, and leave what follows out without a word. */
+static int read_text(const char *path, size_t max, char **ret, char **ret_error)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = read_file_at(AT_FDCWD, path, max, &text, &len);
+	if (r < 0)
+		return r;
+	const char *nul = memchr(text, 0, len);
+	if (nul) {
+		if (asprintf(ret_error, "a NUL byte at offset %zu of %zu: not a text file", (size_t)(nul - text), len) < 0)
+			*ret_error = NULL;
+		return -EINVAL;
+	}
+	*ret = TAKE_PTR(text);
+	return 0;
 }
 
 
@@ -85,7 +145,8 @@ static int entry_init(Entry *e, ModelClass c, const char *pattern, const char *s
 static int grow(ModelList *ml, unsigned lineno, char **ret_error)
 {
 	if (ml->n >= MODELLIST_MAX_ENTRIES) {
-		if (asprintf(ret_error, "line %u: more than %d entries", lineno, MODELLIST_MAX_ENTRIES) < 0)
+		if (asprintf(ret_error, "line %u: more than %d entries: matching them all would cost too much", lineno,
+			     MODELLIST_MAX_ENTRIES) < 0)
 			*ret_error = NULL;
 		return -E2BIG;
 	}
@@ -126,7 +187,7 @@ static int parse_entry(char *line, unsigned lineno, Entry *e, char **ret_error)
 
 int modellist_parse(const char *text, ModelList **ret, char **ret_error)
 {
-	_cleanup_(modellist_freep) ModelList *ml = calloc(1, sizeof *ml);
+	_cleanup_(modellist_freep) ModelList *ml = modellist_new();
 	_cleanup_free_ char *copy = strdup(text);
 	if (!ml || !copy)
 		return -ENOMEM;
@@ -148,6 +209,10 @@ int modellist_parse(const char *text, ModelList **ret, char **ret_error)
 			return r;
 		ml->n++;
 	}
+	set_limits(ml);
+	int r = probe(ml, ret_error);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(ml);
 	return 0;
 }
@@ -156,7 +221,7 @@ int modellist_load(const char *path, ModelList **ret, char **ret_error)
 {
 	_cleanup_free_ char *text = NULL;
 	*ret_error = NULL;
-	int r = read_file_at(AT_FDCWD, path, MODELLIST_MAX_BYTES, &text, NULL);
+	int r = read_text(path, MODELLIST_MAX_BYTES, &text, ret_error);
 	if (r < 0)
 		return r;
 	return modellist_parse(text, ret, ret_error);
@@ -195,7 +260,7 @@ static int on_drivedb(const DriveDbEntry *d, void *userdata)
 
 int modellist_parse_drivedb(const char *text, ModelList **ret, unsigned *ret_skipped, char **ret_error)
 {
-	_cleanup_(modellist_freep) ModelList *ml = calloc(1, sizeof *ml);
+	_cleanup_(modellist_freep) ModelList *ml = modellist_new();
 	if (!ml)
 		return -ENOMEM;
 	*ret_error = NULL;
@@ -205,6 +270,10 @@ int modellist_parse_drivedb(const char *text, ModelList **ret, unsigned *ret_ski
 		return r;
 	if (ret_skipped)
 		*ret_skipped = run.skipped;
+	set_limits(ml);
+	r = probe(ml, ret_error);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(ml);
 	return 0;
 }
@@ -213,7 +282,7 @@ int modellist_load_drivedb(const char *path, ModelList **ret, unsigned *ret_skip
 {
 	_cleanup_free_ char *text = NULL;
 	*ret_error = NULL;
-	int r = read_file_at(AT_FDCWD, path, DRIVEDB_MAX_BYTES, &text, NULL);
+	int r = read_text(path, DRIVEDB_MAX_BYTES, &text, ret_error);
 	if (r < 0)
 		return r;
 	return modellist_parse_drivedb(text, ret, ret_skipped, ret_error);
@@ -281,7 +350,8 @@ int modellist_concat(ModelList *dst, ModelList *src)
 {
 	if (!src)
 		return 0;
-	if (dst->n + src->n > MODELLIST_MAX_ENTRIES) {
+	/* each list was held to MODELLIST_MAX_ENTRIES: a drivedb.h and a model list always fit */
+	if (dst->n + src->n > 2 * MODELLIST_MAX_ENTRIES) {
 		modellist_free(src);
 		return -E2BIG;
 	}
@@ -294,20 +364,28 @@ int modellist_concat(ModelList *dst, ModelList *src)
 	memcpy(dst->entries + dst->n, src->entries, src->n * sizeof *n);
 	dst->n += src->n;
 	free(src->entries);
+	free(src->matches);
 	free(src);
+	set_limits(dst);
 	return 0;
 }
 
 unsigned modellist_size(const ModelList *ml) { return ml ? ml->n : 0; }
 
+uint64_t modellist_matches(const ModelList *ml) { return ml ? *ml->matches : 0; }
+
+unsigned modellist_match_limit(const ModelList *ml) { return ml ? ml->limit : 0; }
+
 const ModelEntry *modellist_match(const ModelList *ml, const char *model)
 {
 	if (!ml || !model || !*model)
 		return NULL;
-	for (unsigned i = 0; i < ml->n; i++)
+	for (unsigned i = 0; i < ml->n; i++) {
+		++*ml->matches;
 		/* one entry a limit stopped is not a match; later ones may be */
 		if (pattern_match(ml->entries[i].re, model) == 1)
 			return &ml->entries[i].pub;
+	}
 	return NULL;
 }
 

@@ -8,8 +8,26 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct ModelList ModelList;
+
+/* What matching costs. A classification matches at most MODELLIST_SUBJECTS
+ * model strings (IDENTIFY, udev, sysfs, vendor+model) against the entries,
+ * and all those matches share MODELLIST_MATCH_BUDGET PCRE2 match steps:
+ * each pattern may take budget / (subjects x entries) of them, at most
+ * PATTERN_MATCH_LIMIT. A file may hold MODELLIST_MAX_ENTRIES entries (a
+ * larger one is refused, as one that does not parse), the two lists
+ * together twice that, so every pattern keeps at least 128 steps (the
+ * patterns of smartmontools' drivedb.h take a few tens on a model
+ * string), and a list of backtracking patterns costs one classification
+ * the budget at worst (some tens of milliseconds), once per disk: when it
+ * is found, when its model strings change, and on a reload. A list with
+ * a pattern that spends its whole share on a plain model string is
+ * refused at load, as one that does not parse. */
+#define MODELLIST_SUBJECTS 4
+#define MODELLIST_MATCH_BUDGET (UINT64_C(1) << 21)
+#define MODELLIST_MAX_ENTRIES 2048
 
 typedef enum ModelClass {
 	MODEL_CLASS_DM_SMR,
@@ -26,9 +44,12 @@ typedef struct ModelEntry {
 	unsigned line;
 } ModelEntry;
 
-/* Parses the TSV text; on error *ret_error says which line and why. */
+/* Parses the TSV text; on error *ret_error says which line and why
+ * (-E2BIG past MODELLIST_MAX_ENTRIES, or for a pattern that backtracks
+ * past its share of the budget on a plain model string). */
 int modellist_parse(const char *text, ModelList **ret, char **ret_error);
-/* Reads and parses a file (at most 1 MiB). */
+/* Reads and parses a file (at most 1 MiB); a NUL byte in it is -EINVAL,
+ * *ret_error naming its offset. */
 int modellist_load(const char *path, ModelList **ret, char **ret_error);
 ModelList *modellist_free(ModelList *ml);
 static inline void modellist_freep(ModelList **ml) { modellist_free(*ml); }
@@ -52,6 +73,11 @@ int modellist_load_drivedb_setting(const char *setting, ModelList **ret, char **
  * takes the first entry that matches, so the list first given wins. */
 int modellist_concat(ModelList *dst, ModelList *src);
 unsigned modellist_size(const ModelList *ml);
+/* How many pattern matches were run on the list: what classifying costs,
+ * so that a test can tell that a view did not classify. */
+uint64_t modellist_matches(const ModelList *ml);
+/* The PCRE2 match steps one of its patterns may take. */
+unsigned modellist_match_limit(const ModelList *ml);
 
 /* The lists smrd and smrctl qualify classify with, as the settings name
  * them: model-list ("builtin" or a path; the list smrd installs falls back

@@ -11,7 +11,6 @@
 /* Subjects are device names and ATA model strings, tens of bytes: these
  * leave every sane pattern room and stop a backtracking one in well under
  * a millisecond. */
-#define MATCH_LIMIT 100000
 #define DEPTH_LIMIT 2000
 #define HEAP_LIMIT_KIB 1024
 #define PARENS_NEST_LIMIT 64
@@ -80,11 +79,16 @@ int pattern_new(const char *re, unsigned flags, Pattern **ret, char why[static P
 		return r;
 	}
 	/* a pattern's own (*LIMIT_MATCH=) can only lower these */
-	pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
+	pcre2_set_match_limit(p->mctx, PATTERN_MATCH_LIMIT);
 	pcre2_set_depth_limit(p->mctx, DEPTH_LIMIT);
 	pcre2_set_heap_limit(p->mctx, HEAP_LIMIT_KIB);
 	*ret = p;
 	return 0;
+}
+
+void pattern_set_match_limit(Pattern *p, unsigned steps)
+{
+	pcre2_set_match_limit(p->mctx, steps < PATTERN_MATCH_LIMIT ? steps : PATTERN_MATCH_LIMIT);
 }
 
 int pattern_match(const Pattern *p, const char *subject)

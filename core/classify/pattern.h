@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #define PATTERN_MAX_LENGTH 512
+#define PATTERN_MATCH_LIMIT 100000	/* PCRE2 match steps one match may take, unless lowered */
 #define PATTERN_WHY_MAX 160
 
 typedef struct Pattern Pattern;
@@ -24,5 +25,8 @@ typedef enum PatternFlags {
  * and where; -ENOMEM. */
 int pattern_new(const char *re, unsigned flags, Pattern **ret, char why[static PATTERN_WHY_MAX]);
 Pattern *pattern_free(Pattern *p);
+/* Lowers the match steps one match may take (never above
+ * PATTERN_MATCH_LIMIT): a list of many patterns shares one budget. */
+void pattern_set_match_limit(Pattern *p, unsigned steps);
 /* 1 on a match, 0 on none, -E2BIG when a limit stopped it, -ENOMEM. */
 int pattern_match(const Pattern *p, const char *subject);

@@ -133,6 +133,36 @@ static void test_solid_state_and_virtual(void)
 	CHECK_INT(disk_class_from_string("nope"), _DISK_CLASS_INVALID);
 }
 
+/* What discovery keeps (classify_match) gives the verdict a view shows
+ * (classify_verdict) without matching again: the same as classify_disk. */
+static void test_kept_match(void)
+{
+	DiskFacts f = rotating();
+	snprintf(f.sysfs_model, sizeof f.sysfs_model, "WDC WD40EFAX-68JH4N0");
+	ModelMatch m;
+	uint64_t before = modellist_matches(ml);
+	classify_match(&f, ml, &m);
+	CHECK(m.present && m.matched && m.class == MODEL_CLASS_DM_SMR);
+	uint64_t after = modellist_matches(ml);
+	CHECK(after > before && after - before <= MODELLIST_SUBJECTS * modellist_size(ml));
+	Verdict kept, fresh;
+	classify_verdict(&f, &m, &kept);
+	CHECK_INT(modellist_matches(ml), after);
+	classify_disk(&f, ml, &fresh);
+	CHECK(memcmp(&kept, &fresh, sizeof kept) == 0);
+	CHECK_INT(kept.class, DISK_CLASS_DM_SMR);
+
+	/* discovery rematches only when the model strings change */
+	DiskFacts g = f;
+	g.rotational = 0;
+	CHECK(classify_same_subjects(&f, &g));
+	snprintf(g.udev_model, sizeof g.udev_model, "OTHER");
+	CHECK(!classify_same_subjects(&f, &g));
+	g = f;
+	g.id_status = 0;
+	CHECK(!classify_same_subjects(&f, &g));
+}
+
 int main(void)
 {
 	char *err = NULL;
@@ -141,6 +171,7 @@ int main(void)
 	test_ordering();
 	test_declarations();
 	test_solid_state_and_virtual();
+	test_kept_match();
 	modellist_free(ml);
 	return test_done("test-classify");
 }

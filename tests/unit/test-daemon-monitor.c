@@ -139,7 +139,7 @@ int main(void)
 	CHECK_INT(disk_class(sdx), DISK_CLASS_CMR);
 	CHECK_INT(disk_class(dm), DISK_CLASS_UNKNOWN);
 	Verdict vx;
-	disk_verdict(sdx, NULL, &vx);
+	disk_verdict(sdx, &vx);
 	CHECK_INT(vx.class, DISK_CLASS_CMR);
 	CHECK(vx.n_evidence >= 2 && strstr(vx.evidence[vx.n_evidence - 1].value, "1 destage storm(s) on record") &&
 	      strstr(vx.evidence[vx.n_evidence - 1].implies, "declared in smrd.conf is kept") &&
@@ -154,11 +154,11 @@ int main(void)
 
 	/* behaviour turns a CMR verdict into dm-smr, with the detector as evidence */
 	Verdict v;
-	disk_verdict(sda, NULL, &v);
+	disk_verdict(sda, &v);
 	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
 	CHECK(v.n_evidence >= 1 && v.evidence[v.n_evidence - 1].decisive);
 	CHECK(strstr(v.basis, "behaviour") != NULL);
-	disk_verdict(sdb, NULL, &v);
+	disk_verdict(sdb, &v);
 	CHECK_INT(v.class, DISK_CLASS_CMR);
 	CHECK(disk_by_behaviour(sda) && !disk_by_behaviour(sdb));
 
@@ -191,7 +191,7 @@ int main(void)
 	CHECK_INT(sda->det.storm.known, 1);
 	CHECK_INT(sda->view.storms_known, 1);
 	CHECK_INT(sda->view.storms, 0);
-	disk_verdict(sda, NULL, &v);
+	disk_verdict(sda, &v);
 	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
 	CHECK(disk_smr_confidence(sda) > 0.5);
 	/* and its media cache as learnt: 70 s of 2500 writes of 16 KiB, the fill a guess now */
@@ -204,7 +204,7 @@ int main(void)
 	CHECK_INT(monitor_forget(m, sda), 5);	/* storm-start, media-cache, behaviour, storm-end, media-cache */
 	CHECK_INT(sda->det.storm.known, 0);
 	CHECK_INT(sda->view.storms_known, 0);	/* the view follows at once, not at the next tick */
-	disk_verdict(sda, NULL, &v);
+	disk_verdict(sda, &v);
 	CHECK_INT(v.class, DISK_CLASS_CMR);
 	CHECK_INT(stored(m, "sdb", NULL), 3);
 

@@ -306,11 +306,104 @@ static void test_fallback(void)
 	rmdir(dir);
 }
 
+/* n "(SMR)" families, each "EVIL MODEL <i>" */
+static void write_families(const char *path, unsigned n)
+{
+	FILE *f = fopen(path, "we");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("const drive_settings builtin_knowndrives[] = {\n", f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "  { \"Evil family %u (SMR)\", \"EVIL MODEL %u\", \"\", \"\" },\n", i, i);
+	fputs("};\n", f);
+	fclose(f);
+}
+
+/* Audit 4, findings 10 and 11: a copy with too many families to match
+ * within the budget, and one with a NUL byte (C strings would end it
+ * there and the families after it would vanish), are refused like one
+ * that does not parse: "auto" reads the package's instead, with a warning. */
+static void test_refused(void)
+{
+	char dir[] = "/tmp/test-drivedb-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char many[64], nul[64], good[64];
+	snprintf(many, sizeof many, "%s/many.h", dir);
+	snprintf(nul, sizeof nul, "%s/nul.h", dir);
+	snprintf(good, sizeof good, "%s/good.h", dir);
+	write_text(good, "  { \"WD Red (SMR)\", \"WDC WD40EFAX-.*\", \"\", \"\", \"\" },\n");
+	/* what the audit found to stop smrd: 4090, more than fit beside the built-in list */
+	write_families(many, 4090);
+	static const char nul_text[] = "  { \"A (SMR)\", \"A1\", \"\", \"\" },\n\0"
+				       "  { \"B (SMR)\", \"B1\", \"\", \"\" },\n";
+	FILE *f = fopen(nul, "we");
+	CHECK(f && fwrite(nul_text, 1, sizeof nul_text - 1, f) == sizeof nul_text - 1);
+	if (f)
+		fclose(f);
+	ModelList *ml = NULL;
+	char *path = NULL, *err = NULL;
+
+	const char *const too_many[] = {many, good};
+	CHECK_INT(modellist_load_drivedb_first(too_many, 2, &ml, &path, NULL, &err), 0);
+	CHECK(path && streq(path, good));
+	CHECK(err && strstr(err, many) == err && strstr(err, "more than 2048 entries") && strstr(err, good));
+	CHECK_INT(modellist_size(ml), 1);
+	modellist_free(ml);
+	free(path);
+	free(err);
+
+	const char *const with_nul[] = {nul, good};
+	CHECK_INT(modellist_load_drivedb_first(with_nul, 2, &ml, &path, NULL, &err), 0);
+	CHECK(path && streq(path, good));
+	char at[48];
+	snprintf(at, sizeof at, "a NUL byte at offset %zu of %zu", strlen(nul_text), sizeof nul_text - 1);
+	CHECK(err && strstr(err, nul) == err && strstr(err, at) && strstr(err, good));
+	modellist_free(ml);
+	free(path);
+	free(err);
+
+	/* a family whose pattern backtracks past its share on a plain model string (finding 3) */
+	write_text(nul, "  { \"Evil (SMR)\", \"(.*.*)*[^\\\\s\\\\S]\", \"\", \"\" },\n");
+	CHECK_INT(modellist_load_drivedb_first(with_nul, 2, &ml, &path, NULL, &err), 0);
+	CHECK(path && streq(path, good));
+	CHECK(err && strstr(err, nul) == err && strstr(err, "backtracks past its") && strstr(err, good));
+	modellist_free(ml);
+	free(path);
+	free(err);
+	f = fopen(nul, "we");
+	CHECK(f && fwrite(nul_text, 1, sizeof nul_text - 1, f) == sizeof nul_text - 1);
+	if (f)
+		fclose(f);
+
+	/* named in smrd.conf, it must load: the error says why */
+	const char *const only[] = {nul};
+	CHECK_INT(modellist_load_drivedb_first(only, 1, &ml, &path, NULL, &err), -EINVAL);
+	CHECK(!ml && err && strstr(err, "NUL byte"));
+	free(path);
+	free(err);
+
+	/* as many families as a file may hold still fit beside the built-in list */
+	write_families(many, MODELLIST_MAX_ENTRIES);
+	ModelSettings s = {.model_list = "builtin", .builtin = smrd_builtin_models, .drivedb = many};
+	ModelLists m;
+	CHECK_INT(modellist_load_settings(&s, &m, &err), 0);
+	CHECK(modellist_size(m.list) > MODELLIST_MAX_ENTRIES);
+	CHECK(modellist_match_limit(m.list) >= 128);
+	CHECK(modellist_match(m.list, "EVIL MODEL 2047") != NULL);
+	modellists_done(&m);
+	unlink(many);
+	unlink(nul);
+	unlink(good);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_parse();
 	test_broken();
 	test_fallback();
+	test_refused();
 	test_installed();
 	return test_done("drivedb");
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The shipped model list: every family of the primer, in every spelling smrd sees. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "modellist.h"
 #include "test.h"
+#include "util.h"
 
 extern const char smrd_builtin_models[];
 
@@ -120,10 +122,71 @@ static void test_settings(void)
 	unlink(path);
 }
 
+/* Audit 4, finding 3: all the matches of one classification share one
+ * budget of PCRE2 steps, so a long list of backtracking patterns costs a
+ * bounded time. "(b?){12}b{12}" matches 12 b's in about 4100 steps:
+ * alone it has room; as one of 2048 entries (256 steps each) it does not.
+ * A pattern that backtracks past its share on a plain model string is
+ * refused at load. */
+static void test_budget(void)
+{
+	static const char slow[] = "dm-smr\t(b?){12}b{12}\tslow\n";
+	ModelList *ml = NULL;
+	char *err = NULL;
+	CHECK_INT(modellist_parse(slow, &ml, &err), 0);
+	CHECK(modellist_match(ml, "bbbbbbbbbbbb") != NULL);
+	CHECK_INT(modellist_match_limit(ml), 100000);	/* one entry: PCRE2 limit as for any pattern */
+	modellist_free(ml);
+
+	Buf b = {0};
+	buf_puts(&b, slow);
+	for (unsigned i = 1; i < MODELLIST_MAX_ENTRIES; i++)
+		buf_printf(&b, "cmr\tFILLER %u\tx\n", i);
+	CHECK_INT(modellist_parse(b.data, &ml, &err), 0);
+	CHECK_INT(modellist_size(ml), MODELLIST_MAX_ENTRIES);
+	CHECK(ml && (uint64_t)MODELLIST_SUBJECTS * modellist_size(ml) * modellist_match_limit(ml) <= MODELLIST_MATCH_BUDGET);
+	CHECK(modellist_match(ml, "bbbbbbbbbbbb") == NULL);
+	CHECK(modellist_match(ml, "FILLER 7") != NULL);
+	CHECK_INT(modellist_matches(ml), MODELLIST_MAX_ENTRIES + 8);	/* every entry, then 8 */
+	modellist_free(ml);
+
+	/* one more is refused: its cost would pass the budget */
+	buf_printf(&b, "cmr\tONE MORE\tx\n");
+	ml = NULL;
+	CHECK_INT(modellist_parse(b.data, &ml, &err), -E2BIG);
+	CHECK(!ml && err && strstr(err, "more than 2048 entries"));
+	free(err);
+	buf_free(&b);
+
+	/* backtracking on any model string: refused, naming it */
+	CHECK_INT(modellist_parse("cmr\tA.*\tx\ndm-smr\t(.*.*)*[^\\s\\S]\tevil\n", &ml, &err), -E2BIG);
+	CHECK(!ml && err && strstr(err, "line 2: pattern '(.*.*)*[^\\s\\S]' backtracks past its 100000 match steps"));
+	free(err);
+}
+
+/* Audit 4, finding 11, for the model list too: a NUL byte is refused, not an end. */
+static void test_nul(void)
+{
+	char path[] = "/tmp/test-modellist-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	static const char text[] = "cmr\tA.*\tx\n\0dm-smr\tB.*\ty\n";
+	CHECK(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+	close(fd);
+	ModelList *ml = NULL;
+	char *err = NULL;
+	CHECK_INT(modellist_load(path, &ml, &err), -EINVAL);
+	CHECK(!ml && err && strstr(err, "a NUL byte at offset 10 of 24"));
+	free(err);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_shipped();
 	test_bad_lists();
 	test_settings();
+	test_budget();
+	test_nul();
 	return test_done("test-modellist");
 }

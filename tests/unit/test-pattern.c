@@ -119,6 +119,30 @@ static void test_backtracking(void)
 	CHECK_INT(r, -E2BIG);
 }
 
+/* A list of patterns shares one budget: a lowered limit stops a match
+ * that the default lets through ("(a?){12}a{12}" takes about 4100 steps),
+ * and no limit goes above the default. */
+static void test_lowered(void)
+{
+	Pattern *p = NULL;
+	char why[PATTERN_WHY_MAX];
+	CHECK_INT(pattern_new("(a?){12}a{12}", PATTERN_WHOLE, &p, why), 0);
+	if (!p)
+		return;
+	CHECK_INT(pattern_match(p, "aaaaaaaaaaaa"), 1);
+	pattern_set_match_limit(p, 2048);
+	CHECK_INT(pattern_match(p, "aaaaaaaaaaaa"), -E2BIG);
+	pattern_set_match_limit(p, 1000000000);
+	CHECK_INT(pattern_match(p, "aaaaaaaaaaaa"), 1);
+	pattern_free(p);
+	CHECK_INT(pattern_new("(a?){20}a{20}", PATTERN_WHOLE, &p, why), 0);
+	if (!p)
+		return;
+	pattern_set_match_limit(p, 1000000000);
+	CHECK_INT(pattern_match(p, "aaaaaaaaaaaaaaaaaaaa"), -E2BIG);
+	pattern_free(p);
+}
+
 /* The filters take node_exporter's flags as written; a name whose match a
  * limit stopped is left unwatched, whichever rule it was. */
 static void test_filter(void)
@@ -185,6 +209,7 @@ int main(void)
 	test_syntax();
 	test_refused();
 	test_backtracking();
+	test_lowered();
 	test_filter();
 	test_random();
 	return test_done("test-pattern");
