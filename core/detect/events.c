@@ -27,6 +27,22 @@ static const EventKindInfo kinds[_EVENT_KIND_MAX] = {
 			       "smrd learnt the media cache of @SMRD_DEVICE@"},
 	[EVENT_STALL_IMMINENT] = {"stall-imminent", "5dab9b895caa4d44a48a22750dac8d4a", LOG_WARNING, "warning",
 				  "Writes to @SMRD_DEVICE@ will stall soon"},
+	[EVENT_REBUILD_WARNING] = {"rebuild-warning", "b978642ea7834ade9dfecfc7ee5671a2", LOG_WARNING, "warning",
+				   "A rebuild is about to write onto @SMRD_DEVICE@, which takes it slowly"},
+	[EVENT_REBUILD_START] = {"rebuild-start", "fc340ad91c6340be9335d634185bf824", LOG_NOTICE, "notice",
+				 "ZFS began a rebuild onto @SMRD_DEVICE@"},
+	[EVENT_REBUILD_END] = {"rebuild-end", "eda5328c3720412a8739775fc38c2c0f", LOG_NOTICE, "notice",
+			       "A ZFS resilver or scrub of @SMRD_DEVICE@'s pool ended"},
+	[EVENT_ZFS_DELAY] = {"zfs-delay", "e2a633c51a814b56b359d04a729d3eca", LOG_WARNING, "warning",
+			     "ZFS reported a slow I/O on @SMRD_DEVICE@"},
+	[EVENT_ZFS_DEADMAN] = {"zfs-deadman", "95027202830c4a6ca4d5c195369a1359", LOG_WARNING, "warning",
+			       "ZFS reported a hung I/O on @SMRD_DEVICE@"},
+	[EVENT_ZFS_SITOUT] = {"zfs-sitout", "7aa5ac35afa94f918616dc3a84e31528", LOG_WARNING, "warning",
+			      "ZFS sat @SMRD_DEVICE@ out of reads for being slow"},
+	[EVENT_ZFS_STATECHANGE] = {"zfs-statechange", "d811dd78e00548f796a4574d6ef0a872", LOG_NOTICE, "notice",
+				   "ZFS changed the state of @SMRD_DEVICE@"},
+	[EVENT_REBUILD_DONE] = {"rebuild-done", "6e71011868b0452f885306afb9e7f8fd", LOG_NOTICE, "notice",
+				"A rebuild onto @SMRD_DEVICE@ ended"},
 };
 
 const EventKindInfo *event_kind_info(DetectEventKind k)

@@ -22,6 +22,15 @@ typedef enum DetectEventKind {
 	EVENT_BEHAVIOUR,
 	EVENT_MEDIA_CACHE,
 	EVENT_STALL_IMMINENT,
+	/* what zed reports (smrctl zevent, docs/zfs.md) and the rebuild guard */
+	EVENT_REBUILD_WARNING,		/* a rebuild is about to write onto a disk that takes it slowly */
+	EVENT_REBUILD_START,		/* zpool attach/replace (the disk), a resilver or scrub begins (the pool) */
+	EVENT_REBUILD_END,
+	EVENT_ZFS_DELAY,		/* an I/O slower than zio_slow_io_ms */
+	EVENT_ZFS_DEADMAN,		/* an I/O ZFS takes for hung */
+	EVENT_ZFS_SITOUT,		/* a RAIDZ child sat out of reads for being slow */
+	EVENT_ZFS_STATECHANGE,		/* a vdev's state changed */
+	EVENT_REBUILD_DONE,		/* a rebuild followed onto a disk ended: its real duration beside the estimate */
 	_EVENT_KIND_MAX,
 	_EVENT_KIND_INVALID = -EINVAL,
 } DetectEventKind;

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smrctl zevent: what a zedlet execs. The environment is checked here
+ * first (a refusal costs smrd nothing), then only the variables smrd reads
+ * are sent, and smrd checks them again. Blocking socket calls bounded by
+ * SO_SNDTIMEO/SO_RCVTIMEO (which Linux applies to a UNIX socket's connect
+ * as well): smrd down or stuck means one line on stderr and a non-zero
+ * exit within ZEVENT_TIMEOUT_MS per step, never a zedlet that hangs zed.
+ */
+#include "zevent-cmd.h"
+
+#include <math.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include "output.h"
+#include "protocol.h"
+#include "util.h"
+#include "zevent.h"
+
+#define EXIT_REFUSED 1
+#define EXIT_NO_DAEMON 3
+
+static int connect_bounded(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof sa.sun_path)
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct timeval tv = {.tv_sec = ZEVENT_TIMEOUT_MS / 1000, .tv_usec = (ZEVENT_TIMEOUT_MS % 1000) * 1000};
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+		return errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+	return TAKE_FD(fd);
+}
+
+/* One request, one reply line (at most PROTO_MAX_REPLY bytes). */
+static int exchange(int fd, const char *req, char **ret)
+{
+	size_t len = strlen(req);
+	for (size_t off = 0; off < len;) {
+		ssize_t k = send(fd, req + off, len - off, MSG_NOSIGNAL);
+		if (k < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		off += (size_t)k;
+	}
+	Buf b = {0};
+	for (;;) {
+		char chunk[4096];
+		ssize_t k = read(fd, chunk, sizeof chunk);
+		if (k <= 0 || b.len + (size_t)k > PROTO_MAX_REPLY) {
+			int r = k < 0 ? (errno == EAGAIN ? -ETIMEDOUT : -errno) : k == 0 ? -ECONNRESET : -EMSGSIZE;
+			buf_free(&b);
+			return r;
+		}
+		buf_put(&b, chunk, (size_t)k);
+		if (b.oom) {
+			buf_free(&b);
+			return -ENOMEM;
+		}
+		if (memchr(chunk, '\n', (size_t)k))
+			break;
+	}
+	*ret = b.data;
+	return 0;
+}
+
+/* The ZEVENT_* variables smrd reads, as {"env":{...}}. */
+static json_object *event_args(char **env)
+{
+	json_object *a = json_object_new_object(), *e = json_object_new_object();
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		if (!eq || eq == env[i])
+			continue;
+		_cleanup_free_ char *name = strndup(env[i], (size_t)(eq - env[i]));
+		if (name && zevent_var_known(name))
+			json_object_object_add(e, name, json_object_new_string(eq + 1));
+	}
+	json_object_object_add(a, "env", e);
+	return a;
+}
+
+static int say_reply(json_object *result, bool json)
+{
+	if (json) {
+		output_json(stdout, result);
+		return 0;
+	}
+	output_make_safe(result);
+	json_object *w = output_get(result, "warning");
+	printf("smrctl zevent: %s\n", output_str(result, "message"));
+	if (w && !json_object_is_type(w, json_type_null))
+		printf("smrctl zevent: WARNING: %s\n", output_str(w, "message"));
+	return 0;
+}
+
+int zevent_main(const char *socket_path, char **env, bool json)
+{
+	ZfsEvent e;
+	_cleanup_free_ char *why = NULL;
+	if (zevent_parse(env, SIZE_MAX, &e, &why) < 0) {
+		fprintf(stderr, "smrctl zevent: %s\n", why ? why : "out of memory");
+		return EXIT_REFUSED;
+	}
+	json_object *args = event_args(env);
+	_cleanup_free_ char *req = proto_encode_request("zevent", args), *line = NULL;
+	json_object_put(args);
+	if (!req || strlen(req) > PROTO_MAX_REQUEST) {
+		fprintf(stderr, "smrctl zevent: the event does not fit a request\n");
+		return EXIT_REFUSED;
+	}
+	_cleanup_close_ int fd = connect_bounded(socket_path);
+	int r = fd < 0 ? fd : exchange(fd, req, &line);
+	if (r < 0) {
+		fprintf(stderr, "smrctl zevent: smrd at %s did not take ZFS event %" PRIu64 " (%s): %s\n", socket_path,
+			e.eid, e.subclass, strerror(-r));
+		return EXIT_NO_DAEMON;
+	}
+	json_object *result = NULL;
+	_cleanup_free_ char *code = NULL, *msg = NULL;
+	r = proto_decode_reply(line, &result, &code, &msg);
+	if (r == -EREMOTE) {
+		_cleanup_free_ char *safe = output_escape(msg && *msg ? msg : code ? code : "");
+		fprintf(stderr, "smrctl zevent: smrd refused ZFS event %" PRIu64 ": %s\n", e.eid, safe);
+		return EXIT_REFUSED;
+	}
+	if (r < 0) {
+		fprintf(stderr, "smrctl zevent: malformed reply from smrd\n");
+		return EXIT_NO_DAEMON;
+	}
+	say_reply(result, json);
+	json_object_put(result);
+	return 0;
+}
+
+void output_rebuild_check(FILE *f, json_object *r)
+{
+	char sz[32], t[32], mc[32];
+	double exp_s = output_num(r, "expected_seconds"), cache = output_num(r, "media_cache_bytes");
+	fprintf(f, "%s: %s, serial %s, %s\n", output_str(r, "device"), output_str(r, "model"), output_str(r, "serial"),
+		output_bytes(output_num(r, "size_bytes"), sz, sizeof sz));
+	fprintf(f, "class:     %s\n", output_str(r, "class"));
+	fprintf(f, "evidence:  %s\n", output_str(r, "evidence"));
+	fprintf(f, "qualified: %s", json_object_get_boolean(output_get(r, "qualified")) ? "yes" : "no");
+	if (isfinite(cache))
+		fprintf(f, " (media cache %s)", output_bytes(cache, mc, sizeof mc));
+	if (isfinite(exp_s))
+		fprintf(f, "\nexpected:  %s to write the whole disk (a resilver writes the pool's share of it)\n",
+			output_seconds(exp_s, t, sizeof t));
+	else
+		fprintf(f, "\nexpected:  unknown: no figures for its slow phase (smrctl qualify measures them)\n");
+	fprintf(f, "verdict:   %s\n", json_object_get_boolean(output_get(r, "warn")) ? "WARNING: a rebuild onto it will be slow"
+										  : "ok");
+	fprintf(f, "advice:    %s\n", output_str(r, "advice"));
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The rebuilds onto watched disks (rebuilds.h). A leaf's path is a tool's
+ * output: it goes to the mapper, which resolves it under /dev only and
+ * finds the disk by device number; a name that is no plain file name is
+ * not looked up at all.
+ */
+#include "rebuilds.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disk.h"
+#include "events.h"
+#include "guard.h"
+#include "log.h"
+#include "rebuildstate.h"
+#include "util.h"
+
+struct Rebuilds {
+	DiskRegistry *disks;
+	History *history;
+	RebuildsCallbacks cb;
+	const char *sys_root, *mountinfo;
+	BtrfsFs fs[BTRFSFS_MAX];	/* as last read */
+	unsigned n_fs;
+};
+
+int rebuilds_new(DiskRegistry *disks, History *history, const RebuildsCallbacks *cb, Rebuilds **ret)
+{
+	Rebuilds *r = calloc(1, sizeof *r);
+	if (!r)
+		return -ENOMEM;
+	*r = (Rebuilds){.disks = disks, .history = history, .sys_root = "/sys", .mountinfo = "/proc/self/mountinfo"};
+	if (cb)
+		r->cb = *cb;
+	*ret = r;
+	return 0;
+}
+
+void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo)
+{
+	r->sys_root = sys_root;
+	r->mountinfo = mountinfo;
+}
+
+Rebuilds *rebuilds_free(Rebuilds *r)
+{
+	free(r);
+	return NULL;
+}
+
+static bool zfs_member(const Disk *d)
+{
+	for (unsigned i = 0; i < d->n_members; i++)
+		if (d->members[i].type == MEMBER_ZFS)
+			return true;
+	return false;
+}
+
+bool rebuilds_zfs_wanted(const Rebuilds *r)
+{
+	for (size_t i = 0; i < registry_size(r->disks); i++) {
+		const Disk *d = registry_at(r->disks, i);
+		if (zfs_member(d) || (disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && disk_rebuild(d)->kind != REBUILD_KIND_BTRFS_REPLACE))
+			return true;
+	}
+	return false;
+}
+
+/* The disk whose ZFS label names this vdev GUID (ID_FS_UUID_SUB, decimal). */
+static Disk *by_guid(Rebuilds *r, uint64_t guid)
+{
+	char want[48];
+	snprintf(want, sizeof want, "vdev %" PRIu64, guid);
+	for (size_t i = 0; i < registry_size(r->disks); i++) {
+		Disk *d = registry_at(r->disks, i);
+		for (unsigned j = 0; j < d->n_members; j++)
+			if (d->members[j].type == MEMBER_ZFS && streq(d->members[j].detail, want))
+				return d;
+	}
+	return NULL;
+}
+
+int rebuilds_map_leaf(Rebuilds *r, const ZpoolLeaf *leaf, Disk **ret)
+{
+	Disk *d = leaf->guid ? by_guid(r, leaf->guid) : NULL;
+	if (d) {
+		*ret = d;
+		return 0;
+	}
+	if (!r->cb.map)
+		return -ENXIO;
+	if (leaf->path[0] == '/')
+		return r->cb.map(leaf->path, ret, r->cb.userdata) < 0 ? -ENXIO : 0;
+	/* the text's name: zpool strips /dev/ and the /dev/disk/by-* it knows */
+	if (!leaf->path[0] || strchr(leaf->path, '/') || streq(leaf->path, ".") || streq(leaf->path, ".."))
+		return -ENXIO;
+	static const char *const dirs[] = {"/dev/", "/dev/disk/by-id/", "/dev/disk/by-path/", "/dev/disk/by-vdev/",
+					   "/dev/disk/by-uuid/", "/dev/disk/by-partuuid/"};
+	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+		char p[512];
+		snprintf(p, sizeof p, "%s%s", dirs[i], leaf->path);
+		if (r->cb.map(p, ret, r->cb.userdata) == 0)
+			return 0;
+	}
+	return -ENXIO;
+}
+
+static void facts(const Disk *d, RebuildDiskFacts *ret)
+{
+	const DiskView *v = &d->view;
+	DiskClass c = disk_class(d);
+	bool no_cliff = (c == DISK_CLASS_CMR || c == DISK_CLASS_SSD) && !disk_model_known(&v->cache);
+	*ret = (RebuildDiskFacts){
+		.model = no_cliff ? NULL : &v->cache,
+		.cache_free_bytes = v->cache_sure && isfinite(v->cache.media_cache_bytes) && isfinite(v->cache_fill)
+			? v->cache.media_cache_bytes * fmax(1 - v->cache_fill, 0) : NAN,
+		/* a disk with no cliff has one rate, its own, which smrd never
+		 * measured: no estimate until the rebuild shows it (a guessed
+		 * 3.5" rate is off by the source's pace, the interface, the
+		 * file system). A cliff's fast part keeps the default: the
+		 * slow part outweighs it. */
+		.fast_bps = no_cliff ? NAN : REBUILD_FAST_BPS_DEFAULT, .storm = v->storm,
+		.written_bytes = d->ds.primed && d->ds.n_fields > DS_WRITE_SECTORS
+			? (double)d->ds.total[DS_WRITE_SECTORS] * 512 : NAN,
+	};
+}
+
+static void record_end(Rebuilds *r, Disk *d)
+{
+	HistoryEvent h = {.time_usec = (uint64_t)(fmax(disk_rebuild(d)->started, 0) * 1e6),
+			  .duration = disk_rebuild(d)->duration, .value = NAN, .latency = NAN};
+	h.value = rebuild_done_text(disk_rebuild(d), d->name, h.message);
+	const EventKindInfo *k = event_kind_info(EVENT_REBUILD_DONE);
+	snprintf(h.kind, sizeof h.kind, "%s", k->name);
+	snprintf(h.severity, sizeof h.severity, "%s", k->severity);
+	snprintf(h.device, sizeof h.device, "%s", d->name);
+	snprintf(h.serial, sizeof h.serial, "%s", disk_identity(d));
+	h.bytes = isfinite(disk_rebuild(d)->total_bytes) ? (int64_t)disk_rebuild(d)->total_bytes : 0;
+	log_info("%s", h.message);
+	if (r->history) {
+		int e = history_add(r->history, &h);
+		if (e < 0 && e != -EIO)
+			log_warning_errno(e, "history: could not record the end of the rebuild onto %s: %m", d->name);
+	}
+	if (r->cb.changed)
+		r->cb.changed(d, REBUILD_CHANGE_ENDED, &h, r->cb.userdata);
+}
+
+/* source: what rebuilds, for the warning (NULL: not a start's reading) */
+static void apply(Rebuilds *r, Disk *d, const RebuildSample *o, const char *source, const char *path, double now)
+{
+	RebuildDiskFacts f;
+	facts(d, &f);
+	RebuildState *s = disk_rebuild_mut(d);
+	if (!s) {
+		log_warning("%s: out of memory: its rebuild is not followed", d->name);
+		return;
+	}
+	RebuildChange c = rebuild_state_observe(s, o, &f, now);
+	if (c == REBUILD_CHANGE_STARTED) {
+		log_info("%s of %s onto %s seen", rebuild_kind_to_string(o->kind), o->pool, d->name);
+		if (r->cb.changed)
+			r->cb.changed(d, c, NULL, r->cb.userdata);
+	} else if (c == REBUILD_CHANGE_ENDED)
+		record_end(r, d);
+	if (source && r->cb.unwarned && rebuild_state_wants_warning(s))
+		r->cb.unwarned(d, source, path, r->cb.userdata);
+}
+
+void rebuilds_zpool(Rebuilds *r, const ZpoolStatus *s, double now, double utc_offset)
+{
+	size_t n = registry_size(r->disks);
+	_cleanup_free_ bool *seen = calloc(n ? n : 1, sizeof *seen);
+	if (!seen)
+		return;
+	for (unsigned p = 0; p < s->n_pools; p++) {
+		const ZpoolScan *scan = &s->pools[p];
+		for (unsigned l = 0; l < scan->n_leaves; l++) {
+			Disk *d;
+			RebuildSample o;
+			if (rebuilds_map_leaf(r, &scan->leaves[l], &d) < 0 ||
+			    rebuild_sample_from_zpool(scan, &scan->leaves[l], utc_offset, &o) < 0)
+				continue;
+			int32_t i = registry_index(r->disks, d);
+			if (i >= 0)
+				seen[i] = true;
+			char source[REBUILD_POOL_MAX + 16];
+			snprintf(source, sizeof source, "ZFS pool %s", scan->pool);
+			apply(r, d, &o, source, scan->leaves[l].path, now);
+		}
+	}
+	/* a rebuild followed whose leaf is no longer listed: its pool's scan
+	 * says how it ended (finished, canceled), or it is gone with its pool */
+	for (size_t i = 0; i < n; i++) {
+		Disk *d = registry_at(r->disks, i);
+		if (seen[i] || disk_rebuild(d)->phase != REBUILD_PHASE_RUNNING ||
+		    disk_rebuild(d)->kind == REBUILD_KIND_BTRFS_REPLACE)
+			continue;
+		const ZpoolScan *scan = zpool_status_find(s, disk_rebuild(d)->pool);
+		RebuildSample o;
+		if (scan && rebuild_sample_from_zpool(scan, NULL, utc_offset, &o) == 0) {
+			if (o.phase == REBUILD_PHASE_RUNNING)
+				continue;	/* still under way: the leaf left out of a long list */
+			o.done_bytes = NAN;	/* the pool's, not the disk's */
+			o.total_bytes = NAN;
+			apply(r, d, &o, NULL, NULL, now);
+		} else if (!s->pools_truncated && rebuild_state_gone(d->rebuild, now) == REBUILD_CHANGE_ENDED)
+			record_end(r, d);
+	}
+}
+
+/* ------------------------------------------------------------- btrfs */
+
+/* The watched disk dev is, or whose partition it is (its parent in /sys/dev/block). */
+static Disk *disk_of(Rebuilds *r, dev_t dev)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/dev/block/%u:%u/partition", r->sys_root, major(dev), minor(dev));
+	if (access(p, F_OK) == 0) {
+		snprintf(p, sizeof p, "%s/dev/block/%u:%u/../dev", r->sys_root, major(dev), minor(dev));
+		_cleanup_free_ char *s = NULL;
+		unsigned ma, mi;
+		if (read_line_at(AT_FDCWD, p, &s) < 0 || sscanf(s, "%u:%u", &ma, &mi) != 2)
+			return NULL;
+		dev = makedev(ma, mi);
+	}
+	for (size_t i = 0; i < registry_size(r->disks); i++) {
+		Disk *d = registry_at(r->disks, i);
+		if (d->sys.major == major(dev) && d->sys.minor == minor(dev))
+			return d;
+	}
+	return NULL;
+}
+
+static bool btrfs_member(const Disk *d)
+{
+	for (unsigned i = 0; i < d->n_members; i++)
+		if (d->members[i].type == MEMBER_BTRFS)
+			return true;
+	return false;
+}
+
+static bool following(const Disk *d, const char *mount)
+{
+	return disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && disk_rebuild(d)->kind == REBUILD_KIND_BTRFS_REPLACE &&
+	       streq(disk_rebuild(d)->pool, mount);
+}
+
+unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigned max, double now)
+{
+	if (btrfsfs_scan(r->sys_root, r->mountinfo, r->fs, &r->n_fs) < 0)
+		r->n_fs = 0;
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->n_fs && n < max; i++) {
+		const BtrfsFs *fs = &r->fs[i];
+		bool watched = false;
+		for (unsigned j = 0; j < fs->n_devs && !watched; j++)
+			watched = disk_of(r, fs->devs[j]) != NULL;
+		if (watched && fs->mount[0] && strlen(fs->mount) < mount_len)
+			snprintf(ret + (size_t)n++ * mount_len, mount_len, "%s", fs->mount);
+	}
+	/* a replace followed on a file system no longer mounted: over, unseen */
+	for (size_t i = 0; i < registry_size(r->disks); i++) {
+		Disk *d = registry_at(r->disks, i);
+		bool there = false;
+		for (unsigned j = 0; j < n && !there; j++)
+			there = following(d, ret + (size_t)j * mount_len);
+		if (!there && disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && disk_rebuild(d)->kind == REBUILD_KIND_BTRFS_REPLACE &&
+		    rebuild_state_gone(d->rebuild, now) == REBUILD_CHANGE_ENDED)
+			record_end(r, d);
+	}
+	return n;
+}
+
+/* The disk the replace writes onto: the one followed, else the one watched
+ * device of the file system with no btrfs signature; none when unsure. */
+static Disk *btrfs_target(Rebuilds *r, const BtrfsFs *fs, const char *mount)
+{
+	Disk *found = NULL;
+	unsigned n = 0;
+	for (unsigned j = 0; j < fs->n_devs; j++) {
+		Disk *d = disk_of(r, fs->devs[j]);
+		if (d && following(d, mount))
+			return d;
+		if (d && !btrfs_member(d) && d != found)
+			found = d, n++;
+	}
+	return n == 1 ? found : NULL;
+}
+
+void rebuilds_btrfs(Rebuilds *r, const char *mount, const BtrfsReplaceStatus *b, double now, double utc_offset)
+{
+	const BtrfsFs *fs = NULL;
+	for (unsigned i = 0; i < r->n_fs && !fs; i++)
+		if (streq(r->fs[i].mount, mount))
+			fs = &r->fs[i];
+	if (!fs)
+		return;
+	Disk *d = btrfs_target(r, fs, mount);
+	if (!d)
+		return;
+	/* the source's chunks are what the replace copies: the file system's
+	 * on-disk bytes shared among its devices but the target (raid1: one copy each) */
+	double total = fs->n_devs > 1 && isfinite(fs->disk_used) ? fs->disk_used / (fs->n_devs - 1) : NAN;
+	if (following(d, mount) && isfinite(disk_rebuild(d)->total_bytes))
+		total = disk_rebuild(d)->total_bytes;	/* fixed at the start: the copy adds to disk_used */
+	RebuildSample o;
+	if (rebuild_sample_from_btrfs(b, mount, total, now, utc_offset, &o) < 0)
+		return;
+	char source[REBUILD_POOL_MAX + 32], path[sizeof d->name + 8];
+	snprintf(source, sizeof source, "btrfs file system %s", mount);
+	snprintf(path, sizeof path, "/dev/%s", d->name);
+	apply(r, d, &o, source, path, now);
+}

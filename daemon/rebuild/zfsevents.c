@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zed's events in smrd. The vdev path is untrusted: checked again as the
+ * parser does, resolved with realpath() and kept only if it stays under
+ * /dev and is a block device; a partition is taken to its whole disk
+ * through /sys/dev/block; the disk is then found by device number, never
+ * by name, so that no link can make one disk's event another's.
+ */
+#include "zfsevents.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <syslog.h>
+
+#include "format.h"
+#include "log.h"
+#include "util.h"
+
+typedef struct ZfsCounter {
+	char device[32];
+	uint64_t n[_ZFS_EVENT_KIND_MAX];
+} ZfsCounter;
+
+struct ZfsEvents {
+	DiskRegistry *disks;
+	History *history;
+	char *dev_root, *sys_root;
+	ZfsEventsCallbacks cb;
+	ZfsCounter *counters;
+	size_t n_counters;
+};
+
+int zfsevents_new(DiskRegistry *disks, History *history, const char *dev_root, const char *sys_root,
+		  const ZfsEventsCallbacks *cb, ZfsEvents **ret)
+{
+	ZfsEvents *z = calloc(1, sizeof *z);
+	if (!z)
+		return -ENOMEM;
+	*z = (ZfsEvents){.disks = disks, .history = history, .dev_root = strdup(dev_root), .sys_root = strdup(sys_root),
+			 .counters = calloc(ZFSEVENTS_COUNTERS_MAX + 1, sizeof(ZfsCounter))};
+	if (cb)
+		z->cb = *cb;
+	if (!z->dev_root || !z->sys_root || !z->counters)
+		return zfsevents_free(z), -ENOMEM;
+	*ret = z;
+	return 0;
+}
+
+ZfsEvents *zfsevents_free(ZfsEvents *z)
+{
+	if (z) {
+		free(z->dev_root);
+		free(z->sys_root);
+		free(z->counters);
+		free(z);
+	}
+	return NULL;
+}
+
+/* A partition's whole disk (its parent in /sys/dev/block); dev itself otherwise. */
+static int whole_disk(const ZfsEvents *z, dev_t dev, dev_t *ret)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/dev/block/%u:%u/partition", z->sys_root, major(dev), minor(dev));
+	if (access(p, F_OK) < 0) {
+		*ret = dev;
+		return 0;
+	}
+	snprintf(p, sizeof p, "%s/dev/block/%u:%u/../dev", z->sys_root, major(dev), minor(dev));
+	_cleanup_free_ char *s = NULL;
+	unsigned ma, mi;
+	int r = read_line_at(AT_FDCWD, p, &s);
+	if (r < 0)
+		return r;
+	if (sscanf(s, "%u:%u", &ma, &mi) != 2)
+		return -EBADMSG;
+	*ret = makedev(ma, mi);
+	return 0;
+}
+
+static Disk *disk_by_devnum(const ZfsEvents *z, dev_t dev)
+{
+	for (size_t i = 0; i < registry_size(z->disks); i++) {
+		Disk *d = registry_at(z->disks, i);
+		if (d->sys.major == major(dev) && d->sys.minor == minor(dev))
+			return d;
+	}
+	return NULL;
+}
+
+int zfsevents_map(ZfsEvents *z, const char *path, Disk **ret)
+{
+	if (zevent_path_problem(path))
+		return -EINVAL;
+	char in[PATH_MAX], real[PATH_MAX];
+	/* the path names /dev; a test's tree stands in for it */
+	snprintf(in, sizeof in, "%s/%s", z->dev_root, path + strlen("/dev/"));
+	if (!realpath(in, real))
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+	size_t n = strlen(z->dev_root);
+	struct stat st;
+	if (strncmp(real, z->dev_root, n) != 0 || real[n] != '/')
+		return -ENOTBLK;
+	if (stat(real, &st) < 0)
+		return -errno;
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	dev_t whole;
+	int r = whole_disk(z, st.st_rdev, &whole);
+	if (r < 0)
+		return r;
+	Disk *d = disk_by_devnum(z, whole);
+	if (!d)
+		return -ENXIO;
+	*ret = d;
+	return 0;
+}
+
+void zfsevents_facts(const Disk *d, uint64_t now_real_usec, RebuildFacts *ret)
+{
+	VerdictSummary v;
+	disk_summary(d, &v);
+	const DiskView *w = &d->view;
+	double now = (double)now_real_usec / 1e6;
+	*ret = (RebuildFacts){
+		.disk_class = v.class, .by_behaviour = disk_by_behaviour(d),
+		.storms = w->storms_known, .storm_now = w->storm,
+		.storm_seconds = w->storm && isfinite(w->storm_since) ? fmax(now - w->storm_since, 0) : NAN,
+		/* qualify's figure lands in smrd.conf as disk.ID.media-cache;
+		 * a cache learnt from its storms is as good */
+		.qualified = (isfinite(d->tuning.media_cache) && d->tuning.media_cache > 0) || disk_model_known(&w->cache),
+		.model = &w->cache, .size_bytes = (double)d->sys.size_sectors * 512, .fast_bps = NAN,
+	};
+}
+
+static void count(ZfsEvents *z, const char *device, ZfsEventKind k)
+{
+	size_t i;
+	for (i = 0; i < z->n_counters; i++)
+		if (streq(z->counters[i].device, device))
+			break;
+	if (i == z->n_counters) {
+		/* bounded: the last slot is "other" for every disk past the limit */
+		if (z->n_counters == ZFSEVENTS_COUNTERS_MAX) {
+			i = ZFSEVENTS_COUNTERS_MAX;
+			snprintf(z->counters[i].device, sizeof z->counters[i].device, "other");
+		} else
+			snprintf(z->counters[z->n_counters++].device, sizeof z->counters[i].device, "%s", device);
+	}
+	z->counters[i].n[k]++;
+}
+
+void zfsevents_counts(const ZfsEvents *z, ZfsCountCb cb, void *userdata)
+{
+	for (size_t i = 0; z && i <= ZFSEVENTS_COUNTERS_MAX; i++) {
+		if (i >= z->n_counters && i != ZFSEVENTS_COUNTERS_MAX)
+			continue;
+		for (int k = 0; k < _ZFS_EVENT_KIND_MAX; k++)
+			if (z->counters[i].n[k])
+				cb(z->counters[i].device, zfs_event_kind_to_string(k), z->counters[i].n[k], userdata);
+	}
+}
+
+/* The history's kind for a ZFS event (docs/zfs.md). */
+static DetectEventKind history_kind(ZfsEventKind k)
+{
+	switch (k) {
+	case ZFS_EVENT_VDEV_ATTACH: case ZFS_EVENT_RESILVER_START: case ZFS_EVENT_SCRUB_START:
+		return EVENT_REBUILD_START;
+	case ZFS_EVENT_RESILVER_FINISH: case ZFS_EVENT_SCRUB_FINISH:
+		return EVENT_REBUILD_END;
+	case ZFS_EVENT_DELAY: return EVENT_ZFS_DELAY;
+	case ZFS_EVENT_DEADMAN: return EVENT_ZFS_DEADMAN;
+	case ZFS_EVENT_SITOUT: return EVENT_ZFS_SITOUT;
+	case ZFS_EVENT_STATECHANGE: return EVENT_ZFS_STATECHANGE;
+	case _ZFS_EVENT_KIND_MAX: case _ZFS_EVENT_KIND_INVALID: break;
+	}
+	return EVENT_REBUILD_START;
+}
+
+static bool warning_kind(const ZfsEvent *e)
+{
+	return e->kind == ZFS_EVENT_DELAY || e->kind == ZFS_EVENT_DEADMAN || e->kind == ZFS_EVENT_SITOUT ||
+	       (e->kind == ZFS_EVENT_STATECHANGE && e->vdev_state[0] && !streq(e->vdev_state, "HEALTHY"));
+}
+
+/* ZFS's time, unless it is far from ours (a hostile or broken clock):
+ * the history sorts by it. */
+static uint64_t event_time(const ZfsEvent *e, uint64_t now)
+{
+	uint64_t t = (uint64_t)e->time_sec * 1000000 + e->time_nsec / 1000;
+	return e->time_sec > 0 && t <= now + 60 * UINT64_C(1000000) && t + 86400 * UINT64_C(1000000) >= now ? t : now;
+}
+
+static void record(ZfsEvents *z, Disk *d, DetectEventKind kind, HistoryEvent *h)
+{
+	const EventKindInfo *k = event_kind_info(kind);
+	snprintf(h->kind, sizeof h->kind, "%s", k->name);
+	if (!h->severity[0])
+		snprintf(h->severity, sizeof h->severity, "%s", k->severity);
+	if (d) {
+		snprintf(h->device, sizeof h->device, "%s", d->name);
+		snprintf(h->serial, sizeof h->serial, "%s", disk_identity(d));
+	}
+	int r = history_add(z->history, h);
+	if (r < 0)
+		log_warning("%s: the event is kept in memory for now: %s", h->device[0] ? h->device : "zfs",
+			    history_last_error(z->history));
+	log_full(streq(h->severity, "warning") ? LOG_WARNING : LOG_NOTICE, "%s", h->message);
+	if (d && z->cb.event)
+		z->cb.event(d, kind, h, z->cb.userdata);
+}
+
+bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path, uint64_t when_usec,
+		    uint64_t now_real_usec, RebuildCheck *check, char warning[static REBUILD_TEXT_MAX])
+{
+	RebuildFacts f;
+	VerdictSummary v;
+	zfsevents_facts(d, now_real_usec, &f);
+	disk_summary(d, &v);
+	f.basis = v.basis;
+	rebuild_check(&f, check);
+	if (!check->warn)
+		return false;
+	char t[FORMAT_MAX], sz[FORMAT_MAX];
+	/* the figures first: a long path or evidence is what gets cut */
+	int k = snprintf(warning, REBUILD_TEXT_MAX, "%.80s is rebuilding onto %s (serial %.40s, %.80s), expected %s for %s: %s",
+			 source, d->name, d->sys.serial[0] ? d->sys.serial : "unknown", path,
+			 isfinite(check->expected_seconds) ? format_duration(t, check->expected_seconds)
+							   : "unknown (no cliff figures yet)",
+			 format_size(sz, f.size_bytes), check->evidence);
+	if (k >= REBUILD_TEXT_MAX)
+		log_debug("%s: the rebuild warning was cut to %d bytes", d->name, REBUILD_TEXT_MAX - 1);
+	/* one per rebuild: the watcher may have seen the resilver before zed's attach came */
+	if (disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && !rebuild_state_wants_warning(disk_rebuild(d)))
+		return true;
+	HistoryEvent h = {.time_usec = when_usec, .logged_usec = now_real_usec, .count = 1,
+			  .duration = check->expected_seconds, .latency = NAN, .value = (double)check->risk,
+			  .bytes = (int64_t)f.size_bytes};
+	snprintf(h.severity, sizeof h.severity, "warning");
+	snprintf(h.message, sizeof h.message, "%s", warning);
+	record(z, d, EVENT_REBUILD_WARNING, &h);
+	RebuildState *s = disk_rebuild_mut(d);
+	if (s)
+		rebuild_state_warned(s, (double)now_real_usec / 1e6);
+	return true;
+}
+
+/* The guard on vdev_attach: the warning, if the disk takes a rebuild slowly. */
+static void guard(ZfsEvents *z, Disk *d, const ZfsEvent *e, uint64_t now, ZfsEventResult *res)
+{
+	char source[64];
+	snprintf(source, sizeof source, "ZFS pool %.40s", e->pool);
+	res->warned = zfsevents_warn(z, d, source, e->vdev_path, event_time(e, now), now, &res->check, res->warning);
+}
+
+int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, ZfsEventResult *ret,
+		     char **ret_error)
+{
+	ZfsEventResult res = {.check.expected_seconds = NAN};
+	Disk *d = NULL;
+	if (e->vdev_path[0]) {
+		int r = zfsevents_map(z, e->vdev_path, &d);
+		if (r < 0)
+			return set_errorf(ret_error, -ENXIO, "vdev %s %s: event %" PRIu64 " not recorded", e->vdev_path,
+					  r == -ENXIO ? "is not on a disk smrd watches"
+					  : r == -ENOENT ? "does not exist"
+					  : r == -ENOTBLK ? "is not a block device under /dev"
+					  : "cannot be resolved", e->eid);
+	}
+	double storm = d && d->view.storm && isfinite(d->view.storm_since)
+		? fmax((double)now_real_usec / 1e6 - d->view.storm_since, 0) : NAN;
+	HistoryEvent h = {.time_usec = event_time(e, now_real_usec), .logged_usec = now_real_usec, .count = 1,
+			  .latency = e->has_zio_delay ? (double)e->zio_delay_ns / 1e9 : NAN, .duration = storm,
+			  .value = (double)e->eid};
+	zfs_event_text(e, d ? d->name : NULL, d ? disk_class_to_string(disk_class(d)) : NULL, storm, h.message);
+	if (warning_kind(e))
+		snprintf(h.severity, sizeof h.severity, "warning");
+	record(z, d, history_kind(e->kind), &h);
+	count(z, d ? d->name : "", e->kind);
+	snprintf(res.device, sizeof res.device, "%s", d ? d->name : "");
+	snprintf(res.message, sizeof res.message, "%s", h.message);
+	res.event_id = h.id;
+	if (d && e->kind == ZFS_EVENT_VDEV_ATTACH)
+		guard(z, d, e, now_real_usec, &res);
+	if ((e->kind == ZFS_EVENT_VDEV_ATTACH || e->kind == ZFS_EVENT_RESILVER_START || e->kind == ZFS_EVENT_SCRUB_START) &&
+	    z->cb.scan_started)
+		z->cb.scan_started(e->pool, z->cb.userdata);
+	*ret = res;
+	return 0;
+}

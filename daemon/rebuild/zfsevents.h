@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ZFS events heard from zed (smrctl zevent, docs/zfs.md): each is mapped
+ * from its vdev path to the disk smrd watches, recorded in the history
+ * beside smrd's own events (rebuild-start, rebuild-end, zfs-delay,
+ * zfs-deadman, zfs-sitout, zfs-statechange), counted for the metrics, and said
+ * with what smrd knows of the disk (a delay during a destage storm). On
+ * vdev_attach the rebuild guard (core/rebuild/guard.h) judges the new disk
+ * and, if it takes a rebuild slowly, records a "rebuild-warning",
+ * which the notifier hears through the callback like any event.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "events.h"
+#include "guard.h"
+#include "history.h"
+#include "registry.h"
+#include "zevent.h"
+
+#define ZFSEVENTS_COUNTERS_MAX 256	/* (device, class) pairs counted; more go to device "other" */
+
+typedef struct ZfsEvents ZfsEvents;
+
+typedef struct ZfsEventsCallbacks {
+	/* An event recorded about a watched disk: one of the ZFS kinds, or EVENT_REBUILD_WARNING. */
+	void (*event)(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata);
+	/* A resilver or scrub began in a pool (zed's resilver_start,
+	 * scrub_start, or a vdev_attach, which starts a resilver): its
+	 * progress is worth reading now. */
+	void (*scan_started)(const char *pool, void *userdata);
+	void *userdata;
+} ZfsEventsCallbacks;
+
+/* What was done with one event. */
+typedef struct ZfsEventResult {
+	char device[32];		/* the watched disk, "" when the event names none */
+	char message[REBUILD_TEXT_MAX];	/* as recorded */
+	int64_t event_id;		/* the history's id */
+	bool warned;
+	RebuildCheck check;		/* vdev_attach of a watched disk: the guard's verdict */
+	char warning[REBUILD_TEXT_MAX];	/* the rebuild-warning's message when warned */
+} ZfsEventResult;
+
+/* dev_root, sys_root: "/dev" and "/sys" (a test's own trees otherwise); kept. */
+int zfsevents_new(DiskRegistry *disks, History *history, const char *dev_root, const char *sys_root,
+		  const ZfsEventsCallbacks *cb, ZfsEvents **ret);
+ZfsEvents *zfsevents_free(ZfsEvents *z);
+/* Maps a vdev path (by-id, by-path, a partition) to the watched disk it is
+ * on, by device number: the path is only stat()ed, never opened. -EINVAL
+ * a path zevent_path_problem() refuses, -ENOENT none there, -ENOTBLK not a
+ * block device or resolving outside dev_root, -ENXIO not a disk smrd watches. */
+int zfsevents_map(ZfsEvents *z, const char *path, Disk **ret);
+/* Records e (received at now_real_usec): -ENXIO (ret_error says) when its
+ * vdev path is not a watched disk, nothing recorded; 0 otherwise. */
+int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, ZfsEventResult *ret,
+		     char **ret_error);
+/* What the daemon knows of d, for the guard; basis is left NULL (the
+ * caller points it at its own disk_summary()'s, which outlives the call). */
+void zfsevents_facts(const Disk *d, uint64_t now_real_usec, RebuildFacts *ret);
+/* The rebuild guard on d, which `source` ("ZFS pool tank", "btrfs file
+ * system /srv") rebuilds onto through `path`: *check its verdict, and when
+ * it warns, warning's text and true; the rebuild-warning is recorded at
+ * when_usec and heard through the event callback once per rebuild
+ * (rebuild_state_warned(); not again when the rebuild followed has one).
+ * zed's vdev_attach and the rebuild watcher both come here. */
+bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path, uint64_t when_usec,
+		    uint64_t now_real_usec, RebuildCheck *check, char warning[static REBUILD_TEXT_MAX]);
+typedef void (*ZfsCountCb)(const char *device, const char *zfs_class, uint64_t n, void *userdata);
+/* Events counted since start, by disk ("" none) and subclass. */
+void zfsevents_counts(const ZfsEvents *z, ZfsCountCb cb, void *userdata);

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zevent and rebuild-check over the control socket: the arguments checked,
+ * the work done by daemon/rebuild/zfsevents.c and core/rebuild/guard.c,
+ * the answer formatted here. zevent's variables arrive as smrctl read them
+ * from zed and are parsed again with the same parser: smrd trusts no
+ * client to have done it.
+ */
+#include "commands-rebuild.h"
+
+#include <math.h>
+
+#include "log.h"
+#include "zfsevents.h"
+
+static json_object *jdouble(double v) { return json_number(v, 6); }
+
+/* The env object as NAME=VALUE strings (at most ZEVENT_ENV_MAX). */
+static int env_of(json_object *args, char ***ret, size_t *ret_n, char **msg)
+{
+	json_object *env;
+	if (!args || !json_object_object_get_ex(args, "env", &env) || !json_object_is_type(env, json_type_object))
+		return set_errorf(msg, -EINVAL, "zevent needs an object \"env\" of ZEVENT_* variables");
+	size_t n = (size_t)json_object_object_length(env), i = 0;
+	if (n > ZEVENT_ENV_MAX)
+		return set_errorf(msg, -EINVAL, "zevent takes at most %d variables", ZEVENT_ENV_MAX);
+	char **v = calloc(n + 1, sizeof *v);
+	if (!v)
+		return -ENOMEM;
+	json_object_object_foreach(env, key, val) {
+		if (!json_object_is_type(val, json_type_string) || asprintf(&v[i], "%s=%s", key, json_object_get_string(val)) < 0) {
+			v[i] = NULL;
+			for (size_t k = 0; k < i; k++)
+				free(v[k]);
+			free(v);
+			return set_errorf(msg, -EINVAL, "zevent's variables must be strings");
+		}
+		i++;
+	}
+	*ret = v, *ret_n = i;
+	return 0;
+}
+
+static json_object *check_json(const RebuildCheck *c)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "risk", json_object_new_string(rebuild_risk_to_string(c->risk)));
+	json_object_object_add(o, "warn", json_object_new_boolean(c->warn));
+	json_object_object_add(o, "evidence", json_object_new_string(c->evidence));
+	json_object_object_add(o, "expected_seconds", jdouble(c->expected_seconds));
+	json_object_object_add(o, "advice", json_object_new_string(c->advice));
+	return o;
+}
+
+static json_object *result_json(const ZfsEvent *e, const ZfsEventResult *res)
+{
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "eid", json_object_new_int64((int64_t)e->eid));
+	json_object_object_add(o, "class", json_object_new_string(e->subclass));
+	json_object_object_add(o, "pool", json_object_new_string(e->pool));
+	json_object_object_add(o, "device", res->device[0] ? json_object_new_string(res->device) : NULL);
+	json_object_object_add(o, "event_id", json_object_new_int64(res->event_id));
+	json_object_object_add(o, "message", json_object_new_string(res->message));
+	json_object *w = NULL;
+	if (res->warned) {
+		w = check_json(&res->check);
+		json_object_object_add(w, "message", json_object_new_string(res->warning));
+	}
+	json_object_object_add(o, "warning", w);
+	return o;
+}
+
+int commands_zevent(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	char **env = NULL;
+	size_t n = 0;
+	int r = env_of(args, &env, &n, msg);
+	if (r < 0) {
+		*err = r == -ENOMEM ? PROTO_ERR_INTERNAL : PROTO_ERR_BAD_ARGUMENT;
+		return r;
+	}
+	ZfsEvent e;
+	r = zevent_parse(env, n, &e, msg);
+	for (size_t i = 0; i < n; i++)
+		free(env[i]);
+	free(env);
+	if (r < 0) {
+		*err = PROTO_ERR_BAD_ARGUMENT;
+		return r;
+	}
+	if (!ctx->zfs) {
+		*err = PROTO_ERR_BUSY;
+		return set_errorf(msg, -EAGAIN, "smrd runs without a history (--oneshot): no ZFS events");
+	}
+	ZfsEventResult res;
+	r = zfsevents_handle(ctx->zfs, &e, now_usec(CLOCK_REALTIME), &res, msg);
+	if (r < 0) {
+		*err = PROTO_ERR_NO_SUCH_DEVICE;
+		return r;
+	}
+	*ret = result_json(&e, &res);
+	return 0;
+}
+
+static Disk *check_disk(Context *ctx, const char *dev, ProtoError *err, char **msg)
+{
+	_cleanup_free_ char *safe = str_sanitize(dev);
+	Disk *d = NULL;
+	int r = startswith(dev, "/") ? (ctx->zfs ? zfsevents_map(ctx->zfs, dev, &d) : -ENXIO)
+				     : (d = registry_get(ctx->disks, dev)) ? 0 : -ENXIO;
+	if (r >= 0)
+		return d;
+	*err = r == -EINVAL ? PROTO_ERR_BAD_ARGUMENT : PROTO_ERR_NO_SUCH_DEVICE;
+	set_errorf(msg, 0, "%.80s %s", safe ? safe : "?",
+		   r == -EINVAL ? "is not a plain device path under /dev/"
+		   : r == -ENOENT ? "does not exist"
+		   : r == -ENOTBLK ? "is not a block device under /dev"
+		   : "is not a disk smrd watches (smrctl disks lists them)");
+	return NULL;
+}
+
+int commands_rebuild_check(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	json_object *dev;
+	if (!args || !json_object_object_get_ex(args, "device", &dev) || !json_object_is_type(dev, json_type_string)) {
+		*err = PROTO_ERR_BAD_ARGUMENT;
+		return set_errorf(msg, -EINVAL, "rebuild-check needs a string \"device\" argument");
+	}
+	Disk *d = check_disk(ctx, json_object_get_string(dev), err, msg);
+	if (!d)
+		return -ENOENT;
+	RebuildFacts f;
+	VerdictSummary v;
+	RebuildCheck c;
+	zfsevents_facts(d, now_usec(CLOCK_REALTIME), &f);
+	disk_summary(d, &v);
+	f.basis = v.basis;
+	rebuild_check(&f, &c);
+	json_object *o = check_json(&c);
+	json_object_object_add(o, "device", json_object_new_string(d->name));
+	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
+	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
+	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v.class)));
+	json_object_object_add(o, "qualified", json_object_new_boolean(f.qualified));
+	json_object_object_add(o, "storms", json_object_new_int64((int64_t)f.storms));
+	json_object_object_add(o, "storm_seconds", jdouble(f.storm_seconds));
+	json_object_object_add(o, "media_cache_bytes", jdouble(f.model->media_cache_bytes));
+	json_object_object_add(o, "slow_write_bps", jdouble(f.model->slow_write_bps));
+	json_object_object_add(o, "size_bytes", jdouble(f.size_bytes));
+	*ret = o;
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What every view shows of the rebuilds smrd follows onto its disks
+ * (daemon/rebuild/rebuilds.c fills each disk's RebuildState): the metrics,
+ * the control command `rebuilds` (smrctl rebuilds), and the line the
+ * pages print. Formatting only.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+#include "context.h"
+#include "metrics.h"
+#include "protocol.h"
+
+/* smrd_rebuild_*: one series per disk a rebuild is being written onto. */
+void rebuild_metrics(MetricSet *set, DiskRegistry *disks);
+/* A disk's rebuild as JSON (the keys of docs/protocol.md's rebuilds). */
+json_object *rebuild_json(const Disk *d);
+/* {"rebuilds":[...]}: every disk with a rebuild seen since start, running ones first. */
+int commands_rebuilds(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg);
+/* "resilver of tank: 41% of 3.6T at 25 MB/s, 2.1 h left (expected 4.2 days)", "" for none. */
+const char *rebuild_line(const Disk *d, char *buf, size_t n);

@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A live btrfs rebuild onto an emulated DM-SMR disk (issue 42, docs/zfs.md:
+# btrfs has no zed, so smrd finds the replace itself, through the
+# configured `btrfs replace status -1`). Everything here is real: two
+# btrfs raid1, each on two loop devices over files in a private /dev/shm,
+# `btrfs replace` of a device of the first onto an emulated DM-SMR disk
+# (smr-emu, a 32 MiB media cache; udev's model a WD40EFAX) and of the
+# second onto an emulated CMR one (a Toshiba P300), smrd and smrctl. A
+# replace copies the chunks in LBA order in 64 KiB writes (smr-emu --trace
+# shows them); the emulated DM-SMR disk sends sequential writes under
+# 256 KiB to its media cache (--seq-min-kib), as the WD40EFAX did with
+# rebuilds (nine-day resilvers, ServeTheHome 2020), so the cliff comes
+# within the replace's first second and the rest is written at the band
+# rewrite rate. Checked:
+#   - onto the DM-SMR disk: a rebuild-warning on it logged in the first half
+#     of the copy; the storm seen (storm-start on it during the replace);
+#     the replace followed (smrctl rebuilds --json: kind btrfs-replace) with
+#     an ETA, taken between 30% and 80% of the bytes once the cliff was seen,
+#     within 25% of the real duration (from polls of `btrfs replace status
+#     -1`, cross-checked with the Started/finished times btrfs prints); a
+#     rebuild-done event with the real duration;
+#   - onto the CMR disk: followed, no warning, no storm.
+[ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+need btrfs
+need mkfs.btrfs
+mount -t tmpfs tmpfs /dev/shm || { fail "a private /dev/shm"; finish; }
+use_emu
+EMU_SIZE=512M
+DATA_MIB=${DATA_MIB:-128}	# 4x the cache: most of the copy past the cliff, in seconds
+CMR_MIB=64
+
+# mkfs_raid1 NAME MIB: a btrfs raid1 on two loop devices (files in the
+# private /dev/shm), mounted on $T/NAME, holding MIB MiB of random data.
+mkfs_raid1() {
+	local name=$1 mib=$2 a b
+	truncate -s 512M "/dev/shm/$name-a.img" "/dev/shm/$name-b.img"
+	a=$(attach_loop "/dev/shm/$name-a.img") b=$(attach_loop "/dev/shm/$name-b.img")
+	mkfs.btrfs -q -f -d raid1 -m raid1 "$a" "$b" >"$T/mkfs.out" 2>&1 || { fail "mkfs.btrfs: $(cat "$T/mkfs.out")"; finish; }
+	mkdir -p "$T/$name"
+	mount "$a" "$T/$name" || { fail "mount"; finish; }
+	at_exit "umount '$T/$name' 2>/dev/null"
+	dd if=/dev/urandom of="$T/$name/data" bs=1M count="$mib" status=none && sync || { fail "filling it"; finish; }
+}
+step "two btrfs raid1 file systems on loop devices, $DATA_MIB and $CMR_MIB MiB of data"
+mkfs_raid1 fs1 "$DATA_MIB"
+mkfs_raid1 fs2 "$CMR_MIB"
+
+step "an emulated DM-SMR disk (WD40EFAX by udev) and a CMR one (Toshiba P300)"
+emu_up SMR smr dm-smr --seq-min-kib 256 --seed 52 --stats || { fail "emu_up"; finish; }
+emu_up CMR cmr cmr --seed 53 || { fail "emu_up"; finish; }
+S=${SMR#/dev/} C=${CMR#/dev/}
+mkdir -p "$T/udev/data"
+printf 'E:ID_MODEL=WDC_WD40EFAX-68JH4N0\nE:ID_SERIAL_SHORT=WD-WX12D3456789\n' >"$T/udev/data/b$(cat "/sys/block/$S/dev")"
+printf 'E:ID_MODEL=TOSHIBA_HDWD120\nE:ID_SERIAL_SHORT=CMR-0001\n' >"$T/udev/data/b$(cat "/sys/block/$C/dev")"
+start_smrd --interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev" --rebuild-interval 1
+classes() { ctl --json disks | python3 -c 'import json,sys; print(" ".join(d["device"]+"="+d["class"] for d in json.load(sys.stdin)["disks"]))'; }
+check "smrd classifies $S dm-smr and $C cmr" bash -c "[[ ' $(classes) ' == *' $S=dm-smr '* && ' $(classes) ' == *' $C=cmr '* ]]"
+
+# replace MOUNT DEVID TARGET NAME: btrfs replace start -B, polled until it ends:
+# $T/NAME.status ("ms line" of every btrfs replace status -1), $T/NAME.rebuilds
+# ("ms json" of every smrctl --json rebuilds); sets T0 and T1 (ms): the
+# launch and the first poll that says finished
+replace() {
+	local M=$1 devid=$2 target=$3 name=$4 pid st before
+	: >"$T/$name.status"; : >"$T/$name.rebuilds"
+	# the last replace's line stays until this one has started
+	before=$(btrfs replace status -1 "$M" 2>&1 | tail -1)
+	T0=$(now_ms)
+	btrfs replace start -B "$devid" "$target" "$M" >"$T/$name.out" 2>&1 &
+	pid=$!
+	at_exit "btrfs replace cancel '$M' 2>/dev/null; kill $pid 2>/dev/null"
+	T1=""
+	while :; do
+		st=$(btrfs replace status -1 "$M" 2>&1 | tail -1)
+		echo "$(now_ms) $st" >>"$T/$name.status"
+		[ -z "$T1" ] && [[ $st == *finished* && $st != "$before" ]] && T1=$(now_ms)
+		r=$(ctl --json rebuilds 2>/dev/null | tr -d '\n') && echo "$(now_ms) $r" >>"$T/$name.rebuilds"
+		kill -0 "$pid" 2>/dev/null || break
+		[ $(( $(now_ms) - T0 )) -gt 120000 ] && { fail "btrfs replace onto $target still runs after 120 s"; break; }
+		sleep 0.25
+	done
+	wait "$pid" || fail "btrfs replace onto $target: $(cat "$T/$name.out")"
+	[ -n "$T1" ] || T1=$(now_ms)
+	say "  replace onto $target: $(tail -1 "$T/$name.status" | cut -d' ' -f2-)"
+	say "  real duration $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.1f", (b - a) / 1000 }') s by the polls"
+}
+events_json() { ctl --json events --limit 1000 >"$T/events.json"; }
+# done_on DEVICE: smrd recorded a rebuild-done on DEVICE
+done_on() { ctl --json events --limit 1000 | python3 -c 'import json,sys
+sys.exit(not any(e["kind"] == "rebuild-done" and e["device"] == sys.argv[1] for e in json.load(sys.stdin)["events"]))' "$1"; }
+# kinds KIND DEVICE FROM_MS TO_MS: events of KIND on DEVICE logged between
+kinds() { python3 -c 'import json,sys
+k, d, a, b = sys.argv[2], sys.argv[3], int(sys.argv[4]) / 1000, int(sys.argv[5]) / 1000
+print(sum(1 for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == k and e["device"] == d and a <= e["logged"] <= b))' \
+	"$T/events.json" "$@"; }
+
+# judge NAME DEVICE: the readings of smrctl rebuilds against the real duration
+judge() {
+	python3 - "$T/$1.rebuilds" "$2" "$T0" "$T1" "$T/$1.status" "${@:3}" <<'PY' || FAILS=$((FAILS + 1))
+import json, re, sys, time
+log, dev, t0, t1, status = sys.argv[1], sys.argv[2], int(sys.argv[3]) / 1000, int(sys.argv[4]) / 1000, sys.argv[5]
+real = t1 - t0
+fails = 0
+def check(ok, what):
+    global fails
+    print(("ok: " if ok else "FAIL: ") + what)
+    fails += not ok
+# btrfs's own figures: "Started on  5.Dec 06:07:01, finished on  5.Dec 06:07:08"
+m = re.search(r"Started on +(\S+ [0-9:]+), finished on +(\S+ [0-9:]+)", open(status).read().splitlines()[-1])
+if m:
+    y = time.localtime().tm_year
+    a, b = (time.mktime(time.strptime(f"{y}.{s}", "%Y.%d.%b %H:%M:%S")) for s in m.groups())
+    check(abs((b - a) - real) <= 2, f"btrfs says it took {b - a:.0f} s, the polls {real:.1f} s")
+else:
+    check(False, "btrfs replace status said when it started and finished")
+mine, window = [], []
+for line in open(log):
+    _, _, doc = line.partition(" ")
+    try:
+        rs = json.loads(doc)["rebuilds"]
+    except (ValueError, KeyError):
+        continue
+    for r in rs:
+        if r.get("device") != dev:
+            continue
+        mine.append(r)
+        if r.get("state") != "running" or r.get("eta_seconds") is None or not r.get("to_write_bytes"):
+            continue
+        share = r["written_bytes"] / r["to_write_bytes"]
+        if r.get("cliff_seen") and 0.3 <= share <= 0.8:
+            window.append((share, r["started"] + r["elapsed"] + r["eta_seconds"] - t0, r))
+check(len(mine) > 0 and all(r.get("kind") == "btrfs-replace" for r in mine),
+      f"smrctl rebuilds followed the btrfs replace onto {dev} ({len(mine)} readings)")
+if "--no-eta" in sys.argv:
+    sys.exit(1 if fails else 0)
+check(len(window) >= 2, f"ETAs between 30% and 80% of the bytes, past the cliff: {len(window)}")
+for share, foreseen, r in window:
+    print(f"  {share:4.0%}: elapsed {r['elapsed']:.1f} s, eta {r['eta_seconds']:.1f} s -> {foreseen:.1f} s "
+          f"(real {real:.1f} s, {(foreseen - real) / real:+.0%})")
+if window:
+    foreseen = sorted(f for _, f, _ in window)[len(window) // 2]
+    check(abs(foreseen - real) <= 0.25 * real,
+          f"the median foreseen duration {foreseen:.1f} s is within 25% of the real {real:.1f} s")
+sys.exit(1 if fails else 0)
+PY
+}
+
+# done_took DEVICE REAL_MS: the rebuild-done event on DEVICE gives the real duration
+done_took() {
+	python3 - "$T/events.json" "$1" "$2" <<'PY' || FAILS=$((FAILS + 1))
+import json, re, sys
+evs = [e for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == "rebuild-done" and e["device"] == sys.argv[2]]
+real = int(sys.argv[3]) / 1000
+msg = evs[-1]["message"] if evs else ""
+print(f"  rebuild-done: {msg}")
+m = re.search(r"finished in ([0-9.]+) (s|min|h)\b", msg)
+took = float(m.group(1)) * {"s": 1, "min": 60, "h": 3600}[m.group(2)] if m else None
+ok = took is not None and abs(took - real) <= max(0.25 * real, 2)
+print(("ok: " if ok else "FAIL: ") + f"a rebuild-done on {sys.argv[2]} gives the real duration ({took} s against {real:.1f} s)")
+sys.exit(0 if ok else 1)
+PY
+}
+
+step "btrfs replace of the first file system's devid 2 onto the DM-SMR disk $SMR"
+replace "$T/fs1" 2 "$SMR" smr
+grep -m1 'cliff at' "$T/emu-smr/emu.log" | sed 's/^/  /'
+WAIT_LOG=$T/smrd.log wait_until 10 "smrd to record the replace's end on $S" done_on "$S"
+events_json
+check "a rebuild-warning on $S in the first half of the copy" \
+	[ "$(kinds rebuild-warning "$S" "$T0" $(( (T0 + T1) / 2 )))" = 1 ]
+check "the storm seen: storm-start on $S during the replace" [ "$(kinds storm-start "$S" "$T0" "$T1")" -ge 1 ]
+judge smr "$S"
+done_took "$S" $((T1 - T0))
+
+step "btrfs replace of the second one's devid 2 onto the CMR disk $CMR"
+replace "$T/fs2" 2 "$CMR" cmr
+WAIT_LOG=$T/smrd.log wait_until 10 "smrd to record the replace's end on $C" done_on "$C"
+events_json
+check "no rebuild-warning and no storm on $C" \
+	[ "$(kinds rebuild-warning "$C" 0 "$(now_ms)") $(kinds storm-start "$C" 0 "$(now_ms)")" = "0 0" ]
+judge cmr "$C" --no-eta
+done_took "$C" $((T1 - T0))
+check "smrd is alive" alive
+stop_smrd
+umount "$T/fs1" && umount "$T/fs2" || fail "umount"
+finish

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A `zpool` stand-in for 79-zfs-rebuild.sh (ZFS cannot run here: no kernel
+module). It answers only what smrd's rebuild watcher runs,
+`zpool status -jp --json-int`, by replaying a recorded resilver's status
+sequence from tests/fixtures/zpool (json-resilver.json while it runs,
+json-resilvered.json once it ended; their .source files say where each
+figure comes from) with the figures rescaled to the emulated rebuild:
+
+  - what is REAL: the bytes written onto the new disk so far, read from
+    /proc/diskstats (sectors written by the emulated loop device since the
+    rebuild began: what fio wrote), the rebuild's start and end times (the
+    test writes them when fio starts and ends), the leaf's path (a by-id
+    link to the emulated disk) and its vdev GUID;
+  - what is REPLAYED: the document's shape, the pool and its other vdevs,
+    and the recorded ratios between the scan's figures (examined, issued and
+    processed against the bytes resilvered onto the leaf), applied to the
+    bytes written; the total to examine is what the rebuild writes in all.
+
+Everything else the fixture says (txg, space, errors) is printed unchanged.
+Configuration comes from the environment the test's wrapper sets:
+ZR_FIXTURES, ZR_DEV (loopN), ZR_PATH, ZR_GUID, ZR_TOTAL (bytes), ZR_STATE
+(a directory holding `start`: "epoch_s sectors_written_before" and, once
+fio ended, `end`: "epoch_s"). Anything else: zpool's usage error, exit 2,
+as an OpenZFS without -j answers (smrd then tries `zpool status -p`, which
+this stand-in refuses the same way: a failed reading, not a wrong one).
+"""
+import json
+import os
+import sys
+
+RUNNING_LEAF = "ata-ST5000LM000-2AN170_WCJ13R2Q"  # the leaf being resilvered in the fixtures
+
+
+def sectors_written(dev):
+    with open("/proc/diskstats") as f:
+        for line in f:
+            p = line.split()
+            if p[2] == dev:
+                return int(p[9])
+    raise SystemExit(f"zpool-replay: no {dev} in /proc/diskstats")
+
+
+def leaf_and_pool(doc):
+    pool = next(iter(doc["pools"].values()))
+    mirror = pool["vdevs"][pool["name"]]["vdevs"]["mirror-0"]
+    return pool, mirror["vdevs"]
+
+
+def main():
+    if sys.argv[1:] != ["status", "-jp", "--json-int"]:
+        sys.stderr.write("invalid option: zpool-replay answers only 'status -jp --json-int'\n")
+        return 2
+    e = os.environ
+    state = e["ZR_STATE"]
+    try:
+        with open(os.path.join(state, "start")) as f:
+            start_s, base = f.read().split()
+    except FileNotFoundError:
+        sys.stderr.write("no pools available\n")  # before the attach: zpool's answer with no pool
+        return 1
+    total = int(e["ZR_TOTAL"])
+    written = (sectors_written(e["ZR_DEV"]) - int(base)) * 512
+    end = None
+    if os.path.exists(os.path.join(state, "end")):
+        with open(os.path.join(state, "end")) as f:
+            end = int(float(f.read().split()[0]))
+    name = "json-resilvered.json" if end is not None else "json-resilver.json"
+    with open(os.path.join(e["ZR_FIXTURES"], name)) as f:
+        doc = json.load(f)
+    pool, leaves = leaf_and_pool(doc)
+    scan = pool["scan_stats"]
+    leaf = leaves[RUNNING_LEAF]
+    # the recorded ratios, taken from the fixture before it is rewritten
+    rec = leaf["scan_processed"]
+    ratio = {k: scan[k] / rec for k in ("examined", "issued", "processed", "issued_bytes_per_scan")}
+    done = total if end is not None else min(written, total)
+    for k in ("to_examine", "bytes_per_scan"):
+        scan[k] = total
+    for k, r in ratio.items():
+        scan[k] = min(total, int(done * r)) if end is None else total
+    scan["start_time"] = scan["pass_start"] = int(float(start_s))
+    scan["end_time"] = end if end is not None else 0
+    leaf["scan_processed"] = done
+    leaf["path"] = e["ZR_PATH"]
+    leaf["guid"] = int(e["ZR_GUID"], 0)
+    json.dump(doc, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
