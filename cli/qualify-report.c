@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "format.h"
 #include "output.h"
@@ -144,61 +145,191 @@ void report_safe_name(const char *from, char *ret, size_t n)
 static void svg_text(FILE *f, const char *s)
 {
 	for (const char *c = s; *c; c++)
-		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
+		fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : *c == '>' ? "&gt;" : (char[2]){*c, 0}, f);
 }
 
-int report_svg(FILE *f, const Phase *p, const char *title, json_object *model)
+#define SVG_W 900.0
+#define SVG_L 70.0
+#define SVG_R 20.0
+#define PANEL_H 200.0
+#define WRAP_CHARS 118		/* 12 px sans-serif: a line within 900 px */
+#define WRAP_MONO 110		/* 11 px monospace */
+#define MAX_LINES 24
+
+/* s cut at spaces into lines of at most `width` characters */
+static unsigned wrap(const char *s, size_t width, char lines[][QUALIFY_LINE], unsigned n, unsigned max)
 {
-	const double W = 900, H = 260, L = 70, R = 20, T = 30, B = 30;
-	char lines[8][QUALIFY_LINE];
-	unsigned nl = model ? qualify_text_model_lines(model, lines, 8) : 0;
-	double tmax = 1, imax = 1, lmin = 1e-5, lmax = 1e-3;
-	for (size_t i = 0; i < p->n_sec; i++) {
-		tmax = fmax(tmax, p->sec[i].t);
-		imax = fmax(imax, p->sec[i].iops);
-		if (isfinite(p->sec[i].lat_mean) && p->sec[i].lat_mean > 0)
-			lmax = fmax(lmax, p->sec[i].lat_mean);
-	}
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
-		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W,
-		2 * H + 20 + (nl ? 16.0 * nl + 24 : 0));
-	fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\">", L);
-	svg_text(f, title);
-	fprintf(f, "</text>\n");
-	if (nl)
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">disk model</text>\n", L, 2 * H + 36);
-	for (unsigned i = 0; i < nl; i++) {
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-family=\"monospace\">", L, 2 * H + 52 + 16.0 * i);
-		svg_text(f, lines[i]);
-		fprintf(f, "</text>\n");
-	}
-	for (int panel = 0; panel < 2; panel++) {
-		double y0 = T + panel * (H + 10), ph = H - T - B, lo = panel ? log10(lmin) : 0, hi = panel ? log10(lmax * 2) : log10(imax * 2);
-		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#888\"/>\n", L, y0,
-			W - L - R, ph);
-		for (double d = floor(lo); d <= hi; d++) {
-			double y = y0 + ph - (d - lo) / (hi - lo) * ph;
-			if (y < y0 || y > y0 + ph)
-				continue;
-			char lab[32];
-			if (panel)
-				output_seconds(pow(10, d), lab, sizeof lab);
-			else
-				snprintf(lab, sizeof lab, "%g", pow(10, d));
-			fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-				   "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", L, W - R, y, y, L - 4, y + 4, lab);
+	while (*s && n < max) {
+		size_t len = strlen(s), k = len <= width ? len : width;
+		if (k < len) {
+			size_t sp = k;
+			while (sp > width / 2 && s[sp] != ' ')
+				sp--;
+			if (s[sp] == ' ')
+				k = sp;
 		}
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" transform=\"rotate(-90 14 %.0f)\" text-anchor=\"middle\">%s</text>\n",
-			14.0, y0 + ph / 2, y0 + ph / 2, panel ? "mean latency" : "IOPS");
+		snprintf(lines[n++], QUALIFY_LINE, "%.*s", (int)(k < QUALIFY_LINE - 1 ? k : QUALIFY_LINE - 1), s);
+		s += k;
+		while (*s == ' ')
+			s++;
+	}
+	return n;
+}
+
+/* The seconds of a phase the plot draws: not a last one that ran a
+ * fraction of a second. */
+static size_t plotted(const Phase *p)
+{
+	size_t n = p->n_sec;
+	if (n && p->sec[n - 1].t - (n > 1 ? p->sec[n - 2].t : 0) < 0.5)
+		n--;
+	return n;
+}
+
+/* 1, 2 or 5 times a power of ten: about six ticks over span */
+static double tick_step(double span)
+{
+	double raw = span / 6, p = pow(10, floor(log10(raw)));
+	return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+}
+
+typedef struct Axis {
+	double start[REPORT_PHASES];	/* each phase's start on the run's clock */
+	double span;
+	double imax, lmax;
+} Axis;
+
+static void axis_of(const ReportPlot *p, Axis *a)
+{
+	double at = 0;
+	a->imax = 1;
+	a->lmax = 1e-3;
+	for (unsigned i = 0; i < p->n; i++) {
+		const Phase *ph = p->phase[i];
+		at += p->rest_before[i];
+		a->start[i] = at;
+		size_t n = plotted(ph);
+		double end = n ? ph->sec[n - 1].t : 0;
+		at += fmax(ph->duration, end);
+		for (size_t k = 0; k < n; k++) {
+			a->imax = fmax(a->imax, ph->sec[k].iops);
+			if (isfinite(ph->sec[k].lat_mean) && ph->sec[k].lat_mean > 0)
+				a->lmax = fmax(a->lmax, ph->sec[k].lat_mean);
+		}
+	}
+	a->span = fmax(at, 1);
+}
+
+static double x_of(const Axis *a, double t) { return SVG_L + t / a->span * (SVG_W - SVG_L - SVG_R); }
+
+/* The phases as shaded spans named at the top, the rests as gaps named in
+ * grey, the cliff as a red line: drawn in both panels. */
+static void svg_phases(FILE *f, const ReportPlot *p, const Axis *a, double y0, double ph, bool names)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		double x0 = x_of(a, a->start[i]), end = a->start[i] + fmax(p->phase[i]->duration, 0);
+		fprintf(f, "<rect class=\"phase\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"/>\n", x0, y0,
+			fmax(x_of(a, end) - x0, 1), ph, i % 2 ? "#f4f6f8" : "#eaf1f8");
+		if (names) {
+			fprintf(f, "<text class=\"phase-name\" x=\"%.1f\" y=\"%.0f\" font-size=\"11\">", x0 + 3, y0 + 12);
+			const Phase *q = p->phase[i];
+			/* the write phase's name in the report is "write" */
+			svg_text(f, q->write && !q->sequential && q->name && streq(q->name, "write") ? "random writes"
+												   : q->name ? q->name : "");
+			fprintf(f, "</text>\n");
+		}
+		if (names && p->rest_before[i] >= 1)
+			fprintf(f, "<text class=\"rest\" x=\"%.1f\" y=\"%.0f\" font-size=\"11\" fill=\"#888\" "
+				   "text-anchor=\"end\">rest %.0f s</text>\n", x0 - 2, y0 + ph - 4, p->rest_before[i]);
+	}
+	if (p->n && isfinite(p->cliff_t)) {
+		double x = x_of(a, a->start[0] + p->cliff_t);
+		fprintf(f, "<line class=\"cliff\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#c0392b\" "
+			   "stroke-dasharray=\"4 3\"/>\n", x, x, y0, y0 + ph);
+		if (names)
+			fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" fill=\"#c0392b\" font-size=\"11\">cliff at %.0f s</text>\n", x + 3,
+				y0 + 26, p->cliff_t);
+	}
+}
+
+static void svg_panel(FILE *f, const ReportPlot *p, const Axis *a, int panel, double y0)
+{
+	double ph = PANEL_H - 30, lo = panel ? log10(1e-5) : 0, hi = panel ? log10(a->lmax * 2) : log10(a->imax * 2);
+	svg_phases(f, p, a, y0, ph, panel == 0);
+	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#888\"/>\n", SVG_L, y0,
+		SVG_W - SVG_L - SVG_R, ph);
+	for (double d = floor(lo); d <= hi; d++) {
+		double y = y0 + ph - (d - lo) / (hi - lo) * ph;
+		if (y < y0 || y > y0 + ph)
+			continue;
+		char lab[32];
+		if (panel)
+			output_seconds(pow(10, d), lab, sizeof lab);
+		else
+			format_number(lab, pow(10, d), 0);
+		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			   "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", SVG_L, SVG_W - SVG_R, y, y, SVG_L - 4, y + 4, lab);
+	}
+	fprintf(f, "<text x=\"14\" y=\"%.0f\" transform=\"rotate(-90 14 %.0f)\" text-anchor=\"middle\">%s</text>\n",
+		y0 + ph / 2, y0 + ph / 2, panel ? "mean latency" : "IOPS");
+	for (unsigned i = 0; i < p->n; i++) {
+		const Phase *q = p->phase[i];
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", panel ? "#c0392b" : "#2471a3");
-		for (size_t i = 0; i < p->n_sec; i++) {
-			double v = panel ? p->sec[i].lat_mean : p->sec[i].iops;
+		for (size_t k = 0, n = plotted(q); k < n; k++) {
+			double v = panel ? q->sec[k].lat_mean : q->sec[k].iops;
 			if (!isfinite(v) || v <= 0)
 				continue;
 			double y = y0 + ph - (log10(v) - lo) / (hi - lo) * ph;
-			fprintf(f, "%.1f,%.1f ", L + p->sec[i].t / tmax * (W - L - R), fmin(fmax(y, y0), y0 + ph));
+			fprintf(f, "%.1f,%.1f ", x_of(a, a->start[i] + q->sec[k].t), fmin(fmax(y, y0), y0 + ph));
 		}
-		fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.0f s</text>\n", W - R, y0 + ph + 16, tmax);
+		fprintf(f, "\"/>\n");
+	}
+	/* the time axis: a label at each tick, along it */
+	double step = tick_step(a->span);
+	for (double s = 0; s <= a->span + step / 1000; s += step) {
+		char lab[FORMAT_MAX];
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#888\"/>"
+			   "<text class=\"x\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+			x_of(a, s), x_of(a, s), y0 + ph, y0 + ph + 4, x_of(a, s), y0 + ph + 16, s > 0 ? format_duration(lab, s) : "0 s");
+	}
+}
+
+static double svg_lines(FILE *f, char lines[][QUALIFY_LINE], unsigned n, double y, const char *attrs)
+{
+	for (unsigned i = 0; i < n; i++, y += 16) {
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\"%s>", SVG_L, y, attrs);
+		svg_text(f, lines[i]);
+		fprintf(f, "</text>\n");
+	}
+	return y;
+}
+
+int report_svg(FILE *f, const ReportPlot *p)
+{
+	char head[MAX_LINES][QUALIFY_LINE], legend[MAX_LINES][QUALIFY_LINE], model[8][QUALIFY_LINE], who[QUALIFY_LINE * 2];
+	snprintf(who, sizeof who, "serial %s · %s", p->serial && *p->serial ? p->serial : "unknown",
+		 p->date && *p->date ? p->date : "date unknown");
+	unsigned nh = wrap(who, WRAP_CHARS, head, 0, MAX_LINES);
+	nh = wrap(p->verdict && *p->verdict ? p->verdict : "no verdict", WRAP_CHARS, head, nh, MAX_LINES);
+	unsigned nm = p->model ? qualify_text_model_lines(p->model, model, 8) : 0, nl = 0;
+	for (unsigned i = 0; i < nm; i++)
+		nl = wrap(model[i], WRAP_MONO, legend, nl, MAX_LINES);
+	Axis a;
+	axis_of(p, &a);
+	double top = 30 + 16.0 * nh + 8, height = top + 2 * PANEL_H + (nl ? 16.0 * nl + 24 : 0) + 10;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
+		   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", SVG_W, height);
+	fprintf(f, "<text x=\"%.0f\" y=\"18\" font-size=\"14\" font-weight=\"bold\">", SVG_L);
+	svg_text(f, p->title ? p->title : "");
+	fprintf(f, "</text>\n");
+	svg_lines(f, head, 1, 36, " class=\"who\"");
+	svg_lines(f, head + 1, nh - 1, 52, " class=\"verdict\"");
+	for (int panel = 0; panel < 2; panel++)
+		svg_panel(f, p, &a, panel, top + panel * PANEL_H);
+	if (nl) {
+		double y = top + 2 * PANEL_H + 8;
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-weight=\"bold\">disk model</text>\n", SVG_L, y);
+		svg_lines(f, legend, nl, y + 16, " class=\"model\" font-family=\"monospace\" font-size=\"11\"");
 	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) == 0 ? 0 : -errno;

@@ -25,9 +25,26 @@ json_object *report_refill(const Phase *p, const Refill *f);
 /* The disk_model object: each figure with its uncertainty and method,
  * absent where not measured, and what was skipped. */
 json_object *report_model(const QualifyModel *q);
+#define REPORT_PHASES 32
+
+/* What the plot shows: who, when and what was found above; every phase of
+ * the run on one time axis, in the order they ran, with the rests between
+ * them; the disk model below. */
+typedef struct ReportPlot {
+	const char *title;			/* the device and its model */
+	const char *serial, *date;		/* "" where unknown */
+	const char *verdict;			/* the verdict's text, or why there is none */
+	const Phase *phase[REPORT_PHASES];
+	double rest_before[REPORT_PHASES];	/* seconds of idle before each phase */
+	unsigned n;
+	double cliff_t;				/* seconds into phase[0] where it fell; NaN: no cliff */
+	json_object *model;			/* the report's disk_model, or NULL */
+} ReportPlot;
+
 /* Two panels over time: IOPS (log) and mean latency (log), into f
- * (closed here); below them the disk model (the report's disk_model, or NULL). */
-int report_svg(FILE *f, const Phase *p, const char *title, json_object *model);
+ * (closed here). A last second that ran a fraction of one is left out: its
+ * rate is that of the few I/Os that drained the queue. */
+int report_svg(FILE *f, const ReportPlot *p);
 /* A new report file: never an existing one, never through a symbolic link
  * (qualify runs as root, often in a directory others can write); -EEXIST
  * when the name is taken. */

@@ -65,7 +65,6 @@ const char *qualify_run_error(const QualifyRun *r)
 static int write_phase(QualifyRun *r, Engine *e, json_object *phases)
 {
 	char b1[FORMAT_MAX], b2[FORMAT_MAX];
-	r->budget = qualify_write_budget(&r->o, r->size);
 	qualify_say(r, "writing random %s blocks at queue depth %u until the write cliff, %s or %.0f s\n",
 		    format_size(b1, (double)r->o.bs), r->o.iodepth, format_size(b2, (double)r->budget), r->o.time_limit);
 	int k = qualify_write_run(e, &r->wp, &r->o, r->size, r->budget, r->interrupt, live(r), &r->cliff);
@@ -139,10 +138,42 @@ static void read_phases(QualifyRun *r, Engine *e, json_object *phases)
 	json_object_object_add(phases, "reads", reads);
 }
 
+/* How long the whole run may take, said before it starts: the writes,
+ * the sequential writes and the idle-recovery rests and refills keep
+ * within --time-limit (the sequential ones may end past it), then a rest
+ * and the reads. */
+double qualify_run_seconds(const Opts *o)
+{
+	unsigned reads = o->destructive ? 1 : o->n_sizes;
+	double t = reads * o->read_seconds;
+	if (o->destructive)
+		t += o->time_limit + o->seq_seconds + fmax(o->rest, 0);
+	return t;
+}
+
+static void say_plan(const QualifyRun *r)
+{
+	char all[FORMAT_MAX], b[FORMAT_MAX];
+	format_duration(all, qualify_run_seconds(&r->o));
+	if (!r->o.destructive) {
+		qualify_say(r, "the run: random reads, %.0f s for each of %u block size(s): about %s in all\n",
+			    r->o.read_seconds, r->o.n_sizes, all);
+		return;
+	}
+	qualify_say(r, "the run, at most %s in all: random writes until the write cliff (at most %s or %.0f s, which "
+		       "also bound what follows), %.0f s of sequential writes, idle-recovery rests and refills, a %.0f s "
+		       "rest and %.0f s of random reads\n",
+		    all, format_size(b, (double)r->budget), r->o.time_limit, r->o.seq_seconds, fmax(r->o.rest, 0),
+		    r->o.read_seconds);
+}
+
 void qualify_measure(QualifyRun *r, Engine *e)
 {
 	json_object *phases = json_object_new_object();
 	json_object_object_add(r->rep, "phases", phases);
+	if (r->o.destructive)
+		r->budget = qualify_write_budget(&r->o, r->size);
+	say_plan(r);
 	if (r->o.destructive && write_phase(r, e, phases) >= 0 && !qualify_run_error(r)) {
 		qualify_model_writes(r->wp.rec, r->wp.n, r->wp.duration, &r->cliff, r->o.bs, r->o.iodepth, &r->model);
 		if (seq_phase(r, e, phases) >= 0 && !qualify_run_error(r))
@@ -199,4 +230,37 @@ void qualify_emit(const QualifyRun *r)
 		fprintf(r->out, "%s\n", json_object_to_json_string_ext(r->rep, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		qualify_text_result(r->out, r->rep);
+}
+
+/* A phase with seconds to draw; one with none passes its rest on. */
+static void plot_add(ReportPlot *p, const Phase *ph, double *rest)
+{
+	if (p->n >= REPORT_PHASES || !ph->n_sec)
+		return;
+	p->rest_before[p->n] = *rest;
+	p->phase[p->n++] = ph;
+	*rest = 0;
+}
+
+void qualify_plot(const QualifyRun *r, ReportPlot *ret)
+{
+	*ret = (ReportPlot){.cliff_t = NAN};
+	double rest = 0;
+	if (r->o.destructive) {
+		plot_add(ret, &r->wp, &rest);
+		if (ret->n && r->cliff.fell)
+			ret->cliff_t = r->cliff.cliff_t;
+		plot_add(ret, &r->sp, &rest);
+		for (unsigned i = 0; i < r->rec.n_fp; i++) {
+			rest += r->rec.refill[i].rest;
+			plot_add(ret, &r->rec.fp[i], &rest);
+		}
+		rest += r->o.rest > 0 ? r->o.rest : 0;
+	}
+	for (unsigned i = 0; i < MAX_SIZES && r->rp[i].name; i++)
+		plot_add(ret, &r->rp[i], &rest);
+	json_object *v = json_object_object_get(r->rep, "verdict"), *err = json_object_object_get(r->rep, "error");
+	ret->verdict = v ? json_object_get_string(json_object_object_get(v, "text"))
+		     : err ? "no verdict: the run stopped at an I/O error"
+			   : "no verdict: the run was interrupted";
 }

@@ -38,6 +38,9 @@ typedef struct QualifyRun {
 	bool learned;
 } QualifyRun;
 
+/* The most the whole run takes, every phase and rest (a read-only run:
+ * about this), in seconds. */
+double qualify_run_seconds(const Opts *o);
 /* A progress line for the terminal: said only in text mode. */
 void qualify_say(const QualifyRun *r, const char *fmt, ...) _printf_(2, 3);
 /* The phases (destructive: writes, sequential writes, idle recovery, a
@@ -50,3 +53,8 @@ void qualify_conclude(QualifyRun *r);
 /* What the run learnt, to out: the report as JSON (--json), else as text. */
 void qualify_emit(const QualifyRun *r);
 void qualify_run_done(QualifyRun *r);
+struct ReportPlot;
+/* The phases that ran, in order, with the rests between them and the
+ * cliff, and the verdict's text (or why there is none), for the plot; the
+ * caller sets who and when. */
+void qualify_plot(const QualifyRun *r, struct ReportPlot *ret);

@@ -106,6 +106,12 @@ void qualify_verdict(const QualifyFacts *f, QualifyVerdict *ret)
 			 format_size(b1, (double)f->written), c->fast_iops, output_seconds(c->fast_lat, b2, sizeof b2),
 			 f->static_class == DISK_CLASS_SSD ? " or an SSD, as the static classification says" : "");
 		limit(&v, "a larger write budget could still reveal a larger media cache");
+	} else if (verdict_reads_solid_state(f->reads)) {
+		/* reads this fast never reached a platter: they say nothing of one */
+		snprintf(v.text, sizeof v.text,
+			 "read-only: random reads in %s (median), faster than any platter seeks: served from a cache or "
+			 "from flash, not from rotating media; a write test (--destructive) is what reveals a media cache",
+			 output_seconds(hist_quantile(f->reads, 0.5), b3, sizeof b3));
 	} else {
 		snprintf(v.text, sizeof v.text, "read-only: %s; a write test (--destructive) is what reveals a media cache",
 			 verdict_reads_banded(f->reads, NULL)

@@ -54,6 +54,8 @@ static void say_refusal(const char *node, const SafetyReport *s)
 	}
 	/* only data: wipefs erases signatures, not this */
 	fprintf(stderr, "Nothing uses it and it has no signature, but it holds data (wipefs -a erases signatures only).\n"
+			"If an earlier smrctl qualify --destructive ran on this disk without --discard, this is most likely "
+			"its own random writes, which it leaves on the disk.\n"
 			"To overwrite it anyway, add --force-nonzero; or zero exactly the regions checked:\n");
 	for (unsigned i = 0; i < s->n_nonzero; i++)
 		fprintf(stderr, "  dd if=/dev/zero of=%s bs=%" PRIu64 " count=1 seek=%" PRIu64 " oflag=seek_bytes,direct conv=notrunc\n",
@@ -90,6 +92,18 @@ static bool confirmed(const Opts *o, const char *node, const DiskIdentity *id, c
 	return false;
 }
 
+/* Whether fd is still the disk that was checked: said when it is not. */
+static bool still_same(int fd, const SafetyTarget *t, const char *node, const DiskIdentity *before, DiskIdentity *ret)
+{
+	char why[400];
+	int r = safety_identity_again(fd, t, ret);
+	if (r == 0 && safety_same_disk(before, ret, why, sizeof why))
+		return true;
+	fprintf(stderr, "smrctl: qualify: refusing to write to %s: it is not the disk that was checked: %s\n", node,
+		r < 0 ? strerror(-r) : why);
+	return false;
+}
+
 /* Checks, confirmation, checks again on the same fd: 0 to go on. */
 static int make_sure(const Opts *o, int fd, const SafetyTarget *t, const char *node, const DiskIdentity *before)
 {
@@ -103,20 +117,18 @@ static int make_sure(const Opts *o, int fd, const SafetyTarget *t, const char *n
 		return -EPERM;
 	/* Whatever happened while we waited for the answer is looked at now. */
 	DiskIdentity after;
-	char why[400];
-	int r = safety_identity_again(fd, t, &after);
-	if (r < 0 || !safety_same_disk(before, &after, why, sizeof why)) {
-		fprintf(stderr, "smrctl: qualify: refusing to write to %s: it is not the disk that was checked: %s\n", node,
-			r < 0 ? strerror(-r) : why);
+	if (!still_same(fd, t, node, before, &after))
 		return -EPERM;
-	}
 	safety_check(fd, t, &after, o->force_nonzero, &s);
 	if (s.n) {
 		fprintf(stderr, "smrctl: qualify: %s changed while waiting for the confirmation.\n", node);
 		say_refusal(node, &s);
 		return -EPERM;
 	}
-	return 0;
+	/* and once more as the last thing before the first write: the checks
+	 * above take a while, and a loop device can be moved meanwhile */
+	DiskIdentity last;
+	return still_same(fd, t, node, before, &last) ? 0 : -EPERM;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -207,9 +219,21 @@ static int write_files(Run *r, const char *stamp)
 		fprintf(stderr, "smrctl: qualify: cannot write %s.json\n", prefix), rc = 1;
 	else
 		qualify_say(q, "report: %s.json", prefix);
-	snprintf(title, sizeof title, "%s %s: %s", r->name, r->sys.model, q->o.destructive ? "random writes" : q->rp[0].name);
-	json_object *model = q->o.destructive ? json_object_object_get(q->rep, "disk_model") : NULL;
-	if (report_svg(svg, q->o.destructive ? &q->wp : &q->rp[0], title, model) < 0)
+	ReportPlot plot;
+	qualify_plot(q, &plot);
+	char date[48];
+	unsigned Y, M, D, h, m, s;	/* the stamp, 20250131-143000, as a person reads a date */
+	if (sscanf(stamp, "%4u%2u%2u-%2u%2u%2u", &Y, &M, &D, &h, &m, &s) == 6)
+		snprintf(date, sizeof date, "%04u-%02u-%02u %02u:%02u:%02u", Y, M, D, h, m, s);
+	else
+		snprintf(date, sizeof date, "%s", stamp);
+	snprintf(title, sizeof title, "smrctl qualify%s: %s, %s", q->o.destructive ? " --destructive" : "", r->name,
+		 *r->sys.model ? r->sys.model : "model unknown");
+	plot.title = title;
+	plot.serial = r->id.serial;
+	plot.date = date;
+	plot.model = q->o.destructive ? json_object_object_get(q->rep, "disk_model") : NULL;
+	if (report_svg(svg, &plot) < 0)
 		fprintf(stderr, "\nsmrctl: qualify: cannot write %s.svg\n", prefix), rc = 1;
 	else
 		qualify_say(q, ", %s.svg\n", prefix);

@@ -6,6 +6,7 @@
  */
 #include "pages.h"
 #include "pages-internal.h"
+#include "pages-acks.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include "format.h"
 #include "history.h"
 #include "monitor.h"
+#include "rebuild-views.h"
 #include "statuspage.h"
 
 #define HEAT_COLUMNS (WINDOW_SLOTS + 1)	/* ten minutes of slots and the one in progress */
@@ -92,9 +94,11 @@ static void disk_state(Buf *b, const Disk *d, double now)
 			buf_printf(b, " (from %u fills)", v->cache.cache_samples);
 		if (!v->cache_sure)
 			buf_puts(b, ", fill unknown (smrd has not seen it clean or full since it started)");
-		else if (isfinite(v->cache_fill))
-			buf_printf(b, ", <meter min=\"0\" max=\"1\" value=\"%.3f\"></meter> %.0f%% full", v->cache_fill,
-				   v->cache_fill * 100);
+		else if (isfinite(v->cache_fill)) {
+			buf_puts(b, ", ");
+			page_cache_meter(b, v);
+			buf_puts(b, " full");
+		}
 		/* under a second is no countdown: the cache is full now */
 		if (isfinite(v->forecast) && v->forecast < 1)
 			buf_printf(b, " · writes may stall now (at %s)", format_rate(c, v->fill_rate));
@@ -113,14 +117,14 @@ static void disk_class_section(Buf *b, const Verdict *v)
 	page_num(b, v->smr_confidence, 2);
 	buf_puts(b, ": ");
 	page_esc(b, v->basis);
-	buf_puts(b, "</p><table id=\"evidence\"><thead><tr><th></th><th>source</th><th>value</th><th>implies</th>"
+	buf_puts(b, "</p><div class=\"wide\"><table id=\"evidence\"><thead><tr><th></th><th>source</th><th>value</th><th>implies</th>"
 		    "</tr></thead><tbody>");
 	for (unsigned i = 0; i < v->n_evidence; i++) {
 		const Evidence *e = &v->evidence[i];
 		buf_printf(b, "<tr%s><td>%s</td>", e->decisive ? " class=\"decisive\"" : "", e->decisive ? "★" : "");
 		page_cells(b, (const char *const[]){e->source, e->value, e->implies}, 3);
 	}
-	buf_puts(b, "</tbody></table>\n");
+	buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* The heatmaps and the timeline share one time axis: ten minutes, or as
@@ -184,7 +188,7 @@ static int disk_latency_section(Buf *b, const Context *ctx, const Disk *d, Timel
 static void percentile_table(Buf *b, Disk *d)
 {
 	const DiskView *v = &d->view;
-	buf_puts(b, "<h2>Percentiles</h2><table id=\"percentiles\"><thead><tr><th>op</th><th>window</th>"
+	buf_puts(b, "<h2>Percentiles</h2><div class=\"wide\"><table id=\"percentiles\"><thead><tr><th>op</th><th>window</th>"
 		    "<th class=\"n\">I/Os</th><th class=\"n\">mean</th><th class=\"n\">p50</th><th class=\"n\">p90</th>"
 		    "<th class=\"n\">p99</th><th class=\"n\">p99.9</th><th class=\"n\">max</th></tr></thead><tbody>");
 	bool any = false;
@@ -205,7 +209,7 @@ static void percentile_table(Buf *b, Disk *d)
 			any = true;
 		}
 	}
-	buf_puts(b, "</tbody></table>");
+	buf_puts(b, "</tbody></table></div>");
 	if (!any)
 		buf_puts(b, "<p class=\"mute\">No traced I/O yet.</p>");
 }
@@ -244,7 +248,7 @@ static bool storms_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 		StormsRun run = {t, end};
 		ok &= history_query(monitor_history(ctx->monitor), &f, on_storm, &run) >= 0;
 	}
-	buf_puts(b, "<h2>Destage storms</h2><table id=\"storms\"><thead><tr><th>time</th><th>event</th>"
+	buf_puts(b, "<h2>Destage storms</h2><div class=\"wide\"><table id=\"storms\"><thead><tr><th>time</th><th>event</th>"
 		    "<th>message</th></tr></thead><tbody>");
 	unsigned i = t->n_storms[0], k = t->n_storms[1], shown = 0;
 	while ((i || k) && shown++ < ELEMENTSOF(t->storms[0])) {
@@ -256,7 +260,7 @@ static bool storms_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 		buf_puts(b, "</td>");
 		page_cells(b, (const char *const[]){e->kind, e->message}, 2);
 	}
-	buf_puts(b, "</tbody></table>");
+	buf_puts(b, "</tbody></table></div>");
 	if (ok && !t->n_storms[0] && !t->n_storms[1])
 		buf_puts(b, "<p class=\"mute\">No destage storm on record.</p>");
 	return ok;
@@ -271,7 +275,7 @@ static void events_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 	buf_printf(b, "<h2>Last events</h2><p class=\"mute\">The newest %zu on record, newest first; all of them: "
 		      "<code>smrctl events --device ", ELEMENTSOF(t->recent));
 	page_esc(b, d->name);
-	buf_puts(b, "</code>.</p><table id=\"events\"><thead><tr><th>time</th><th>event</th><th>op</th>"
+	buf_puts(b, "</code>.</p><div class=\"wide\"><table id=\"events\"><thead><tr><th>time</th><th>event</th><th>op</th>"
 		    "<th>message</th></tr></thead><tbody>");
 	for (unsigned i = t->n_recent; i-- > 0;) {
 		const HistoryEvent *e = &t->recent[i];
@@ -280,7 +284,7 @@ static void events_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 		buf_puts(b, "</td>");
 		page_cells(b, (const char *const[]){e->kind, e->op, e->message}, 3);
 	}
-	buf_puts(b, "</tbody></table>");
+	buf_puts(b, "</tbody></table></div>");
 	if (!ok)
 		buf_puts(b, "<p class=\"warn\">The event history could not be read.</p>");
 	else if (!t->n_recent)
@@ -299,7 +303,7 @@ static void kv(Buf *b, const char *k, const char *v)
 static void identity_table(Buf *b, const Disk *d)
 {
 	char s[160], t[FORMAT_MAX];
-	buf_puts(b, "<h2>Identity</h2><table id=\"identity\">");
+	buf_puts(b, "<h2>Identity</h2><div class=\"wide\"><table id=\"identity\">");
 	kv(b, "model", d->sys.model);
 	kv(b, "serial", d->sys.serial);
 	kv(b, "wwn", d->sys.wwn);
@@ -316,11 +320,33 @@ static void identity_table(Buf *b, const Disk *d)
 			 d->members[k].via);
 		kv(b, "member of", s);
 	}
-	buf_puts(b, "</table><p class=\"mute\">The same as JSON: <a href=\"/api/v1/disks/");
+	buf_puts(b, "</table></div><p class=\"mute\">The same as JSON: <a href=\"/api/v1/disks/");
 	url_escape(b, d->name);
 	buf_puts(b, "\">/api/v1/disks/");
 	page_esc(b, d->name);
 	buf_puts(b, "</a></p>");
+}
+
+/* Which disk this is, under its name: what the person pulling it checks
+ * first (the whole identity is at the page's end). */
+static void identity_line(Buf *b, const Disk *d)
+{
+	char t[FORMAT_MAX];
+	buf_puts(b, "<p id=\"who\">serial <strong>");
+	page_esc(b, d->sys.serial[0] ? d->sys.serial : "unknown");
+	buf_puts(b, "</strong> · ");
+	if (d->view.pool) {
+		buf_puts(b, "pool <strong>");
+		page_esc(b, d->view.pool);
+		buf_puts(b, "</strong>");
+	} else
+		buf_puts(b, "in no pool or array");
+	if (d->sys.wwn[0]) {
+		buf_puts(b, " · WWN ");
+		page_esc(b, d->sys.wwn);
+	}
+	buf_printf(b, " · %s · %s</p>\n", format_size(t, (double)d->sys.size_sectors * 512),
+		   transport_to_string(d->sys.facts.transport));
 }
 
 static int no_such_disk(const Context *ctx, const char *name, HttpReply *ret)
@@ -343,7 +369,7 @@ int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 	_cleanup_free_ Timeline *t = calloc(1, sizeof *t);
 	if (!v || !t)
 		return -ENOMEM;
-	disk_verdict(d, ctx->models.list, v);
+	disk_verdict(d, v);	/* what discovery kept: a page classifies nothing */
 	t->now = now_seconds(CLOCK_REALTIME);
 	Buf b = {0};
 	char title[96];
@@ -356,7 +382,16 @@ int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 		page_esc(&b, d->sys.model);
 	}
 	buf_puts(&b, "</h1>\n");
+	identity_line(&b, d);
 	disk_state(&b, d, t->now);
+	pages_disk_acks(&b, ctx, d);
+	if (disk_rebuild(d)->phase != REBUILD_PHASE_NONE) {
+		char line[256];
+		buf_printf(&b, "<p id=\"rebuild\" class=\"%s\">Rebuild onto it: ",
+			   disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING ? "warn" : "");
+		page_esc(&b, rebuild_line(d, line, sizeof line));
+		buf_puts(&b, "</p>\n");
+	}
 	disk_class_section(&b, v);
 	int r = disk_latency_section(&b, ctx, d, t);
 	if (r < 0) {

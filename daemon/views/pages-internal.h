@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "context.h"
+#include "diskview.h"
 #include "http.h"
 #include "util.h"
 
@@ -14,6 +15,10 @@
 void page_esc(Buf *b, const char *s);
 void page_num(Buf *b, double v, int decimals);
 void page_latency(Buf *b, double s);
+/* the media cache's fill meter, coloured by the view's severity */
+void page_cache_meter(Buf *b, const DiskView *v);
+/* a sentence shortened for a table cell, the whole in its title */
+void page_short(Buf *b, const char *s);
 /* local time, as journalctl and smrctl print it */
 void page_time(Buf *b, uint64_t realtime_usec);
 /* The rest of a table row: each text escaped in its cell, the last (a

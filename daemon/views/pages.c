@@ -14,6 +14,7 @@
 
 #include "format.h"
 #include "notifier.h"
+#include "rebuild-views.h"
 #include "statuspage.h"
 #include "tracer.h"
 
@@ -32,6 +33,46 @@ void page_latency(Buf *b, double s)
 {
 	char t[FORMAT_MAX];
 	buf_puts(b, format_duration(t, s));
+}
+
+/* The media cache's fill as a meter, coloured by the disk's severity as
+ * its view has it: the list and the disk page show one colour, and neither
+ * judges the fill on its own. */
+void page_cache_meter(Buf *b, const DiskView *v)
+{
+	const char *c = v->severity >= DISK_SEVERITY_STORM ? "bad"
+		      : v->severity >= DISK_SEVERITY_IDLE_CLEANING ? "warn" : "ok";
+	buf_printf(b, "<meter class=\"%s\" min=\"0\" max=\"1\" value=\"%.3f\"></meter> %.0f%%", c, v->cache_fill,
+		   v->cache_fill * 100);
+}
+
+/* A sentence cut for a table cell, the whole of it in the cell's title:
+ * to its first parenthesis or colon, then at a word within ~40
+ * characters. */
+void page_short(Buf *b, const char *s)
+{
+	size_t n = strcspn(s, "(:"), max = 40;
+	while (n && s[n - 1] == ' ')
+		n--;
+	if (n < 12)
+		n = strlen(s);
+	bool cut = n < strlen(s);
+	if (n > max) {
+		size_t w = max;
+		while (w > 12 && s[w] != ' ')
+			w--;
+		n = w;
+		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;	/* never inside a UTF-8 sequence */
+		cut = true;
+	}
+	buf_puts(b, "<span title=\"");
+	page_esc(b, s);
+	buf_puts(b, "\">");
+	char part[64];
+	snprintf(part, sizeof part, "%.*s", (int)n, s);
+	page_esc(b, part);
+	buf_puts(b, cut ? "…</span>" : "</span>");
 }
 
 void page_time(Buf *b, uint64_t realtime_usec)
@@ -122,7 +163,7 @@ static const struct {
 	{"class", "Class", false}, {"smr", "SMR", true}, {"why", "Decisive evidence", false}, {"score", "GC score", true},
 	{"storm", "Storm", false}, {"cache", "Media cache", true}, {"stalls", "Stalls 1h", true},
 	{"read", "Read p50 / p99, 1 min", true},
-	{"write", "Write p50 / p99, 1 min", true}, {"tput", "Throughput", true},
+	{"write", "Write p50 / p99, 1 min", true}, {"tput", "Throughput, bytes/s", true},
 };
 
 typedef struct SortBy {
@@ -147,7 +188,7 @@ static const char *state_word(const DiskView *v) { return v->storm ? "storm" : v
 static const char *key_str(const Row *r, const char *k)
 {
 	return streq(k, "model") ? r->d->sys.model : streq(k, "serial") ? r->d->sys.serial
-	     : streq(k, "pool") ? r->d->view.pool : streq(k, "class") ? disk_class_to_string(r->v.class)
+	     : streq(k, "pool") ? diskview_pool_str(&r->d->view) : streq(k, "class") ? disk_class_to_string(r->v.class)
 	     : streq(k, "why") ? r->v.basis : streq(k, "storm") ? state_word(&r->d->view) : r->d->name;
 }
 
@@ -193,9 +234,8 @@ static void cache_cell(Buf *b, const DiskView *v)
 		buf_puts(b, "<td class=\"cache mute\" title=\"smrd has not seen it clean or full since it started\">?</td>");
 		return;
 	}
-	buf_printf(b, "<td class=\"cache%s\" data-fill=\"%.3f\"><meter min=\"0\" max=\"1\" low=\"0.5\" high=\"0.8\" "
-		      "optimum=\"0\" value=\"%.3f\"></meter> %.0f%%", v->imminent ? " bad" : "", v->cache_fill, v->cache_fill,
-		   v->cache_fill * 100);
+	buf_printf(b, "<td class=\"cache n%s\" data-fill=\"%.3f\">", v->imminent ? " bad" : "", v->cache_fill);
+	page_cache_meter(b, v);
 	if (isfinite(v->forecast))
 		buf_printf(b, " · stall in ~%s", format_duration(t, v->forecast));
 	buf_puts(b, "</td>");
@@ -216,12 +256,19 @@ static void status_row(Buf *b, const Row *r)
 	buf_puts(b, "</td><td>");
 	page_esc(b, r->d->sys.serial);
 	buf_puts(b, "</td><td>");
-	page_esc(b, v->pool);
+	page_esc(b, diskview_pool_str(v));
+	if (disk_rebuild(r->d)->phase == REBUILD_PHASE_RUNNING) {
+		/* a rebuild onto it and its ETA: where the pool is named */
+		char line[256];
+		buf_puts(b, "<br><span class=\"rebuild warn\">");
+		page_esc(b, rebuild_line(r->d, line, sizeof line));
+		buf_puts(b, "</span>");
+	}
 	buf_printf(b, "</td><td class=\"%s\">%s</td><td class=\"n\">", r->v.class == DISK_CLASS_DM_SMR ? "warn" : "",
 		   disk_class_to_string(r->v.class));
 	page_num(b, r->v.smr_confidence, 2);
 	buf_puts(b, "</td><td class=\"why\">");
-	page_esc(b, r->v.basis);
+	page_short(b, r->v.basis);	/* the whole on its page: the other columns stay on screen */
 	buf_puts(b, "</td><td class=\"n\">");
 	page_num(b, v->score.score, 2);
 	buf_printf(b, "</td><td class=\"storm %s\">%s", v->storm ? "bad" : v->idle ? "warn" : "mute",

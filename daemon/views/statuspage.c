@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include "format.h"
+
 void url_escape(Buf *b, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -51,10 +53,6 @@ static void num(Buf *b, double v, int decimals)
 	buf_put(b, s, strlen(s));
 }
 
-static const char *const decade_label[HEATMAP_DECADES + 1] = {
-	"10µs", "100µs", "1ms", "10ms", "100ms", "1s", "10s", "100s",
-};
-
 static void time_axis(Buf *b, double span, unsigned y)
 {
 	/* ticks before now, at the bottom: every 2 min, 1 min or 10 s */
@@ -64,9 +62,9 @@ static void time_axis(Buf *b, double span, unsigned y)
 		if (t == 0)
 			buf_printf(b, "<text x=\"%.0f\" y=\"%u\" text-anchor=\"end\">now</text>", x, y);
 		else if (step >= 60)
-			buf_printf(b, "<text x=\"%.0f\" y=\"%u\" text-anchor=\"middle\">-%.0fm</text>", x, y, t / 60);
+			buf_printf(b, "<text x=\"%.0f\" y=\"%u\" text-anchor=\"middle\">-%.0f min</text>", x, y, t / 60);
 		else
-			buf_printf(b, "<text x=\"%.0f\" y=\"%u\" text-anchor=\"middle\">-%.0fs</text>", x, y, t);
+			buf_printf(b, "<text x=\"%.0f\" y=\"%u\" text-anchor=\"middle\">-%.0f s</text>", x, y, t);
 	}
 }
 
@@ -82,7 +80,9 @@ void heatmap_svg(Buf *b, const char *op, const HeatColumn *cols, unsigned n, dou
 	for (unsigned d = 0; d <= HEATMAP_DECADES; d++) {
 		unsigned y = PLOT_H - d * HEATMAP_DECADE_ROWS * ROW_H;
 		buf_printf(b, "<line class=\"grid\" x1=\"%u\" x2=\"%u\" y1=\"%u\" y2=\"%u\"/>", PLOT_X, PLOT_X + PLOT_W, y, y);
-		buf_printf(b, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\">%s</text>", PLOT_X - 4, y + 4, decade_label[d]);
+		char lab[FORMAT_MAX];	/* as every latency on the page reads: "100 us", "1 ms" */
+		buf_printf(b, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\">%s</text>", PLOT_X - 4, y + 4,
+			   format_duration(lab, HEATMAP_MIN_SECONDS * pow(10, d)));
 	}
 	double colw = n ? (double)PLOT_W / n : PLOT_W;
 	for (unsigned c = 0; c < n; c++) {
@@ -198,11 +198,27 @@ const char status_css[] =
 	".wide{overflow-x:auto}main.doc{max-width:50em}.doc pre{overflow-x:auto;background:var(--row);padding:.5em}"
 	".doc td{white-space:normal}.doc a.anchor{color:var(--mute);text-decoration:none;font-weight:400}"
 	"svg{max-width:100%;height:auto}"
-	/* A phone: the plots scale, cells wrap, and the list keeps device,
+	/* The list at 1400 px: long headers, models and the evidence wrap so
+	 * that latency and throughput stay on screen; a number never wraps. */
+	"#disks th.n{white-space:normal;min-width:3.5em}#disks td.model{white-space:normal;min-width:7em}"
+	"#disks td.why{min-width:8em;max-width:14em}"
+	/* the cache meter's colour is the disk's severity (page_cache_meter) */
+	"meter{appearance:none;width:5em;height:.8em;background:var(--row);border:1px solid var(--line)}"
+	"meter::-webkit-meter-bar{background:var(--row);border:0}"
+	"meter.ok::-webkit-meter-optimum-value,meter.ok::-webkit-meter-suboptimum-value,"
+	"meter.ok::-webkit-meter-even-less-good-value{background:var(--ok)}meter.ok::-moz-meter-bar{background:var(--ok)}"
+	"meter.warn::-webkit-meter-optimum-value,meter.warn::-webkit-meter-suboptimum-value,"
+	"meter.warn::-webkit-meter-even-less-good-value{background:var(--warn)}meter.warn::-moz-meter-bar{background:var(--warn)}"
+	"meter.bad::-webkit-meter-optimum-value,meter.bad::-webkit-meter-suboptimum-value,"
+	"meter.bad::-webkit-meter-even-less-good-value{background:var(--bad)}meter.bad::-moz-meter-bar{background:var(--bad)}"
+	/* A phone: the plots scale, cells wrap between words (never inside a
+	 * word or a number: a table wider than the screen scrolls in its
+	 * .wide box), and the list keeps device,
 	 * class, SMR, GC score, storm, stalls and write latency (columns[] in
 	 * daemon/views/pages.c: model, serial, pool, evidence, cache, read and
 	 * throughput go); 37-status-page measures it at 400 px. */
-	"@media (max-width:640px){body{margin:.5em}th,td{white-space:normal;padding:3px 4px}td{overflow-wrap:anywhere}"
+	"@media (max-width:640px){body{margin:.5em}th,td{white-space:normal;padding:3px 4px}td.n,th.n{white-space:nowrap}"
+	"td.why{min-width:10em}"
 	"#disks th:nth-child(2),#disks td:nth-child(2),#disks th:nth-child(3),#disks td:nth-child(3),#disks th:nth-child(4),#disks td:nth-child(4),#disks th:nth-child(7),#disks td:nth-child(7),#disks th:nth-child(10),#disks td:nth-child(10),#disks th:nth-child(12),#disks td:nth-child(12),#disks th:nth-child(14),#disks td:nth-child(14){display:none}}";
 
 static int hexval(char c)

@@ -44,29 +44,51 @@ shot() {
 	[ -s "$1" ] && say "  screenshot: $1"
 }
 
-# narrow NAME URL: the page as served, laid out 400 px wide (a phone) in
-# Chromium, from a copy with a script added (the page itself runs none).
-# Headless Chromium's window is 500 px at the least: the page's phone rules
-# (max-width 640 px) apply there, and the script narrows the document to
-# 400 px. Prints the width, the rightmost edge of any element (and which),
-# and the right edges of the first storm cell and heatmap (-1: none).
+# narrow NAME URL [WIDTH]: the page as served, laid out 400 px wide (a
+# phone; or WIDTH) in Chromium, from a copy with a script added (the page
+# itself runs none). Headless Chromium's window is 500 px at the least: the
+# page's phone rules (max-width 640 px) apply there, and the script narrows
+# the document to 400 px. Prints the width, the rightmost edge of any
+# element (and which; a table scrolling in its .wide box counts by the
+# box), the right edges of the first storm cell and heatmap (-1: none), of
+# the list's first write-latency and throughput cells, and how many words
+# are broken inside (a text node on two lines with no space there).
 narrow() {
+	local w=${3:-400}
 	curl -sf "$2" >"$T/$1.narrow.html" || return 1
 	cat >>"$T/$1.narrow.html" <<'JS'
 <script>
 addEventListener("load", () => {
   const de = document.documentElement, right = e => e ? Math.round(e.getBoundingClientRect().right) : -1;
-  de.style.width = "400px";
-  let widest = null, edge = 0;
+  const W = WIDTH;
+  de.style.width = W + "px";
+  let widest = null, edge = 0, broken = 0;
   for (const e of document.querySelectorAll("body *"))
-    if (right(e) > edge) { edge = right(e); widest = e; }
-  document.title = ["width", 400, "right", edge, "storm", right(document.querySelector("td.storm")),
-                    "heatmap", right(document.querySelector("svg.heatmap")), "widest", widest ? widest.tagName + (widest.id ? "#" + widest.id : "") : "-"].join(" ");
+    if (!e.closest(".wide > *") && right(e) > edge) { edge = right(e); widest = e; }
+  // a word or number split across lines: a text node's line boxes meeting
+  // where there is no space
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walk.nextNode());) {
+    const s = n.textContent, r = document.createRange();
+    let top = null;
+    for (let i = 0; i < s.length; i++) {
+      r.setStart(n, i); r.setEnd(n, i + 1);
+      const b = r.getClientRects()[0];
+      if (!b || b.width === 0) continue;
+      if (top !== null && b.top > top + 2 && i && /[\w.,%µ]/.test(s[i - 1]) && /[\w.,%µ]/.test(s[i])) broken++;
+      top = b.top;
+    }
+  }
+  const wcell = document.querySelector("#disks td.write"), tput = wcell ? wcell.parentElement.lastElementChild : null;
+  document.title = ["width", W, "right", edge, "storm", right(document.querySelector("td.storm")),
+                    "heatmap", right(document.querySelector("svg.heatmap")), "write", right(wcell), "tput", right(tput),
+                    "broken", broken, "widest", widest ? widest.tagName + (widest.id ? "#" + widest.id : "") : "-"].join(" ");
 });
 </script>
 JS
+	sed -i "s/WIDTH;/$w;/" "$T/$1.narrow.html"
 	timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chromium" \
-		--hide-scrollbars --window-size=400,900 --virtual-time-budget=2000 --dump-dom "file://$T/$1.narrow.html" \
+		--hide-scrollbars --window-size=$((w < 500 ? 500 : w)),900 --virtual-time-budget=2000 --dump-dom "file://$T/$1.narrow.html" \
 		2>>"$T/chromium.log" | python3 "$SRCDIR/tests/e2e/dom.py" title /dev/stdin
 }
 
@@ -106,6 +128,19 @@ curl -sf "$URL/api/v1/disks/sda" >"$T/api-sda.json"
 check "/api/v1 gives the model and serial back byte for byte" \
 	python3 -c "import json,sys; d = json.load(open('$T/api-sda.json')); sys.exit(d['model'] != sys.argv[1] or d['serial'] != sys.argv[2])" "$HOSTILE" "\"'><b>bold</b>"
 shot "$SHOTS/status-hostile.png" "$URL/"
+# a phone and a desktop: no word or number split mid-token, tables scroll
+# in their box, and at 1400 px the list's latency and throughput show
+# (within the table's box, not scrolled out of it)
+m=$(narrow disk400 "$URL/disk/sda" 400)
+say "  at 400 px, the disk page: $m"
+read -r _ w _ edge _ _ _ _ _ _ _ _ _ broken _ <<<"$m"
+check "at 400 px the disk page fits the screen and breaks no word or number" \
+	bash -c "[ -n '$w' ] && [ '$edge' -le '$w' ] && [ '$broken' = 0 ]"
+m=$(narrow list1400 "$URL/" 1400)
+say "  at 1400 px, the list: $m"
+read -r _ w _ edge _ _ _ _ _ write _ tput _ broken _ <<<"$m"
+check "at 1400 px the list's write latency and throughput are on screen, no word broken" \
+	bash -c "[ -n '$w' ] && [ '$write' -gt 0 ] && [ '$tput' -le '$edge' ] && [ '$edge' -le '$w' ] && [ '$broken' = 0 ]"
 
 step "the endpoint's conventions"
 curl -sf -D "$T/h-gz" -H 'Accept-Encoding: gzip' -o "$T/m.gz" "$URL/metrics"
@@ -190,7 +225,8 @@ while read -r alert url; do
 	fi
 done <"$T/runbooks"
 say "  $n runbook links, $bad broken"
-check "each of the alerts' runbook links opens its section (8 alerts)" bash -c "[ $n -eq 8 ] && [ $bad -eq 0 ]"
+alerts=$(grep -c '^ *- alert:' "$SRCDIR/contrib/prometheus/smrd-alerts.yml")
+check "each of the alerts' runbook links opens its section ($alerts alerts)" bash -c "[ $n -eq $alerts ] && [ $alerts -ge 9 ] && [ $bad -eq 0 ]"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/docs/nosuch")
 check "an unknown document: 404" [ "$code" = 404 ]
 stop_smrd
@@ -224,7 +260,8 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 		[ $page = list ] && u=$URL/ || u=$URL/disk/$S
 		m=$(narrow "$page" "$u")
 		say "  at 400 px, $page page: $m"
-		read -r _ w _ edge _ storm _ heat _ <<<"$m"
+		read -r _ w _ edge _ storm _ heat _ _ _ _ _ broken _ <<<"$m"
+		check "at 400 px the $page page splits no word or number" [ "$broken" = 0 ]
 		if [ $page = list ]; then
 			check "at 400 px nothing on the list is wider than the screen, and the storm column shows" \
 				bash -c "[ -n '$w' ] && [ '$edge' -le '$w' ] && [ '$storm' -gt 0 ] && [ '$storm' -le '$w' ]"
@@ -248,6 +285,12 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	# the storm cell: "storm", then the rate and latency of its slow seconds
 	check "the list shows $S storming, first" bash -c "[[ \"\$(echo '$row' | cut -f1-3)\" == '$S	1	storm'* ]]"
 	check "the summary counts it" grep -q '1 in a destage storm' "$T/storm-list.html"
+	# the cache meter, where the cache is known: red in the storm, on both pages
+	lm=$(grep -o '<meter [^>]*>' "$T/storm-list.html" | head -1)
+	dm=$(grep -o '<meter [^>]*>' "$T/storm-disk.html" | head -1)
+	say "  cache meter: list ${lm:-none}, disk page ${dm:-none}"
+	check "the cache meter is red in the storm, on the list as on the disk page" \
+		bash -c '[ -z "$1$2" ] || [[ "$1" == "<meter class=\"bad\""* && "$2" == "<meter class=\"bad\""* ]]' _ "$lm" "$dm"
 	list_why=$(dom why "$T/storm-list.html" | awk -F'\t' -v d="$S" '$1 == d { print $2 }')
 	page_why=$(dom why "$T/storm-disk.html" | awk -F'\t' '$1 == "page" { print $2 }')
 	say "  why, in the list: $list_why; on its page: $page_why"

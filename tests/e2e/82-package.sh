@@ -38,6 +38,13 @@ deb=$(ls "$T"/deb/smrd_*.deb 2>/dev/null | head -1)
 say "  dpkg-buildpackage exited $rc after $(( $(date +%s) - t0 )) s: ${deb:-no .deb}"
 [ "$rc" -eq 0 ] || tail -30 "$T/deb.log"
 check "the .deb builds" [ -n "$deb" ]
+# what the build leaves behind is ignored (debian/.gitignore, /obj-*/), as
+# git status shows it in a clone: nothing untracked after a build
+(cd "$SRCDIR" && git ls-files -co --exclude-standard) | sort >"$T/deb-before"
+(cd "$T/deb/smrd" && find . -type f | sed 's|^\./||') | sort | comm -13 "$T/deb-before" - |
+	(cd "$SRCDIR" && git check-ignore --no-index -n -v --stdin) | awk -F'\t' '$1 == "::" { print $2 }' >"$T/deb-left"
+sed 's/^/    left untracked: /' "$T/deb-left" | head -5
+check "the build leaves no file git would list as untracked" [ ! -s "$T/deb-left" ]
 if [ -n "$deb" ]; then
 	# as root lintian warns that it runs as root: that line is not about the package
 	lintian -I --pedantic "$deb" 2>&1 | grep -v 'running with root privileges' >"$T/lintian.txt"

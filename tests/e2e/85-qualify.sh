@@ -10,14 +10,21 @@
 #      writing nothing: partition table, backup GPT alone (ext4 inside),
 #      filesystem, mount, holder, a process writing to it, data where a new
 #      disk has none, a disk that cannot be probed, no or wrong confirmation
+#   4b. around a loop device (audit 4): a partition's whole disk mounted or
+#      written by another process, swap on a sibling loop switched on
+#      through a node outside /dev, a sparse file its file system cannot hold,
+#      loop devices set up over the target itself (mounted, or over a node
+#      since unlinked)
 #   5. what changes while the user reads the prompt (a filesystem written,
-#      another file attached to the node) is seen, and nothing is written
+#      another file attached to the node, the loop's offset) is seen, and
+#      nothing is written
 #   6. Ctrl-C 1 s into the writes: it stops, reports, and discards nothing;
 #      --discard after a whole run touches only the blocks it wrote
 . "$(dirname "$0")/lib.sh"
 use_emu
 need sfdisk
 need mkfs.ext4
+need mkswap
 
 Q=("$SMRCTL" qualify)
 wr() { awk -v d="$1" '$3 == d { print $8 }' /proc/diskstats; }	# writes completed
@@ -223,6 +230,10 @@ bash "$T/zero.sh"
 timeout -k 5 60 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --time-limit 2 --seq-seconds 0 --rest 0 --read-seconds 1 \
 	--no-report >"$T/zeroed.out" 2>&1
 check "  ... and after running its dd the disk is accepted (exit $?)" grep -q '^verdict' "$T/zeroed.out"
+check "  ... the refusal says an earlier qualify's own writes are the likely data" \
+	grep -q 'earlier smrctl qualify --destructive ran on this disk without --discard' "$T/refuse.out"
+check "  ... and the run says first how long it takes in all, every phase" \
+	grep -q '^the run, at most 3 s in all: random writes .* sequential writes, idle-recovery .* rest and 1 s of random reads' "$T/zeroed.out"
 python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_WRONLY); os.pwrite(fd, os.urandom(4096), 128 << 20); os.close(fd)' "$L"
 w0=$(wr "$N")
 timeout -k 5 60 "${Q[@]}" "$N" --destructive --yes-destroy "$N" --force-nonzero --time-limit 2 --seq-seconds 1 --rest 0 --read-seconds 1 \
@@ -245,6 +256,90 @@ check "an I/O error: exit 1, no verdict, the error in the report (exit $rc)" bas
 	python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"verdict\"] is None and
 	\"a write at offset\" in d[\"error\"] and \"Input/output error\" in d[\"error\"]))' '$T/ioerr.json'"
 emu_cleanup
+
+step "4b. what lies around a loop device: the partition's disk, swap, room (audit 4)"
+# A loop over partition 1 of a disk whose whole device holds a mounted
+# ext4 (an MBR written into its unused sector 0, added while mounted; 9-15
+# MiB, clear of the superblock copies): the partition alone is clean, its
+# disk is not.
+I=$T/whole.img
+truncate -s 32M "$I"
+A=$(attach_loop "$I")
+mkfs.ext4 -q -F -b 1024 "$A"
+mkdir -p "$T/wmnt" && mount "$A" "$T/wmnt" && at_exit 'umount "$T/wmnt" 2>/dev/null'
+python3 -c '
+import struct, sys
+with open(sys.argv[1], "r+b", buffering=0) as f:
+    f.seek(446); f.write(struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83, b"\0\0\0", 18432, 12288) + b"\0" * 48 + b"\x55\xaa")' "$A"
+partx -a "$A" 2>/dev/null
+wait_until 10 "partition ${A}p1 to appear" test -b "${A}p1"
+B=$(attach_loop "${A}p1")
+refused "a loop over a partition of a mounted disk" "beneath it, ${A#/dev/}p1 .*a partition of ${A#/dev/}\\): ${A#/dev/} is mounted at $T/wmnt" \
+	"$B" --yes-destroy "${B#/dev/}" --force-nonzero
+umount "$T/wmnt"
+# the same disk, not mounted, open for writing by another process (a VM's disk)
+python3 -c 'import sys, time; f = open(sys.argv[1], "r+b"); time.sleep(60)' "$A" &
+AW=$!
+at_exit 'kill "$AW" 2>/dev/null'
+wait_until 30 "the writer to open $A" bash -c "ls -l /proc/$AW/fd 2>/dev/null | grep -q ' -> $A\$'"
+refused "a loop over a partition of a disk a process writes" "a partition of ${A#/dev/}\\): process $AW \\(python3\\) has ${A#/dev/} open" \
+	"$B" --yes-destroy "${B#/dev/}" --force-nonzero
+stop_pid "$AW" 5 "the disk's writer to exit"
+detach_loop "$B"
+partx -d "$A" 2>/dev/null
+detach_loop "$A"
+# Swap on a second loop over the same file, switched on through a node
+# outside /dev whose name /proc/swaps escapes: matched by device number.
+truncate -s 16M "$T/swap.img"
+S=$(attach_loop "$T/swap.img")
+mkswap -q "$S" >/dev/null
+read -r smaj smin < <(stat -c '%t %T' "$S")
+mknod -m 0600 "$T/sw node" b $((0x$smaj)) $((0x$smin))
+swapon -p -100 "$T/sw node" && at_exit 'swapoff "$T/sw node" 2>/dev/null'
+S2=$(attach_loop "$T/swap.img" -o 1M)
+refused "a loop over a file that another loop swaps on (swapon through a node outside /dev)" \
+	"beneath it, ${S#/dev/} is another loop device over $T/swap.img: ${S#/dev/} is in use as swap \\($T/sw node\\)" \
+	"$S2" --yes-destroy "${S2#/dev/}" --force-nonzero
+swapoff "$T/sw node"
+detach_loop "$S2"
+detach_loop "$S"
+# A sparse file larger than the free space of the file system it is on.
+truncate -s 16M "$T/small.img"
+mkfs.ext4 -q -F "$T/small.img"
+M=$(attach_loop "$T/small.img")
+mkdir -p "$T/smnt" && mount "$M" "$T/smnt" &&
+	at_exit 'losetup -d "$NL" 2>/dev/null; umount "$T/smnt" 2>/dev/null || umount -l "$T/smnt"'
+truncate -s 256M "$T/smnt/disk.img"
+free0=$(df -k --output=avail "$T/smnt" | tail -1)
+NL=$(attach_loop "$T/smnt/disk.img")
+refused "a sparse file larger than its file system's free space" "beneath it, its backing file $T/smnt/disk.img: it is sparse" \
+	"$NL" --yes-destroy "${NL#/dev/}"
+check "  ... its file system's free space is as it was" [ "$(df -k --output=avail "$T/smnt" | tail -1)" = "$free0" ]
+detach_loop "$NL"
+umount "$T/smnt"
+detach_loop "$M"
+# A loop device set up over the target itself is a user, mounted or not:
+# the loop driver is neither a holder nor a process. Over it at 1 MiB (clear
+# of the probes at its start) with an ext4 mounted read-only, so that
+# nothing that ext4 writes is counted; then one set up through a node
+# outside /dev since unlinked, whose backing_file no longer resolves.
+truncate -s 8M "$T/under.img"
+U=$(attach_loop "$T/under.img")
+O=$(attach_loop "$U" -o 1M)
+mkfs.ext4 -q -F "$O"
+mkdir -p "$T/umnt" && mount -o ro "$O" "$T/umnt" && at_exit 'umount "$T/umnt" 2>/dev/null'
+refused "a loop device over it, mounted" "above it, ${O#/dev/}, in use: ${O#/dev/} is mounted at $T/umnt" \
+	"$U" --yes-destroy "${U#/dev/}" --force-nonzero
+umount "$T/umnt"
+detach_loop "$O"
+read -r umaj umin < <(stat -c '%t %T' "$U")
+mknod -m 0600 "$T/u node" b $((0x$umaj)) $((0x$umin))
+O=$(attach_loop "$T/u node" -o 1M)
+rm "$T/u node"
+refused "a loop device over it through a node since unlinked" "^  - ${O#/dev/} is set up over it " \
+	"$U" --yes-destroy "${U#/dev/}" --force-nonzero
+detach_loop "$O"
+detach_loop "$U"
 
 step "5. what changes while the prompt waits"
 # a wrong answer at the prompt is told about the prompt, not --yes-destroy
@@ -296,6 +391,33 @@ sed 's/^/    /' "$T/race2.out" | grep -E 'mischief|attached|refusing|not the dis
 losetup -d "$L" 2>/dev/null
 check "another file on the same loop node during the prompt: refused or never attached, and that file untouched (exit $rc)" \
 	bash -c "[ '$(sha256sum <"$I2")' = '$sum0' ] && { [ $rc -eq 1 ] || ! grep -q '^attached' '$T/race2.out'; }"
+
+# The loop's offset moved (LOOP_SET_STATUS64) while the prompt waits: the
+# confirmed range is part of what must not change. Data only at 18-19 MiB,
+# where the checks' samples at the new offset (16, 20, 23 MiB) do not look.
+I=$T/off.img
+truncate -s 32M "$I"
+python3 -c 'import os, sys; f = open(sys.argv[1], "r+b"); f.seek(18 << 20); f.write(os.urandom(1 << 20))' "$I"
+sum0=$(dd if="$I" bs=1M skip=18 count=1 status=none | sha256sum)
+cat >"$T/setoff.py" <<'PY'
+import fcntl, struct, sys
+buf = bytearray(232)	# struct loop_info64; lo_offset at 24
+with open(sys.argv[1], "rb") as f:
+    fcntl.ioctl(f, 0x4C05, buf)	# LOOP_GET_STATUS64
+    struct.pack_into("Q", buf, 24, int(sys.argv[2]))
+    fcntl.ioctl(f, 0x4C04, bytes(buf))	# LOOP_SET_STATUS64
+print("offset moved")
+PY
+L=$(attach_loop "$I" --sizelimit 8M)
+N=${L#/dev/}
+timeout -k 5 90 python3 "$SRCDIR/tests/e2e/pty-answer.py" "Type its" "python3 '$T/setoff.py' '$L' $((16 << 20))" "$N" -- \
+	"$SMRCTL" qualify "$N" --destructive --time-limit 2 --seq-seconds 0 --rest 0 --read-seconds 1 --no-report >"$T/off.out" 2>&1
+rc=$?
+sed 's/^/    /' "$T/off.out" | grep -E 'mischief|moved|refusing|verdict' | head -5
+check "the loop's offset moved during the prompt: refused (exit $rc), the data beyond the confirmed range untouched" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'loop offset or size limit changed' '$T/off.out' &&
+	[ \"\$(dd if='$I' bs=1M skip=18 count=1 status=none | sha256sum)\" = '$sum0' ]"
+detach_loop "$L"
 
 step "6. Ctrl-C, and --discard"
 pattern() { python3 -c 'import sys; open(sys.argv[1], "wb").write(bytes([0xab]) * (64 << 20))' "$1"; }

@@ -107,7 +107,9 @@ def main():
             if e[0] == "tr" and "data-device" in e[1]:
                 row = e[1]["data-device"]
             elif row and e[0] == "td" and "why" in e[1].get("class", "").split():
-                print(row, text(e), sep="\t")
+                # the list shortens it: the whole is the title of its span
+                whole = [x[1]["title"] for x in d.elems[d.elems.index(e) + 1:][:1] if "title" in x[1]]
+                print(row, whole[0] if whole else text(e), sep="\t")
                 row = None
             elif e[0] == "p" and e[1].get("id") == "class":
                 print("page", text(e).split(": ", 1)[-1], sep="\t")

@@ -30,6 +30,24 @@ for f in glob.glob(f"{src}/contrib/grafana/*.json"):
         exprs += [(f, t["expr"]) for t in p.get("targets", [])]
     exprs += [(f, a["expr"]) for a in d["annotations"]["list"] if "expr" in a]
 bad = 0
+# contrib/prometheus/README.md's table lists every alert the rules have
+alerts = re.findall(r"- alert: (\S+)", open(f"{src}/contrib/prometheus/smrd-alerts.yml").read())
+listed = re.findall(r"^\| `(\w+)` \|", open(f"{src}/contrib/prometheus/README.md").read(), re.M)
+for a in sorted(set(alerts) ^ set(listed)):
+    print(f"FAIL: alert {a} is {'not ' if a in alerts else 'listed but not '}in {'README.md' if a in alerts else 'the rules'}"); bad += 1
+# a state or a limit reads at a glance: state timelines map their states to
+# words and colours, a panel against io_timeout has thresholds
+for f in glob.glob(f"{src}/contrib/grafana/*.json"):
+    for p in json.load(open(f))["panels"]:
+        dflt = p.get("fieldConfig", {}).get("defaults", {})
+        where = f"{f.split('/')[-1]}: '{p.get('title')}'"
+        if p["type"] == "state-timeline" and not any(
+                all(o.get("text") and o.get("color") for o in m.get("options", {}).values()) and m.get("options")
+                for m in dflt.get("mappings", [])):
+            print(f"FAIL: {where}: a state timeline without value mappings and colours"); bad += 1
+        if any("io_timeout" in t["expr"] for t in p.get("targets", [])) and \
+                len(dflt.get("thresholds", {}).get("steps", [])) < 2:
+            print(f"FAIL: {where}: no thresholds"); bad += 1
 multi, one_disk = {}, {}  # dashboard -> its instance takes several; its device only one
 for f in glob.glob(f"{src}/contrib/grafana/*.json"):
     d = json.load(open(f))

@@ -368,6 +368,11 @@ int main(int argc, char **argv)
 	CHECK(draws > 0);
 	test_lookalikes();
 	test_json_builds_no_text();
+	/* the run says up front how long it takes in all: every phase and rest */
+	Opts o = {.destructive = true, .time_limit = 600, .seq_seconds = 10, .rest = 30, .read_seconds = 10, .n_sizes = 3};
+	CHECK_NEAR(qualify_run_seconds(&o), 650, 1e-9);
+	o.destructive = false;
+	CHECK_NEAR(qualify_run_seconds(&o), 30, 1e-9);
 	for (size_t i = 0; i < sizeof errors / sizeof *errors; i++)
 		printf("%s: %u draw(s), worst error %.1f%%\n", errors[i].name, errors[i].n, errors[i].worst * 100);
 	return test_done("qualify-virtual");

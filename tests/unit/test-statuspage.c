@@ -49,7 +49,10 @@ int main(void)
 	CHECK(strstr(g20, "data-lo=\"0.000681\" data-n=\"1000\"") != NULL);
 	CHECK(strstr(g10, "data-lo=\"1\" data-n=\"30\"") != NULL);
 	CHECK(strstr(g10, "fill-opacity=\"1\" data-lo=\"1\"") != NULL);	/* the busiest cell is solid */
-	CHECK(strstr(b.data, ">now</text>") != NULL && strstr(b.data, ">-30s</text>") != NULL);
+	CHECK(strstr(b.data, ">now</text>") != NULL && strstr(b.data, ">-30 s</text>") != NULL);
+	/* the latency axis in the one formatter's units, as the tables beside it */
+	CHECK(strstr(b.data, ">100 us</text>") && strstr(b.data, ">1 ms</text>") && strstr(b.data, ">10 s</text>"));
+	CHECK(!strstr(b.data, "µs"));
 	buf_free(&b);
 
 	/* the same columns as writes per second: 100/s, then 3.1/s, then none */

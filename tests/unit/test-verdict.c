@@ -156,6 +156,10 @@ static void test_verdicts(void)
 	qualify_verdict(&ro, &v);
 	CHECK(!v.smr_like);
 	CHECK(strstr(v.text, "read-only: reads look like a single") == v.text);
+	ro.reads = &reads;	/* reads of 300 us: a cache's or flash's, no seek and rotation */
+	qualify_verdict(&ro, &v);
+	CHECK(strstr(v.text, "read-only: random reads in ") == v.text && strstr(v.text, "from a cache or from flash"));
+	CHECK(!strstr(v.text, "seek-and-rotation"));
 }
 
 int main(void)
