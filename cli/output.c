@@ -52,7 +52,7 @@ const char *output_latency(json_object *v, char *buf, size_t n)
 {
 	/* diskstats counts milliseconds: an average of 0 means under 1 ms */
 	if (v && json_object_get_double(v) == 0) {
-		snprintf(buf, n, "<1ms");
+		snprintf(buf, n, "<1 ms");	/* format_duration's "1 ms" */
 		return buf;
 	}
 	return output_seconds(v ? json_object_get_double(v) : NAN, buf, n);
@@ -148,7 +148,11 @@ void output_status(FILE *f, json_object *r)
 	/* ":9863" and "0.0.0.0:9863" listen everywhere; a browser wants a host. */
 	const char *host = listen[0] == ':' ? "localhost" : strncmp(listen, "0.0.0.0:", 8) == 0 ? "localhost:" : "";
 	fprintf(f, "metrics:     http://%s%s/metrics\n", host, strncmp(listen, "0.0.0.0:", 8) == 0 ? listen + 8 : listen);
-	fprintf(f, "config:      %s\n", jstr(r, "config"));
+	json_object *exists;
+	if (json_object_object_get_ex(r, "config_exists", &exists) && !json_object_get_boolean(exists))
+		fprintf(f, "config:      none: built-in defaults (%s does not exist)\n", jstr(r, "config"));
+	else
+		fprintf(f, "config:      %s\n", jstr(r, "config"));
 	fprintf(f, "model list:  %s (%.0f entries)\n", jstr(r, "model_list"), jnum(r, "model_list_entries"));
 	fprintf(f, "latency:     %s\n", jstr(r, "latency_source"));
 	char every[FORMAT_MAX];
@@ -394,6 +398,41 @@ void output_events(FILE *f, json_object *r)
 		fprintf(f, "-- Some events are only in memory: the history database cannot be written (smrctl status) --\n");
 }
 
+static const char *dur_or_dash(double s, char *buf, size_t n)
+{
+	char t[FORMAT_MAX];
+	snprintf(buf, n, "%s", isfinite(s) ? format_duration(t, s) : "-");
+	return buf;
+}
+
+void output_rebuilds(FILE *f, json_object *r)
+{
+	json_object *a = jget(r, "rebuilds");
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	if (!n) {
+		fprintf(f, "-- No rebuild onto a watched disk seen since smrd started --\n");
+		return;
+	}
+	fprintf(f, "%-8s %-16s %-13s %-8s %-18s %-10s %-10s %s\n", "DEVICE", "POOL", "KIND", "STATE", "WRITTEN", "RATE",
+		"ETA", "EXPECTED");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		char done[48], b1[FORMAT_MAX], b2[FORMAT_MAX], rate[FORMAT_MAX], eta[FORMAT_MAX], exp[FORMAT_MAX];
+		double w = jnum(e, "written_bytes"), t = jnum(e, "to_write_bytes");
+		if (isfinite(w) && isfinite(t) && t > 0)
+			snprintf(done, sizeof done, "%.0f%% of %s", 100 * w / t, format_size(b1, t));
+		else
+			snprintf(done, sizeof done, "%s", isfinite(w) ? format_size(b2, w) : "-");
+		double rt = jnum(e, "rate_bps");
+		snprintf(rate, sizeof rate, "%s", isfinite(rt) ? format_rate(b1, rt) : "-");
+		bool running = streq(jstr(e, "state"), "running");
+		fprintf(f, "%-8s %-16s %-13s %-8s %-18s %-10s %-10s %s\n", jstr(e, "device"), jstr(e, "pool"), jstr(e, "kind"),
+			jstr(e, "state"), done, rate,
+			running ? dur_or_dash(jnum(e, "eta_seconds"), eta, sizeof eta) : dur_or_dash(jnum(e, "duration"), eta, sizeof eta),
+			dur_or_dash(jnum(e, "expected_seconds"), exp, sizeof exp));
+	}
+}
+
 static void output_detection(FILE *f, json_object *d)
 {
 	if (!d)
@@ -479,12 +518,6 @@ void output_forget(FILE *f, json_object *r)
 {
 	fprintf(f, "forgot %s: detector state reset, %.0f event(s) deleted\n", jstr(r, "device"),
 		jnum(r, "events_deleted"));
-}
-
-void output_ack(FILE *f, json_object *r)
-{
-	fprintf(f, "%s: no more notifications of %s while it stays %s\n", jstr(r, "device"), jstr(r, "kind"),
-		jstr(r, "class"));
 }
 
 void output_reread(FILE *f, json_object *r)

@@ -16,11 +16,12 @@ void output_show(FILE *f, json_object *r);
 /* One screen of smrctl top: a line per disk, like iostat. */
 void output_top(FILE *f, json_object *r);
 void output_events(FILE *f, json_object *r);
+/* smrctl rebuilds: a line per disk a rebuild was followed onto. */
+void output_rebuilds(FILE *f, json_object *r);
 void output_reload(FILE *f, json_object *r);
 /* A reload whose reply lists options only a restart applies. */
 bool output_reload_incomplete(json_object *r);
 void output_forget(FILE *f, json_object *r);
-void output_ack(FILE *f, json_object *r);
 void output_reread(FILE *f, json_object *r);
 /* A classification's evidence, * before the decisive ones. */
 void output_evidence(FILE *f, json_object *ev);

@@ -12,10 +12,12 @@
 
 #include "events.h"
 #include "output.h"
+#include "output-notify.h"
 #include "qualify.h"
 #include "since.h"
 #include "protocol.h"
 #include "util.h"
+#include "zevent-cmd.h"
 
 #define SMRCTL_TIMEOUT_MS 10000
 #define EXIT_REFUSED 1
@@ -30,6 +32,7 @@ enum {
 	OPT_SINCE = 1 << 2,
 	OPT_FOLLOW = 1 << 3,
 	OPT_LIMIT = 1 << 4,
+	OPT_FOR = 1 << 5,
 };
 
 typedef struct Options {
@@ -38,6 +41,7 @@ typedef struct Options {
 	long count;		/* top: screens to print; 0 = until interrupted */
 	const char *device, *since;
 	long limit;
+	const char *ack_for;	/* ack --for: a span, or "forever" */
 	unsigned given;		/* OPT_* seen on the command line */
 } Options;
 
@@ -59,6 +63,8 @@ struct Command {
 
 static int run_top(const Command *c, int argc, char **argv, const Options *o);
 static int run_qualify(const Command *c, int argc, char **argv, const Options *o);
+static int run_zevent(const Command *c, int argc, char **argv, const Options *o);
+static int run_notify_test(const Command *c, int argc, char **argv, const Options *o);
 
 static const Command commands[] = {
 	{"status", 0, "", 0, false, NULL, output_status, "daemon state, sampling, disks by class", 0, false},
@@ -75,10 +81,23 @@ static const Command commands[] = {
 	{"probe", 1, "DEVICE", 0, false, NULL, output_reread, "the old name of reread, kept for a release", 0, true},
 	{"forget", 1, "DEVICE", 0, false, NULL, output_forget,
 	 "reset a disk's detector state and delete its events, e.g. after replacing it (root)", 0, false},
-	{"ack", 1, "DEVICE [KIND]", 0, false, NULL, output_ack,
-	 "stop notifying of a disk's KIND (storm-start, stall, ...), or all, until it changes class (root)", 1, false},
+	{"ack", 1, "DEVICE [KIND]", OPT_FOR, false, NULL, output_ack,
+	 "stop notifying of a disk's KIND (storm-start, stall, ...), or all, for 24 h or --for, while its class "
+	 "stays (root)", 1, false},
+	{"unack", 1, "DEVICE [KIND]", 0, false, NULL, output_unack,
+	 "withdraw an ack: notify of the disk's KIND, or all, again (root)", 1, false},
+	{"acks", 0, "", 0, false, NULL, output_acks, "the acks in force: disk, kind, class, until when", 0, false},
+	{"notify-test", 0, "", 0, false, run_notify_test, NULL,
+	 "send one test notification through notify-command; show how the hook ended and what it printed (root)", 0,
+	 false},
 	{"qualify", 1, "DEVICE", 0, true, run_qualify, NULL,
 	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)", 0, false},
+	{"rebuild-check", 1, "DEVICE", 0, false, NULL, output_rebuild_check,
+	 "before zpool replace: would a rebuild onto this disk be slow (SMR, storms, untested), and how long", 0, false},
+	{"rebuilds", 0, "", 0, false, NULL, output_rebuilds,
+	 "rebuilds (ZFS resilvers, btrfs replaces) onto watched disks: progress, rate, ETA from the disk's model", 0, false},
+	{"zevent", 0, "", 0, false, run_zevent, NULL,
+	 "hand the ZFS event in zed's ZEVENT_* environment to smrd (what the zedlets run; root)", 0, true},
 };
 
 static const struct {
@@ -91,6 +110,7 @@ static const struct {
 					"               2026-11-30 07:15, @EPOCH; systemd.time(7))"},
 	{OPT_FOLLOW, "--follow", "keep printing new ones (JSON Lines with --json)"},
 	{OPT_LIMIT, "--limit N", "the newest N (default 1000)"},
+	{OPT_FOR, "--for SPAN", "how long: 30m, 8h, 7d (default 24h), or forever (until smrctl unack)"},
 };
 
 static void usage(FILE *f)
@@ -99,11 +119,16 @@ static void usage(FILE *f)
 	int width = 0;
 
 	/* The column fits the longest arguments, so adding a command never breaks the alignment. */
-	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+	int name_width = 8;
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
 		width = (int)strlen(commands[i].args_help) > width ? (int)strlen(commands[i].args_help) : width;
+		if (!commands[i].hidden && (int)strlen(commands[i].name) > name_width)
+			name_width = (int)strlen(commands[i].name);
+	}
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		if (!commands[i].hidden)
-			fprintf(f, "  %-8s %-*s %s\n", commands[i].name, width, commands[i].args_help, commands[i].help);
+			fprintf(f, "  %-*s %-*s %s\n", name_width, commands[i].name, width, commands[i].args_help,
+				commands[i].help);
 	fprintf(f, "\nOptions:\n  --socket PATH  smrd's control socket (default /run/smrd/smrd.sock)\n"
 		   "  --json         print the daemon's reply as JSON\n"
 		   "  --help         this text; after a command, that command's\n"
@@ -306,6 +331,43 @@ static int run_qualify(const Command *c, int argc, char **argv, const Options *o
 	return qualify_main(argc, argv, o->json);
 }
 
+/* zevent reads its event from the environment zed gave the zedlet. */
+static int run_zevent(const Command *c, int argc, char **argv, const Options *o)
+{
+	(void)c, (void)argc, (void)argv;
+	return zevent_main(o->socket_path, environ, o->json);
+}
+
+/* notify-test: started, then asked after until the hook ended (it may run
+ * notify-timeout, longer than one reply is waited for). Exits 0 when the
+ * hook exited 0, else EXIT_REFUSED. */
+static int run_notify_test(const Command *c, int argc, char **argv, const Options *o)
+{
+	(void)c, (void)argc, (void)argv;
+	json_object *res = NULL, *none = json_object_new_object();
+	int r = call(o->socket_path, "notify-test", none, &res);
+	json_object_put(none);
+	while (r == 0 && json_object_get_boolean(output_get(res, "running"))) {
+		json_object *args = json_object_new_object();
+		json_object_object_add(args, "id", json_object_new_int64((int64_t)output_num(res, "id")));
+		json_object_put(res);
+		res = NULL;
+		(void)poll(NULL, 0, 200);
+		r = call(o->socket_path, "notify-test", args, &res);
+		json_object_put(args);
+	}
+	if (r != 0)
+		return r;
+	json_object *st = output_get(res, "exit_status");
+	bool ok = st && json_object_get_int(st) == 0;
+	if (o->json)
+		output_json(stdout, res);
+	else
+		output_notify_test(stdout, res);	/* escapes what it prints */
+	json_object_put(res);
+	return ok ? 0 : EXIT_REFUSED;
+}
+
 static json_object *build_args(const Command *c, char **argv, const Options *o, double since)
 {
 	json_object *a = json_object_new_object();
@@ -390,6 +452,7 @@ static const struct option long_options[] = {
 	{"since", required_argument, NULL, 'S'},
 	{"follow", no_argument, NULL, 'f'},
 	{"limit", required_argument, NULL, 'l'},
+	{"for", required_argument, NULL, 'F'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{},
@@ -434,6 +497,7 @@ static int parse_options(int argc, char **argv, Options *o, char **pos, int max_
 		case 'f': o->follow = true; o->given |= OPT_FOLLOW; break;
 		case 'd': o->device = optarg; o->given |= OPT_DEVICE; break;
 		case 'S': o->since = optarg; o->given |= OPT_SINCE; break;
+		case 'F': o->ack_for = optarg; o->given |= OPT_FOR; break;
 		case 'c':
 			o->given |= OPT_COUNT;
 			if (parse_count(optarg, "--count", &o->count) < 0)
@@ -521,14 +585,20 @@ int main(int argc, char **argv)
 	if (check_options(cmd, &o) < 0)
 		return EXIT_USAGE;
 	/* a kind that does not exist is a usage error, told before asking */
-	if (streq(cmd->name, "ack") && npos > 2 && !streq(pos[2], "all") && detect_event_kind_from_string(pos[2]) < 0) {
-		fprintf(stderr, "smrctl: ack: '%s' is not an event kind: storm-start, storm-end, stall, timeout-risk, "
-			"bands, behaviour, stall-imminent or all\n", pos[2]);
+	if ((streq(cmd->name, "ack") || streq(cmd->name, "unack")) && npos > 2 && !streq(pos[2], "all") &&
+	    detect_event_kind_from_string(pos[2]) < 0) {
+		fprintf(stderr, "smrctl: %s: '%s' is not an event kind: storm-start, storm-end, stall, timeout-risk, "
+			"bands, behaviour, stall-imminent, rebuild-warning or all\n", cmd->name, pos[2]);
 		return EXIT_USAGE;
 	}
 	if (streq(cmd->name, "probe"))	/* on stderr: a script reading stdout is not broken by it */
 		fprintf(stderr, "smrctl: 'probe' is now 'reread'; the old name goes in the next release\n");
 	double since = 0;
+	double ack_for = -1;
+	if (o.ack_for && output_parse_for(o.ack_for, &ack_for) < 0) {
+		fprintf(stderr, "smrctl: --for '%s': use e.g. 30m, 8h, 7d (at most a year), or forever\n", o.ack_for);
+		return EXIT_USAGE;
+	}
 	if (o.since && parse_since(o.since, time(NULL), &since) < 0) {
 		fprintf(stderr, "smrctl: --since '%s': use e.g. 1h, 30m ago, today, 2026-11-30 07:15, 07:15 or @EPOCH\n",
 			o.since);
@@ -537,6 +607,8 @@ int main(int argc, char **argv)
 	if (cmd->run)
 		return cmd->run(cmd, npos, pos, &o);
 	json_object *args = build_args(cmd, pos + 1, &o, since), *result = NULL;
+	if (args && ack_for >= 0)
+		json_object_object_add(args, "for_seconds", json_number(ack_for, 0));
 	if (o.follow) {
 		r = follow(o.socket_path, args, o.json);
 		json_object_put(args);

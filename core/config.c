@@ -84,6 +84,16 @@ static const ConfigItem items[] = {
 	       "seconds a notify-command may run before it is killed"),
 	ITEM("notify-mailto", CONFIG_STRING, notify_mailto, "root", "SMRD_MAILTO for the shipped mail notifier"),
 	ITEM("notify-webhook-url", CONFIG_STRING, notify_webhook_url, "", "SMRD_WEBHOOK_URL for the shipped webhook notifier"),
+	ITEM("notify-url", CONFIG_STRING, notify_url, "",
+	     "this smrd's pages as admins reach them (http://nas.example:9184), for the links in notifications; "
+	     "empty: http://HOSTNAME:PORT of listen"),
+	NUMBER("notify-coalesce", notify_coalesce, "10", 0, 600, "seconds",
+	       "seconds a storm's first notification waits for its disk's verdict, to send both as one (0: at once)"),
+	ITEM("zpool-command", CONFIG_STRING, zpool_command, "zpool",
+	     "zpool, run for a resilver's progress while a watched disk is in a pool (a name looked up in PATH, or a path)"),
+	ITEM("btrfs-command", CONFIG_STRING, btrfs_command, "btrfs", "btrfs, run for a replace's progress"),
+	NUMBER("rebuild-interval", rebuild_interval, "10", 1, 3600, "seconds",
+	       "seconds between readings of a rebuild's progress (zpool status, btrfs replace status)"),
 };
 
 static bool is_number(const ConfigItem *it)
@@ -126,7 +136,7 @@ void config_print_help(FILE *f)
 			 streq(it->key, "listen") ? "ADDR:PORT" : streq(it->key, "socket-group") ? "GROUP" :
 			 it->type == CONFIG_PATH || it->type == CONFIG_COMMAND || streq(it->key, "web.config.file") ||
 			 streq(it->key, "model-list") || streq(it->key, "drivedb") ? "PATH" : streq(it->key, "notify-mailto") ? "ADDRESS" :
-			 streq(it->key, "notify-webhook-url") ? "URL" : it->type == CONFIG_REGEX ? "REGEX" : is_number(it) ?
+			 streq(it->key, "notify-webhook-url") || streq(it->key, "notify-url") ? "URL" : it->type == CONFIG_REGEX ? "REGEX" : is_number(it) ?
 			 (it->type == CONFIG_BOOL ? "yes|no" : !it->unit ? "N" : streq(it->unit, "days") ? "DAYS" :
 			  "SECONDS") : it->type == CONFIG_LOG_LEVEL || it->type == CONFIG_BACKEND ||
 			 it->type == CONFIG_SEVERITY ? "NAME" : "VALUE");

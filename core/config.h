@@ -36,6 +36,11 @@ typedef struct Config {
 	double notify_interval;	/* seconds between one disk's aggregated notifications */
 	double notify_timeout;	/* seconds a notify-command may run */
 	char *notify_mailto, *notify_webhook_url;	/* for the shipped notifiers */
+	char *notify_url;	/* the pages' base URL for notifications' links; "" from listen */
+	double notify_coalesce;	/* seconds a storm's first notification waits to fold in its verdict */
+	char *zpool_command;	/* zpool, for a scan's progress: a name looked up in PATH, or a path */
+	char *btrfs_command;	/* btrfs, for a replace's progress */
+	double rebuild_interval;	/* seconds between readings while a rebuild may run */
 	DetectParams detect;	/* detect.* keys */
 	DiskRules disks;	/* disk.<ID>.* keys */
 	char *warnings;		/* lines for the log: settings accepted but ignored; NULL none */

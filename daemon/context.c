@@ -26,15 +26,23 @@
 #include "notifier.h"
 #include "sampler.h"
 #include "service.h"
+#include "statedir.h"
 #include "tracer.h"
+#include "zfsevents.h"
+#include "rebuilds.h"
+#include "scanwatch.h"
 
 extern const char smrd_builtin_models[];
 
 #define RESCAN_INTERVAL_USEC (60 * UINT64_C(1000000))
-/* A captured tree tells nobody of a change: its disks are re-read in turn,
- * all of them once per RESCAN_INTERVAL as a live host's rescan does, and at
- * least this many per sample (all of a fixture tree's, every sample). */
+/* A captured tree tells nobody of a change. Its block/ is listed again
+ * whenever it changes (a disk added or removed), and its disks' files are
+ * re-read in turn: a small tree's every sample (a fixture that a test
+ * edits), a large one's each within CAPTURED_ROUND_USEC, when a full scan
+ * also finds what no turn covers (a device that was not a disk at the last
+ * listing and is now); a sample's cost stays small however many disks. */
 #define CAPTURED_RESCAN_DISKS 16
+#define CAPTURED_ROUND_USEC (600 * UINT64_C(1000000))
 
 int context_load_config(Context *ctx, Config *ret, char **ret_error)
 {
@@ -109,7 +117,8 @@ static int load_models(const Config *c, Models *ret, char **ret_error)
 			  m.drivedb_entries, m.drivedb_skipped);
 	if (m.builtin_instead)
 		log_notice("%s is not installed, using the built-in model list", c->model_list);
-	log_debug("model list %s: %u entries", m.list_origin, m.list_entries);
+	log_debug("model list %s: %u entries; %s: %u match steps a pattern", m.list_origin, m.list_entries, m.origin,
+		  modellist_match_limit(m.list));
 	*ret = (Models){.list = TAKE_PTR(m.list), .origin = TAKE_PTR(m.origin)};
 	modellists_done(&m);
 	return 0;
@@ -161,37 +170,6 @@ static void close_roots(DiskSources *src)
 			close(*fds[i]);
 			*fds[i] = -1;
 		}
-}
-
-static int make_state_dir(const char *path)
-{
-	_cleanup_free_ char *p = strdup(path);
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = 0;
-			if (mkdir(p, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*s = '/';
-		}
-	if (mkdir(p, 0750) < 0 && errno != EEXIST)
-		return -errno;
-	/* Never a link to elsewhere, never a directory others may write or that
-	 * is not ours: smrd would store (and, for a corrupt file, move aside)
-	 * whatever it found there. */
-	struct stat st;
-	if (lstat(p, &st) < 0)
-		return -errno;
-	if (S_ISLNK(st.st_mode))
-		return -ELOOP;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	/* writable by others, it must at least be sticky: they cannot then
-	 * replace what is ours (and what they plant there we leave alone) */
-	if ((st.st_uid != geteuid() && st.st_uid != 0) || ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)))
-		return -EPERM;
-	return 0;
 }
 
 double context_slow_threshold(const Context *ctx)
@@ -266,8 +244,10 @@ static void step_done(Context *ctx, TickStep step, double *mark)
 
 static unsigned captured_rescan_budget(const Context *ctx)
 {
-	double per_sample = ceil((double)registry_size(ctx->disks) * ctx->config.interval * 1e6 / RESCAN_INTERVAL_USEC);
-	return (unsigned)fmax(per_sample, CAPTURED_RESCAN_DISKS);
+	size_t n = registry_size(ctx->disks);
+	if (n <= CAPTURED_RESCAN_DISKS)
+		return CAPTURED_RESCAN_DISKS;
+	return (unsigned)fmax(ceil((double)n * ctx->config.interval * 1e6 / CAPTURED_ROUND_USEC), 1);
 }
 
 void context_tick(Context *ctx, const TickTime *tick)
@@ -277,7 +257,7 @@ void context_tick(Context *ctx, const TickTime *tick)
 	ctx->now = *tick;
 	/* The live /sys tells us of changes (uevents): scan it rarely, as a
 	 * safety net; a captured tree tells nobody: read its disks in turn. */
-	if (now - ctx->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
+	if (now - ctx->last_rescan_usec >= (ctx->src.live ? RESCAN_INTERVAL_USEC : CAPTURED_ROUND_USEC)) {
 		discovery_scan(ctx->discovery);
 		ctx->last_rescan_usec = now;
 	} else if (!ctx->src.live)
@@ -437,15 +417,89 @@ static void on_detector_event(Disk *d, DetectEventKind kind, const HistoryEvent 
 	notifier_event(ctx->notifier, d, kind, h);
 }
 
+/* The rebuild watcher's readings, to each disk's rebuild state. */
+static bool rebuild_wanted(void *userdata)
+{
+	Context *ctx = userdata;
+	return rebuilds_zfs_wanted(ctx->rebuilds);
+}
+
+static void rebuild_status(const ZpoolStatus *s, void *userdata)
+{
+	Context *ctx = userdata;
+	time_t now = time(NULL);
+	struct tm tm;
+	double offset = localtime_r(&now, &tm) ? (double)tm.tm_gmtoff : 0;
+	rebuilds_zpool(ctx->rebuilds, s, (double)now_usec(CLOCK_REALTIME) / 1e6, offset);
+}
+
+static unsigned rebuild_btrfs_mounts(char (*ret)[SCANWATCH_MOUNT_LEN], unsigned max, void *userdata)
+{
+	Context *ctx = userdata;
+	return rebuilds_btrfs_mounts(ctx->rebuilds, ret[0], SCANWATCH_MOUNT_LEN, max,
+				     (double)now_usec(CLOCK_REALTIME) / 1e6);
+}
+
+static void rebuild_btrfs_status(const char *mount, const BtrfsReplaceStatus *b, void *userdata)
+{
+	Context *ctx = userdata;
+	time_t now = time(NULL);
+	struct tm tm;
+	double offset = localtime_r(&now, &tm) ? (double)tm.tm_gmtoff : 0;
+	rebuilds_btrfs(ctx->rebuilds, mount, b, (double)now_usec(CLOCK_REALTIME) / 1e6, offset);
+}
+
+static int rebuild_map(const char *path, Disk **ret, void *userdata)
+{
+	Context *ctx = userdata;
+	return zfsevents_map(ctx->zfs, path, ret);
+}
+
+/* a rebuild seen with no warning check yet (a btrfs replace, a resilver
+ * whose attach came before smrd ran): the same guard as zed's attach */
+static void rebuild_unwarned(Disk *d, const char *source, const char *path, void *userdata)
+{
+	Context *ctx = userdata;
+	RebuildCheck check;
+	char warning[REBUILD_TEXT_MAX];
+	uint64_t now = now_usec(CLOCK_REALTIME);
+	zfsevents_warn(ctx->zfs, d, source, path, now, now, &check, warning);
+}
+
+static int start_rebuild_watch(Context *ctx)
+{
+	RebuildsCallbacks rcb = {.map = rebuild_map, .unwarned = rebuild_unwarned, .userdata = ctx};
+	int r = rebuilds_new(ctx->disks, monitor_history(ctx->monitor), &rcb, &ctx->rebuilds);
+	if (r < 0)
+		return r;
+	ScanWatchCallbacks wcb = {.wanted = rebuild_wanted, .status = rebuild_status, .btrfs_mounts = rebuild_btrfs_mounts,
+				  .btrfs_status = rebuild_btrfs_status, .userdata = ctx};
+	r = scanwatch_new(ctx->event, ctx->config.zpool_command, ctx->config.rebuild_interval, &wcb, &ctx->scanwatch);
+	return r < 0 ? r : scanwatch_set_btrfs(ctx->scanwatch, ctx->config.btrfs_command);
+}
+
+/* zed says a resilver or scrub began: its progress is read now, not at the
+ * next interval (the watcher is made after zfsevents: none yet is none to
+ * kick) */
+static void on_scan_started(const char *pool, void *userdata)
+{
+	Context *ctx = userdata;
+	(void)pool;
+	if (ctx->scanwatch)
+		scanwatch_kick(ctx->scanwatch);
+}
+
 static int start_services(Context *ctx)
 {
-	int r = make_state_dir(ctx->config.state_dir);
-	if (r == -ELOOP || r == -ENOTDIR || r == -EPERM)
-		return log_error_errno(r, "State directory %s is %s: not using it", ctx->config.state_dir,
-				       r == -ELOOP ? "a symbolic link" : r == -ENOTDIR ? "not a directory"
-				       : "writable by others or not owned by smrd's user or root");
+	/* One smrd per state directory, reached through nothing another user could change. */
+	_cleanup_free_ char *why = NULL;
+	int r = statedir_open(ctx->config.state_dir, &ctx->state, NULL, &why);
+	if (r == -EBUSY)
+		return log_error_errno(r, "State directory %s: not using it; each smrd needs a state directory of its own",
+				       why ? why : ctx->config.state_dir);
 	if (r < 0)
-		return log_error_errno(r, "Failed to create state directory %s: %m", ctx->config.state_dir);
+		return log_error_errno(r, "State directory %s: %s: not using it", ctx->config.state_dir,
+				       why ? why : strerror(-r));
 	MonitorCallbacks mcb = {.event = on_detector_event, .userdata = ctx};
 	r = monitor_new(ctx->event, &ctx->config, ctx->disks, ctx->src.live, &mcb, &ctx->monitor);
 	if (r < 0)
@@ -453,6 +507,14 @@ static int start_services(Context *ctx)
 	r = notifier_new(ctx->event, &ctx->config, monitor_history(ctx->monitor), ctx->disks, &ctx->notifier);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up notifications: %m");
+	/* zed's events: its warnings reach the notifier as the detector's do */
+	ZfsEventsCallbacks zcb = {.event = on_detector_event, .scan_started = on_scan_started, .userdata = ctx};
+	r = zfsevents_new(ctx->disks, monitor_history(ctx->monitor), "/dev", "/sys", &zcb, &ctx->zfs);
+	if (r < 0)
+		return log_error_errno(r, "Out of memory");
+	r = start_rebuild_watch(ctx);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up the rebuild watcher: %m");
 	r = start_tick(ctx);
 	if (r < 0)
 		return log_error_errno(r, "Failed to start the sampling timer: %m");
@@ -509,8 +571,12 @@ void context_done(Context *ctx)
 	ctx->web = web_free(ctx->web);
 	ctx->tracer = tracer_free(ctx->tracer);
 	ctx->tick = sd_event_source_disable_unref(ctx->tick);
+	ctx->scanwatch = scanwatch_free(ctx->scanwatch);
+	ctx->rebuilds = rebuilds_free(ctx->rebuilds);
+	ctx->zfs = zfsevents_free(ctx->zfs);
 	ctx->notifier = notifier_free(ctx->notifier);
 	ctx->monitor = monitor_free(ctx->monitor);
+	ctx->state = statedir_free(ctx->state);	/* the history is closed: the next smrd may have it */
 	ctx->sampler = sampler_free(ctx->sampler);
 	ctx->discovery = discovery_free(ctx->discovery);
 	ctx->disks = registry_free(ctx->disks);
@@ -599,6 +665,9 @@ static int reload_config(Context *ctx, char **ret_error)
 	ctx->models = models;
 	apply_log_level(ctx->config.log_level);
 	notifier_configure(ctx->notifier);
+	if (ctx->scanwatch && (scanwatch_configure(ctx->scanwatch, ctx->config.zpool_command, ctx->config.rebuild_interval) < 0 ||
+			       scanwatch_set_btrfs(ctx->scanwatch, ctx->config.btrfs_command) < 0))
+		log_warning("rebuild watch: out of memory: keeping zpool-command and btrfs-command as they were");
 	tracer_set_slow(ctx->tracer, fmin(context_slow_threshold(ctx), ctx->config.detect.collapse_stall),
 			context_slow_threshold(ctx));
 	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);

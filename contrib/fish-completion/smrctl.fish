@@ -5,7 +5,7 @@ function __smrctl_devices
     smrctl --json disks 2>/dev/null | string match -r -g '"device": *"([^"]*)"'
 end
 
-set -l commands status disks show top events reload reread forget ack qualify
+set -l commands status disks show top events reload reread forget ack unack acks notify-test qualify rebuild-check rebuilds
 complete -c smrctl -f
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l socket -r -F -d 'smrd control socket'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l json -d 'print the reply as JSON'
@@ -20,11 +20,17 @@ complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a events -d '
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read smrd.conf (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a reread -d 're-read a disk and classify it again (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a forget -d "reset a disk's detector state (root)"
-complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a ack -d "stop notifying of a disk's events until it changes (root)"
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a ack -d "stop notifying of a disk's events for a while (root)"
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a unack -d 'withdraw an ack (root)'
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a acks -d 'the acks in force and when they expire'
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a notify-test -d 'send one test notification (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a qualify -d 'test a disk for hidden SMR'
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a rebuild-check -d 'would a rebuild onto a disk be slow'
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a rebuilds -d 'rebuilds onto watched disks and their ETA'
 
-complete -c smrctl -n "__fish_seen_subcommand_from show reread probe forget ack" -a '(__smrctl_devices)'
-complete -c smrctl -n "__fish_seen_subcommand_from ack" -a 'storm-start storm-end stall timeout-risk bands behaviour stall-imminent all'
+complete -c smrctl -n "__fish_seen_subcommand_from show reread probe forget ack unack rebuild-check" -a '(__smrctl_devices)'
+complete -c smrctl -n "__fish_seen_subcommand_from ack" -l for -x -a '1h 8h 24h 7d forever' -d 'how long (default 24h)'
+complete -c smrctl -n "__fish_seen_subcommand_from ack unack" -a 'storm-start storm-end stall timeout-risk bands behaviour stall-imminent rebuild-warning all'
 complete -c smrctl -n "__fish_seen_subcommand_from top" -l count -x -d 'print N screens, then exit'
 complete -c smrctl -n "__fish_seen_subcommand_from events" -l device -x -a '(__smrctl_devices)' -d "only this disk's"
 complete -c smrctl -n "__fish_seen_subcommand_from events" -l since -x -a 'now today yesterday -1h -30m "2 hours ago"' -d 'as journalctl takes it'

@@ -36,6 +36,22 @@ void disk_release(Disk *d)
 	free(d->members);
 	d->members = NULL;
 	d->n_members = 0;
+	diskview_pool(d);
+	free(d->rebuild);
+	d->rebuild = NULL;
+}
+
+const RebuildState *disk_rebuild(const Disk *d)
+{
+	static const RebuildState none;	/* a disk's record starts zeroed: the same as none seen */
+	return d->rebuild ? d->rebuild : &none;
+}
+
+RebuildState *disk_rebuild_mut(Disk *d)
+{
+	if (!d->rebuild)
+		d->rebuild = calloc(1, sizeof *d->rebuild);
+	return d->rebuild;
 }
 
 int disk_set_members(Disk *d, const Memberships *ms)
@@ -51,6 +67,7 @@ int disk_set_members(Disk *d, const Memberships *ms)
 	free(d->members);
 	d->members = m;
 	d->n_members = ms->n;
+	diskview_pool(d);
 	return 0;
 }
 
@@ -111,9 +128,9 @@ static void detector_evidence(const Disk *d, Evidence *e, bool decisive, const c
 	snprintf(e->implies, sizeof e->implies, "%s", implies);
 }
 
-void disk_verdict(const Disk *d, const ModelList *models, Verdict *ret)
+void disk_verdict(const Disk *d, Verdict *ret)
 {
-	classify_disk(&d->sys.facts, models, ret);
+	classify_verdict(&d->sys.facts, &d->model, ret);
 	if (!apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis)) {
 		/* a declared or stacked disk keeps its class; what it did is still evidence to read */
 		if (d->view.storms_known && !static_smr(d) && ret->n_evidence < VERDICT_MAX_EVIDENCE)

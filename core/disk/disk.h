@@ -14,6 +14,7 @@
 #include "latency.h"
 #include "membership.h"
 #include "modellist.h"
+#include "rebuildstate.h"
 #include "sysdisk.h"
 
 /* What smrd.conf says of one disk (disk.<ID>.*): NaN where it says nothing. */
@@ -29,6 +30,8 @@ typedef struct Disk {
 	unsigned n_members;
 	DiskTuning tuning;	/* smrd.conf's disk.<ID>.* settings */
 	VerdictSummary verdict;	/* the full one: monitor_verdict() */
+	ModelMatch model;	/* the model list's answer: classify_match() when found, when a re-read changes
+				 * its model strings, and on reload; never for a view */
 	DiskstatAccum ds;
 	double interval;	/* seconds covered by ds.delta */
 	uint64_t added_usec;	/* CLOCK_REALTIME */
@@ -37,6 +40,9 @@ typedef struct Disk {
 	DiskDetect det;		/* the detector's state: only the monitor reads it */
 	bool det_ready;		/* det initialised and restored from the history */
 	DiskView view;		/* what the views show: diskview_update() */
+	/* a rebuild onto it followed from zpool/btrfs status (daemon/rebuild/rebuilds.c);
+	 * NULL until one is seen, as for most disks: read it through disk_rebuild() */
+	RebuildState *rebuild;
 	struct MonitorDisk *mon;	/* the monitor's own (probe, log limits); it frees it */
 } Disk;
 
@@ -51,6 +57,10 @@ double disk_stall_threshold(const Disk *d, const DetectParams *p);
 /* Who the disk is across renames (sdb today, sdc after a reboot): its WWN,
  * else its serial, else "". */
 const char *disk_identity(const Disk *d);
+/* The disk's rebuild state: none (zeroed) when no rebuild was ever seen. */
+const RebuildState *disk_rebuild(const Disk *d);
+/* The same, to change: made on first use; NULL when out of memory. */
+RebuildState *disk_rebuild_mut(Disk *d);
 
 /* ------------------------------------------------------------ the views */
 
@@ -72,4 +82,6 @@ DiskClass disk_class(const Disk *d);
 double disk_smr_confidence(const Disk *d);
 /* The verdict as shown: the static one plus behaviour; with the evidence. */
 void disk_summary(const Disk *d, VerdictSummary *ret);
-void disk_verdict(const Disk *d, const ModelList *models, Verdict *ret);
+/* From what the disk keeps (its facts and model): it matches nothing, so
+ * a view costs the same whatever the model list holds. */
+void disk_verdict(const Disk *d, Verdict *ret);

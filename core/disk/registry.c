@@ -71,6 +71,15 @@ Disk *registry_get(const DiskRegistry *r, const char *name)
 	return found ? r->disks[i] : NULL;
 }
 
+bool registry_identity_shared(const DiskRegistry *r, const Disk *d)
+{
+	const char *id = disk_identity(d);
+	for (size_t i = 0; id[0] && i < r->n; i++)
+		if (r->disks[i] != d && !streq(r->disks[i]->name, d->name) && streq(disk_identity(r->disks[i]), id))
+			return true;
+	return false;
+}
+
 int registry_add(DiskRegistry *r, const Disk *d, Disk **ret)
 {
 	bool found;
@@ -92,8 +101,10 @@ int registry_add(DiskRegistry *r, const Disk *d, Disk **ret)
 		return -ENOMEM;
 	*copy = *d;
 	/* nothing shown before the monitor's first sample: not a zero forecast */
-	if (!copy->view.sample)
+	if (!copy->view.sample) {
 		diskview_init(&copy->view);
+		diskview_pool(copy);
+	}
 	memmove(r->disks + i + 1, r->disks + i, (r->n - i) * sizeof *r->disks);
 	r->disks[i] = copy;
 	r->n++;

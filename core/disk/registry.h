@@ -28,6 +28,9 @@ int32_t registry_index(const DiskRegistry *r, const Disk *d);
 int registry_add(DiskRegistry *r, const Disk *d, Disk **ret);
 /* Removes and frees; returns whether it was there. */
 bool registry_remove(DiskRegistry *r, const char *name);
+/* Whether another disk in r presents d's identity (disk_identity): USB-SATA
+ * bridges often give every disk one serial, so it does not tell them apart. */
+bool registry_identity_shared(const DiskRegistry *r, const Disk *d);
 
 /* SMR suspects and storms under way, as of the last sample (the views' suspect and storm). */
 void registry_count(const DiskRegistry *r, unsigned *ret_suspects, unsigned *ret_storms);

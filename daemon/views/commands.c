@@ -5,6 +5,9 @@
  * reread and forget, which need root).
  */
 #include "commands.h"
+#include "commands-notify.h"
+#include "commands-rebuild.h"
+#include "rebuild-views.h"
 
 #include <math.h>
 #include <time.h>
@@ -57,6 +60,8 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object_object_add(o, "interval_seconds", jdouble(ctx->config.interval));
 	json_object_object_add(o, "listen", json_object_new_string(bound_listen(ctx, buf, sizeof buf)));
 	json_object_object_add(o, "config", json_object_new_string(ctx->config_path));
+	/* the default path may not exist (smrd then runs on its defaults): say so */
+	json_object_object_add(o, "config_exists", json_object_new_boolean(access(ctx->config_path, F_OK) == 0));
 	json_object_object_add(o, "model_list", json_object_new_string(ctx->models.origin ? ctx->models.origin : ""));
 	json_object_object_add(o, "model_list_entries", json_object_new_int((int)modellist_size(ctx->models.list)));
 	json_object_object_add(o, "latency_source", json_object_new_string(
@@ -130,7 +135,7 @@ static json_object *summary_json(Disk *d)
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
 	json_object_object_add(o, "members", members_json(d));
-	json_object_object_add(o, "pool", json_object_new_string(v->pool));
+	json_object_object_add(o, "pool", json_object_new_string(diskview_pool_str(v)));
 	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(s.class)));
 	json_object_object_add(o, "confidence", jdouble(s.confidence));
 	json_object_object_add(o, "smr_confidence", jdouble(s.smr_confidence));
@@ -481,38 +486,6 @@ static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoE
 	return 0;
 }
 
-/* Silences a disk's notifications of a kind (or all) while its class holds. */
-static int cmd_ack(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
-{
-	Disk *d = arg_disk(ctx, args, "ack", err, msg);
-	if (!d)
-		return -EINVAL;
-	json_object *k;
-	int kind = -1;
-	if (json_object_object_get_ex(args, "kind", &k) && k) {
-		const char *name = json_object_is_type(k, json_type_string) ? json_object_get_string(k) : "";
-		kind = streq(name, "all") ? -1 : detect_event_kind_from_string(name);
-		if (kind < 0 && !streq(name, "all")) {
-			_cleanup_free_ char *safe = str_sanitize(name);
-			*err = PROTO_ERR_BAD_ARGUMENT;
-			set_errorf(msg, 0, "'%.40s' is not an event kind: storm-start, storm-end, stall, timeout-risk, "
-				   "bands, behaviour, stall-imminent or all", safe ? safe : "?");
-			return -EINVAL;
-		}
-	}
-	int r = notifier_ack(ctx->notifier, d, kind);
-	if (r < 0) {
-		*err = PROTO_ERR_INTERNAL;
-		set_errorf(msg, 0, "could not acknowledge: %s", strerror(-r));
-		return r;
-	}
-	*ret = json_object_new_object();
-	json_object_object_add(*ret, "device", json_object_new_string(d->name));
-	json_object_object_add(*ret, "kind", json_object_new_string(kind < 0 ? "all" : detect_event_kind_to_string(kind)));
-	json_object_object_add(*ret, "class", json_object_new_string(disk_class_to_string(disk_class(d))));
-	return 0;
-}
-
 static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	Disk *d = arg_disk(ctx, args, "show", err, msg);
@@ -524,7 +497,7 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 		json_object_put(o);
 		return -ENOMEM;
 	}
-	disk_verdict(d, ctx->models.list, v);
+	disk_verdict(d, v);	/* what discovery kept: a page classifies nothing */
 	const DiskFacts *f = &d->sys.facts;
 	json_object_object_add(o, "major", json_object_new_int((int)d->sys.major));
 	json_object_object_add(o, "minor", json_object_new_int((int)d->sys.minor));
@@ -562,7 +535,13 @@ static const struct {
 	 * kept for a release so that scripts keep working (docs/protocol.md) */
 	{"probe", cmd_reread, true},
 	{"forget", cmd_forget, true},
-	{"ack", cmd_ack, true},
+	{"ack", commands_ack, true},
+	{"unack", commands_unack, true},
+	{"acks", commands_acks, false},
+	{"notify-test", commands_notify_test, true},
+	{"zevent", commands_zevent, true},
+	{"rebuild-check", commands_rebuild_check, false},
+	{"rebuilds", commands_rebuilds, false},
 };
 
 int commands_dispatch(void *userdata, const char *command, json_object *args, const struct ucred *peer,

@@ -19,7 +19,9 @@
 #include "sampler.h"
 #include "monitor.h"
 #include "notifier.h"
+#include "rebuild-views.h"
 #include "tracer.h"
+#include "zfsevents.h"
 
 
 typedef struct StatMetric {
@@ -205,6 +207,20 @@ static void detection_samples(const DiskFamilies *fam, const Disk *d, MetricLabe
 	metric_add_labels(fam->threshold, NULL, dev, v->stall_threshold);
 }
 
+static void on_zfs_count(const char *device, const char *zfs_class, uint64_t n, void *userdata)
+{
+	const char *l[] = {"device", device, "class", zfs_class, NULL};
+	metric_add(userdata, NULL, l, (double)n);
+}
+
+/* ZFS events from zed (smrctl zevent), by disk ("" for a pool's own) and class. */
+static void add_zfs_events(MetricSet *set, Context *ctx)
+{
+	MetricFamily *f = metricset_family(set, "smrd_zfs_events_total", METRIC_COUNTER,
+		"ZFS events zed handed smrd since it started (docs/zfs.md), by disk (\"\" for a pool's own) and class.");
+	zfsevents_counts(ctx->zfs, on_zfs_count, f);
+}
+
 /* Events and the history database: the host's, not a disk's. */
 static void add_events(MetricSet *set, Context *ctx)
 {
@@ -221,7 +237,8 @@ static void add_events(MetricSet *set, Context *ctx)
 		   NULL, NULL, history_persistent(h));
 	MetricFamily *hs = metricset_family(set, "smrd_history_state", METRIC_GAUGE,
 		"The history database's state, 1 for the current one: ok, pending (events wait in memory to be "
-		"written), read-only (stored events readable, new ones in memory), memory-only.");
+		"written), read-only (stored events readable, new ones in memory), memory-only, recovered (as ok, but "
+		"rebuilt at start from a damaged file: what stood on its bad pages is lost).");
 	for (int s = 0; s < _HISTORY_STATE_MAX; s++) {
 		const char *l[] = {"state", history_state_to_string(s), NULL};
 		metric_add(hs, NULL, l, history_state(h) == (HistoryState)s);
@@ -429,6 +446,8 @@ int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 	if (!ctx->oneshot) {
 		detection_families(set, ctx, &fam);
 		add_events(set, ctx);
+		add_zfs_events(set, ctx);
+		rebuild_metrics(set, ctx->disks);
 		cache_families(set, &fam);
 		metric_add(metric_family_decimals(metricset_family(set, "smrd_stall_forecast_warn_seconds", METRIC_GAUGE,
 					    "The forecast-warn setting: a stall forecast this near is a stall-imminent warning "

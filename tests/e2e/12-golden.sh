@@ -66,6 +66,11 @@ golden events-sdb events --device sdb --limit 2
 golden top top --count 1
 golden show-missing show sdz
 golden events-missing events --device sdz
+# the rebuild guard: sdb is CMR by its model but dm-smr by its storms; sda is not SMR
+golden rebuild-check-sdb rebuild-check sdb
+golden rebuild-check-sda rebuild-check sda
+# no zpool, no btrfs replace here: none followed (the list's own form)
+golden rebuilds rebuilds
 
 step "usage"
 GOLDEN_KINDS=txt golden help --help

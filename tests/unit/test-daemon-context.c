@@ -89,7 +89,9 @@ static void test_reload_every_key(Context *ctx, const char *conf, const char *di
 		{"drivedb", "none"}, {"slow-io", "0.25"}, {"history-days", "30"}, {"history-max-events", "5000"},
 		{"probe", "no"}, {"probe-interval", "20"}, {"notify-command", "/bin/true"}, {"notify-min-severity", "crit"},
 		{"notify-interval", "600"}, {"notify-timeout", "10"}, {"notify-mailto", "admin@example.org"},
-		{"notify-webhook-url", "https://example.org/hook"},
+		{"notify-webhook-url", "https://example.org/hook"}, {"notify-url", "https://nas.example/smrd"},
+		{"notify-coalesce", "5"}, {"zpool-command", "/usr/sbin/zpool"},
+		{"btrfs-command", "/usr/bin/btrfs"}, {"rebuild-interval", "30"},
 	};
 	size_t at = 0;
 	for (size_t i = 0; i < ELEMENTSOF(every); i++)

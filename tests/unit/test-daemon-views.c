@@ -200,6 +200,9 @@ static void test_commands(Context *ctx)
 	CHECK_NEAR(num(o, "disks_by_class.cmr"), 2, 0);
 	CHECK_NEAR(num(o, "disks_by_class.ssd"), 1, 0);
 	CHECK_NEAR(num(o, "disks_watched"), 4, 0);
+	/* a config file that is not there is not named as if it were */
+	json_object *exists = path(o, "config_exists");
+	CHECK(exists && json_object_get_boolean(exists) == (access(ctx->config_path, F_OK) == 0));
 	json_object_put(o);
 
 	/* what changes smrd needs root; unknown names and disks say so */
@@ -256,8 +259,9 @@ static void test_pages(Context *ctx)
 	CHECK(has(&b, "data-device=\"sdb\" data-storm=\"0\" data-severity=\"2\""));
 	CHECK(has(&b, "1 in a destage storm"));
 	CHECK(has(&b, "Model &lt;sda&gt;"));		/* escaped, never markup */
+	CHECK(has(&b, "<td class=\"why\"><span title=\""));	/* the evidence cut short, the whole in its title */
 	CHECK(has(&b, "<td class=\"n\">0.73</td>"));
-	CHECK(has(&b, "12.3M/s"));			/* the one formatter's rate */
+	CHECK(has(&b, "12.3M/s") && has(&b, ">Throughput, bytes/s</a>"));	/* the one formatter's rate, its unit said */
 	/* the 1m write percentiles, as every view reads them */
 	char cell[64], p50[FORMAT_MAX], p99[FORMAT_MAX];
 	Disk *sda = registry_get(ctx->disks, "sda");
@@ -268,6 +272,8 @@ static void test_pages(Context *ctx)
 	/* a stall forecast near comes first: the one problem that can still be avoided */
 	CHECK(has(&b, "data-device=\"sdc\" data-storm=\"0\" data-severity=\"5\""));
 	CHECK(has(&b, "85% · stall in ~4 min"));
+	/* the meter's colour is the view's severity, on the list as on the page */
+	CHECK(has(&b, "<meter class=\"bad\" min=\"0\" max=\"1\" value=\"0.850\">"));
 	CHECK(strstr(b.data, "data-device=\"sdc\"") < strstr(b.data, "data-device=\"sda\""));
 	buf_free(&b);
 	http_body_unref(rep.body);
@@ -287,11 +293,14 @@ static void test_pages(Context *ctx)
 	CHECK(has(&b, "3.6T"));				/* lsblk's size */
 	CHECK(has(&b, "<th>I/O timeout</th><td>30 s</td>"));
 	CHECK(!has(&b, "id=\"cache\""));		/* sda's cache is unknown */
+	const char *who = strstr(b.data, "<p id=\"who\">serial <strong>");	/* which disk, first */
+	CHECK(who && who < strstr(b.data, "id=\"state\"") && has(&b, "pool <strong>zfs:tank</strong>"));
 	buf_free(&b);
 	http_body_unref(rep.body);
 	CHECK_INT(pages_disk(ctx, "sdc", &rep), 0);
 	buf_put(&b, http_body_data(rep.body), http_body_size(rep.body));
 	CHECK(has(&b, "Media cache ~24G (from 2 fills)"));
+	CHECK(has(&b, "<meter class=\"bad\" min=\"0\" max=\"1\" value=\"0.850\"></meter> 85% full"));
 	CHECK(has(&b, "85% full · writes stall in ~4 min at 1M/s"));
 	buf_free(&b);
 	http_body_unref(rep.body);
@@ -338,10 +347,13 @@ static int fake_api(void *userdata, const char *command, json_object *args, cons
 
 static const char *query[][2] = {{"since", "abc"}, {"sort", "score"}};
 static bool query_on;
+static const char *long_device;	/* a device= argument longer than the filter takes */
 
 static const char *fake_arg(const HttpRequest *req, const char *key)
 {
 	(void)req;
+	if (long_device && streq(key, "device"))
+		return long_device;
 	for (size_t i = 0; query_on && i < ELEMENTSOF(query); i++)
 		if (streq(query[i][0], key))
 			return query[i][1];
@@ -384,6 +396,13 @@ static void test_web(Context *ctx)
 	CHECK_INT(get(w, "/api/v1/events", false, &b), 400);	/* since=abc */
 	query_on = false;
 	CHECK_INT(calls.n, before);				/* refused before the handler */
+	char dev[301];
+	memset(dev, 's', 300);
+	dev[300] = 0;
+	long_device = dev;	/* refused, not dropped: no filter would be every disk's events */
+	CHECK_INT(get(w, "/api/v1/events", false, &b), 400);
+	long_device = NULL;
+	CHECK_INT(calls.n, before);
 	CHECK_INT(get(w, "/api/v1/reload", false, &b), 404);	/* not an endpoint */
 	CHECK_INT(calls.n, before);
 
