@@ -364,38 +364,10 @@ static int job_watch(Notifier *n, Job *j)
 
 int notifier_job_spawn(Notifier *n, Job *j)
 {
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDERR_FILENO);
-	/* ours are close-on-exec; what smrd inherited without it (a caller's
-	 * lock, a pipe) is not the hook's */
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	/* the daemon blocks the signals sd-event handles; a hook must not inherit that */
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
 	char *argv[] = {n->cfg->notify_command, NULL};
-	int r = posix_spawn(&j->pid, n->cfg->notify_command, &fa, &attr, argv, j->env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(pipefd[1]);
-	if (r) {
-		close(pipefd[0]);
-		j->pid = 0;
-		return -r;
-	}
-	j->out_fd = pipefd[0];
-	fcntl(j->out_fd, F_SETFL, O_NONBLOCK);
+	int r = procgroup_spawn(argv, j->env, false, true, &j->pid, &j->out_fd);
+	if (r < 0)
+		return r;
 	return job_watch(n, j);
 }
 

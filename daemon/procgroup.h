@@ -14,3 +14,9 @@
 bool procgroup_alive(pid_t pgid);
 /* Sends sig to every process of the group; 0 or -errno. */
 int procgroup_kill(pid_t pgid, int sig);
+/* Starts argv[0] (looked up in PATH when search) in a session of its own,
+ * with environment env, stdin /dev/null, stdout (and stderr when
+ * with_stderr, else /dev/null) into a non-blocking pipe whose read end is
+ * *ret_out, no fd above 2, default signals unblocked. 0 or -errno. */
+int procgroup_spawn(char *const argv[], char *const env[], bool search, bool with_stderr, pid_t *ret_pid,
+		    int *ret_out);

@@ -302,35 +302,9 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 
 static int spawn_argv(ScanWatch *w, char *const argv[])
 {
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	/* the daemon blocks the signals sd-event handles; zpool must not inherit that */
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSID);
-	int r = posix_spawnp(&w->pid, argv[0], &fa, &attr, argv, w->env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(pipefd[1]);
-	if (r) {
-		close(pipefd[0]);
-		w->pid = 0;
-		return -r;
-	}
-	w->out_fd = pipefd[0];
-	fcntl(w->out_fd, F_SETFL, O_NONBLOCK);
+	int r = procgroup_spawn(argv, w->env, true, false, &w->pid, &w->out_fd);
+	if (r < 0)
+		return r;
 	r = sd_event_add_child(w->event, &w->child_src, w->pid, WEXITED, on_child, w);
 	if (r >= 0)
 		r = sd_event_add_time_relative(w->event, &w->deadline_src, CLOCK_MONOTONIC, SCANWATCH_TIMEOUT_USEC, 0,
