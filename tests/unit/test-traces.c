@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "tests/fixtures/traces";
 	static const char *const shapes[] = {"mixed", "serial", "hiccup", "seqsmall", "collapse", "slc", "cmr",
-						    "seqsmall-short"};
+						    "seqsmall-short", "resilver", "resilver-cmr"};
 	for (size_t i = 0; i < ELEMENTSOF(shapes); i++)
 		check_trace(dir, shapes[i]);
 	check_burst_family();
