@@ -76,12 +76,10 @@ void output_unack(FILE *f, json_object *r)
 
 void output_acks(FILE *f, json_object *r)
 {
-	json_object *list = output_get(r, "acks");
-	size_t n = list && json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
-	if (!n) {
-		fprintf(f, "No acknowledgements: every notification is sent.\n");
+	json_object *list;
+	size_t n = output_list(f, r, "acks", "No acknowledgements: every notification is sent.", &list);
+	if (!n)
 		return;
-	}
 	fprintf(f, "%-10s %-16s %-12s %-17s %s\n", "DISK", "KIND", "CLASS", "SINCE", "UNTIL");
 	for (size_t i = 0; i < n; i++) {
 		json_object *a = json_object_array_get_idx(list, i);

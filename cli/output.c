@@ -41,6 +41,16 @@ const char *output_str(json_object *o, const char *key) { return jstr(o, key); }
 double output_num(json_object *o, const char *key) { return jnum(o, key); }
 json_object *output_get(json_object *o, const char *key) { return jget(o, key); }
 
+size_t output_list(FILE *f, json_object *r, const char *key, const char *none, json_object **ret_list)
+{
+	json_object *a = jget(r, key);
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	if (n == 0 && none)
+		fprintf(f, "%s\n", none);
+	*ret_list = a;
+	return n;
+}
+
 const char *output_bytes(double v, char *buf, size_t n)
 {
 	char t[FORMAT_MAX];
@@ -192,12 +202,10 @@ static const char *output_pool(json_object *d)
 
 void output_disks(FILE *f, json_object *r)
 {
-	json_object *a = jget(r, "disks");
-	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-	if (n == 0) {
-		fprintf(f, "no disks watched\n");
+	json_object *a;
+	size_t n = output_list(f, r, "disks", "no disks watched", &a);
+	if (n == 0)
 		return;
-	}
 	fprintf(f, "%-10s %-24s %-12s %-14s %5s %5s %8s %8s %9s %9s %8s %8s  %s\n", "DEVICE", "MODEL", "CLASS", "POOL",
 		"SMR", "GC", "R/S", "W/S", "READ/S", "WRITE/S", "R-LAT", "W-LAT", "STATE");
 	for (size_t i = 0; i < n; i++) {
@@ -313,8 +321,8 @@ static const char *cache_cell(json_object *d, char *buf, size_t n)
 
 void output_top(FILE *f, json_object *r)
 {
-	json_object *a = jget(r, "disks");
-	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+	json_object *a;
+	size_t n = output_list(f, r, "disks", NULL, &a);
 	/* iostat -x's columns first (their names, their units: ms, %), then the
 	 * traced percentiles that iostat cannot give */
 	fprintf(f, "%-10s %8s %8s %9s %9s %8s %8s %7s %6s %8s %8s %8s %8s %6s %11s\n", "DEVICE", "r/s", "w/s", "rkB/s",
@@ -387,11 +395,8 @@ static void output_event_line(FILE *f, json_object *e)
 
 void output_events(FILE *f, json_object *r)
 {
-	json_object *a = jget(r, "events");
-	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-	json_object *persistent = jget(r, "persistent");	/* absent in a --follow poll */
-	if (!n && persistent)
-		fprintf(f, "-- No events --\n");
+	json_object *a, *persistent = jget(r, "persistent");	/* absent in a --follow poll */
+	size_t n = output_list(f, r, "events", persistent ? "-- No events --" : NULL, &a);
 	for (size_t i = 0; i < n; i++)
 		output_event_line(f, json_object_array_get_idx(a, i));
 	if (persistent && !json_object_get_boolean(persistent))
@@ -407,12 +412,10 @@ static const char *dur_or_dash(double s, char *buf, size_t n)
 
 void output_rebuilds(FILE *f, json_object *r)
 {
-	json_object *a = jget(r, "rebuilds");
-	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-	if (!n) {
-		fprintf(f, "-- No rebuild onto a watched disk seen since smrd started --\n");
+	json_object *a;
+	size_t n = output_list(f, r, "rebuilds", "-- No rebuild onto a watched disk seen since smrd started --", &a);
+	if (!n)
 		return;
-	}
 	fprintf(f, "%-8s %-16s %-13s %-8s %-18s %-10s %-10s %s\n", "DEVICE", "POOL", "KIND", "STATE", "WRITTEN", "RATE",
 		"ETA", "EXPECTED");
 	for (size_t i = 0; i < n; i++) {

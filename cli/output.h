@@ -29,6 +29,9 @@ void output_evidence(FILE *f, json_object *ev);
 const char *output_str(json_object *o, const char *key);
 double output_num(json_object *o, const char *key);
 json_object *output_get(json_object *o, const char *key);
+/* The array member key of r (in *ret_list, NULL if absent) and its length, 0
+ * unless it is an array; a list that is empty prints the line none, if any. */
+size_t output_list(FILE *f, json_object *r, const char *key, const char *none, json_object **ret_list);
 /* Pretty-prints any reply as JSON. */
 void output_json(FILE *f, json_object *r);
 /* Text for a terminal: control characters (C0, DEL, C1, and bytes that are

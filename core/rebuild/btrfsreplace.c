@@ -11,7 +11,6 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,19 +22,6 @@ static const char *const state_names[_BTRFS_REPLACE_STATE_MAX] = {"never started
 const char *btrfs_replace_state_to_string(BtrfsReplaceState s)
 {
 	return s >= 0 && s < _BTRFS_REPLACE_STATE_MAX ? state_names[s] : NULL;
-}
-
-static int fail(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int fail(char **ret_error, const char *fmt, ...)
-{
-	if (ret_error) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(ret_error, fmt, ap) < 0)
-			*ret_error = NULL;
-		va_end(ap);
-	}
-	return -EINVAL;
 }
 
 /* Reads a decimal of at most max_digits at *p, advancing it. */
@@ -142,14 +128,14 @@ static bool parse_line(const char *p, BtrfsReplaceStatus *r)
 int btrfs_replace_parse(const char *text, size_t len, BtrfsReplaceStatus *ret, char **ret_error)
 {
 	if (!text)
-		return fail(ret_error, "no output");
+		return set_errorf(ret_error, -EINVAL, "no output");
 	if (len > BTRFS_REPLACE_INPUT_MAX)
-		return fail(ret_error, "output of %zu bytes, more than one status line", len);
+		return set_errorf(ret_error, -EINVAL, "output of %zu bytes, more than one status line", len);
 	char line[BTRFS_REPLACE_INPUT_MAX + 1];
 	memcpy(line, text, len);
 	line[len] = 0;
 	if (strlen(line) != len)
-		return fail(ret_error, "the output holds a NUL byte");
+		return set_errorf(ret_error, -EINVAL, "the output holds a NUL byte");
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = 0;
 	/* the loop form: each new version follows backspaces over the last */
@@ -157,10 +143,11 @@ int btrfs_replace_parse(const char *text, size_t len, BtrfsReplaceStatus *ret, c
 	start = start ? start + 1 : line;
 	for (char *c = start; *c; c++)
 		if (iscntrl((unsigned char)*c))
-			return fail(ret_error, "not one status line: a control byte at %zu", (size_t)(c - line));
+			return set_errorf(ret_error, -EINVAL, "not one status line: a control byte at %zu",
+					  (size_t)(c - line));
 	BtrfsReplaceStatus r = {.progress = NAN};
 	if (!parse_line(start, &r))
-		return fail(ret_error, "unreadable replace status \"%.80s\"", start);
+		return set_errorf(ret_error, -EINVAL, "unreadable replace status \"%.80s\"", start);
 	*ret = r;
 	return 0;
 }

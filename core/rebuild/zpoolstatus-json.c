@@ -74,7 +74,7 @@ static int json_scan(ZpoolScan *p, json_object *scan, char **ret_error)
 	int f = ZPOOL_SCAN_NONE, st = ZPOOL_SCAN_STATE_NONE;
 	if (!json_object_is_type(scan, json_type_object) || json_enum(scan, "function", funcs, 4, &f) < 0 ||
 	    json_enum(scan, "state", states, 5, &st) < 0)
-		return zpool_fail(ret_error, "pool %s: unreadable scan_stats", p->pool);
+		return set_errorf(ret_error, -EINVAL, "pool %s: unreadable scan_stats", p->pool);
 	p->func = (ZpoolScanFunc)f;
 	p->state = st == 4 ? ZPOOL_SCAN_SCANNING : (ZpoolScanState)st;
 	p->to_examine = json_figure(scan, "to_examine");
@@ -147,14 +147,14 @@ static int json_pool(ZpoolStatus *s, const char *key, json_object *o, char **ret
 	json_object *v;
 	const char *name = key;
 	if (!json_object_is_type(o, json_type_object))
-		return zpool_fail(ret_error, "pool %.64s is not an object", key);
+		return set_errorf(ret_error, -EINVAL, "pool %.64s is not an object", key);
 	if (json_object_object_get_ex(o, "name", &v) && json_object_is_type(v, json_type_string))
 		name = json_object_get_string(v);	/* --json-pool-key-guid keys pools by guid */
 	size_t n = strlen(name);
 	if (n == 0 || n > ZPOOL_NAME_MAX)
-		return zpool_fail(ret_error, "a pool name of %zu bytes", n);
+		return set_errorf(ret_error, -EINVAL, "a pool name of %zu bytes", n);
 	if (!zpool_printable(name, n))
-		return zpool_fail(ret_error, "a pool name with a control byte");
+		return set_errorf(ret_error, -EINVAL, "a pool name with a control byte");
 	ZpoolScan *p = zpool_status_add(s, name, n);
 	if (!p)
 		return 0;
@@ -178,11 +178,11 @@ static int json_pool(ZpoolStatus *s, const char *key, json_object *o, char **ret
 int zpool_status_parse_json(const char *text, size_t len, ZpoolStatus **ret, char **ret_error)
 {
 	if (!text)
-		return zpool_fail(ret_error, "no output");
+		return set_errorf(ret_error, -EINVAL, "no output");
 	if (len > ZPOOL_INPUT_MAX)
 		return -E2BIG;
 	if (memchr(text, 0, len))
-		return zpool_fail(ret_error, "the output holds a NUL byte");
+		return set_errorf(ret_error, -EINVAL, "the output holds a NUL byte");
 	json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
 	if (!tok)
 		return -ENOMEM;
@@ -193,14 +193,14 @@ int zpool_status_parse_json(const char *text, size_t len, ZpoolStatus **ret, cha
 	json_tokener_free(tok);
 	/* a document cut short is "continue", not success */
 	if (!o || jerr != json_tokener_success)
-		return zpool_fail(ret_error, "not JSON: %s at byte %zu", json_tokener_error_desc(jerr), used);
+		return set_errorf(ret_error, -EINVAL, "not JSON: %s at byte %zu", json_tokener_error_desc(jerr), used);
 	for (size_t i = used; i < len; i++)
 		if (!strchr(" \t\r\n", text[i]))
-			return zpool_fail(ret_error, "not JSON: trailing data at byte %zu", i);
+			return set_errorf(ret_error, -EINVAL, "not JSON: trailing data at byte %zu", i);
 	json_object *pools;
 	if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "pools", &pools) ||
 	    !json_object_is_type(pools, json_type_object))
-		return zpool_fail(ret_error, "not zpool status -j output: no \"pools\" object");
+		return set_errorf(ret_error, -EINVAL, "not zpool status -j output: no \"pools\" object");
 	_cleanup_free_ ZpoolStatus *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

@@ -5,8 +5,6 @@
  */
 #pragma once
 
-#include <stdarg.h>
-
 #include "util.h"
 #include "zpoolstatus.h"
 
@@ -23,5 +21,3 @@ bool zpool_printable(const char *s, size_t len);
 ZpoolScan *zpool_status_add(ZpoolStatus *s, const char *name, size_t len);
 /* A leaf being resilvered; false when full (leaves_truncated set). */
 bool zpool_scan_add_leaf(ZpoolScan *p, const char *path, size_t len, uint64_t guid, double processed);
-/* -EINVAL with a message in *ret_error. */
-int zpool_fail(char **ret_error, const char *fmt, ...) _printf_(2, 3);

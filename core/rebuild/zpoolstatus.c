@@ -28,18 +28,6 @@ const char *zpool_scan_state_to_string(ZpoolScanState s)
 	return s >= 0 && s < _ZPOOL_SCAN_STATE_MAX ? state_names[s] : NULL;
 }
 
-int zpool_fail(char **ret_error, const char *fmt, ...)
-{
-	if (ret_error) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(ret_error, fmt, ap) < 0)
-			*ret_error = NULL;
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 ZpoolStatus *zpool_status_free(ZpoolStatus *s)
 {
 	free(s);
@@ -400,7 +388,7 @@ static int text_header(TextParse *t, Span word, Span rest, char **ret_error)
 	t->section = SECTION_HEAD;
 	if (word.n == 4 && memcmp(word.s, "pool", 4) == 0) {
 		if (rest.n == 0 || rest.n > ZPOOL_NAME_MAX)
-			return zpool_fail(ret_error, "line %u: a pool name of %zu bytes", t->line, rest.n);
+			return set_errorf(ret_error, -EINVAL, "line %u: a pool name of %zu bytes", t->line, rest.n);
 		t->pool = zpool_status_add(t->s, rest.s, rest.n);
 		if (t->pool)
 			t->pool->times_local = true;	/* ctime(): the host's local time */
@@ -420,18 +408,18 @@ static int text_header(TextParse *t, Span word, Span rest, char **ret_error)
 	t->scan_seen = true;
 	t->section = SECTION_SCAN;
 	if (scan_first(t->pool, rest) < 0)
-		return zpool_fail(ret_error, "line %u: unreadable scan line \"%.*s\"", t->line, (int)fmin(rest.n, 80),
-				  rest.s);
+		return set_errorf(ret_error, -EINVAL, "line %u: unreadable scan line \"%.*s\"", t->line,
+				  (int)fmin(rest.n, 80), rest.s);
 	return 0;
 }
 
 static int text_line(TextParse *t, Span x, char **ret_error)
 {
 	if (x.n > LINE_MAX_LEN)
-		return zpool_fail(ret_error, "line %u is longer than %u bytes", t->line, LINE_MAX_LEN);
+		return set_errorf(ret_error, -EINVAL, "line %u is longer than %u bytes", t->line, LINE_MAX_LEN);
 	for (size_t i = 0; i < x.n; i++)
 		if (x.s[i] == 0 || (iscntrl((unsigned char)x.s[i]) && x.s[i] != '\t' && x.s[i] != '\r'))
-			return zpool_fail(ret_error, "line %u holds a control byte", t->line);
+			return set_errorf(ret_error, -EINVAL, "line %u holds a control byte", t->line);
 	if (x.n && x.s[x.n - 1] == '\r')
 		x.n--;
 	Span rest;
@@ -457,7 +445,8 @@ static int text_line(TextParse *t, Span x, char **ret_error)
 		return 0;
 	}
 	if (scan_more(t->pool, x) < 0)
-		return zpool_fail(ret_error, "line %u: unreadable scan line \"%.*s\"", t->line, (int)fmin(x.n, 80), x.s);
+		return set_errorf(ret_error, -EINVAL, "line %u: unreadable scan line \"%.*s\"", t->line,
+				  (int)fmin(x.n, 80), x.s);
 	return 0;
 }
 
@@ -472,7 +461,7 @@ static Span first_nonblank(const char *text, size_t len)
 int zpool_status_parse_text(const char *text, size_t len, ZpoolStatus **ret, char **ret_error)
 {
 	if (!text || len > ZPOOL_INPUT_MAX)
-		return text ? -E2BIG : zpool_fail(ret_error, "no output");
+		return text ? -E2BIG : set_errorf(ret_error, -EINVAL, "no output");
 	_cleanup_free_ ZpoolStatus *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -492,7 +481,7 @@ int zpool_status_parse_text(const char *text, size_t len, ZpoolStatus **ret, cha
 	}
 	Span b = first_nonblank(text, len);
 	if (!any && !(b.n >= 18 && memcmp(b.s, "no pools available", 18) == 0))
-		return zpool_fail(ret_error, "not zpool status output: no \"pool:\" line");
+		return set_errorf(ret_error, -EINVAL, "not zpool status output: no \"pool:\" line");
 	*ret = TAKE_PTR(s);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "classify.h"
+#include "commands.h"
 #include "events.h"
 #include "notifier.h"
 #include "util.h"
@@ -38,13 +39,7 @@ static Disk *disk_and_kind(Context *ctx, json_object *args, const char *cmd, int
 			return NULL;
 		}
 	}
-	Disk *d = registry_get(ctx->disks, device_name(json_object_get_string(dev)));
-	if (!d) {
-		_cleanup_free_ char *safe = str_sanitize(json_object_get_string(dev));
-		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		set_errorf(msg, 0, "%.64s is not a watched disk", safe ? safe : "?");
-	}
-	return d;
+	return commands_disk(ctx, json_object_get_string(dev), err, msg);
 }
 
 static json_object *ack_json(const char *device, int kind, const char *cls, uint64_t time_usec, uint64_t until_usec)

@@ -406,6 +406,17 @@ bad:
 	return -EINVAL;
 }
 
+Disk *commands_disk(Context *ctx, const char *device, ProtoError *err, char **msg)
+{
+	Disk *d = registry_get(ctx->disks, device_name(device));
+	if (!d) {
+		_cleanup_free_ char *safe = str_sanitize(device);
+		*err = PROTO_ERR_NO_SUCH_DEVICE;
+		set_errorf(msg, 0, "%.64s is not a watched disk", safe ? safe : "?");
+	}
+	return d;
+}
+
 static Disk *arg_disk(Context *ctx, json_object *args, const char *cmd, ProtoError *err, char **msg)
 {
 	json_object *dev;
@@ -414,13 +425,7 @@ static Disk *arg_disk(Context *ctx, json_object *args, const char *cmd, ProtoErr
 		set_errorf(msg, 0, "%s needs a string \"device\" argument", cmd);
 		return NULL;
 	}
-	Disk *d = registry_get(ctx->disks, device_name(json_object_get_string(dev)));
-	if (!d) {
-		_cleanup_free_ char *safe = str_sanitize(json_object_get_string(dev));
-		*err = PROTO_ERR_NO_SUCH_DEVICE;
-		set_errorf(msg, 0, "%.64s is not a watched disk", safe ? safe : "?");
-	}
-	return d;
+	return commands_disk(ctx, json_object_get_string(dev), err, msg);
 }
 
 static int cmd_reload(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
