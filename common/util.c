@@ -19,7 +19,7 @@ static bool readable_kind(const struct stat *st)
 	return S_ISREG(st->st_mode) || (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3));
 }
 
-int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len)
+int read_file_buf(int dirfd, const char *path, size_t max, ReadBuf *b, size_t *ret_len)
 {
 	struct stat st;
 	/* Never open a FIFO or a device by accident: under a --sysfs-root a
@@ -37,22 +37,27 @@ int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *re
 	if (!readable_kind(&st))
 		return -EBADFD;
 
-	size_t cap = max < 4096 ? max + 1 : 4096, len = 0;
-	_cleanup_free_ char *buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
+	size_t len = 0;
+	if (!b->data) {
+		size_t cap = max < 4096 ? max + 1 : 4096;
+		if (!(b->data = malloc(cap)))
+			return -ENOMEM;
+		b->cap = cap;
+	}
 	for (;;) {
-		if (len + 1 >= cap) {
+		if (len + 1 >= b->cap) {
 			if (len >= max)
 				return -EFBIG;
-			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			char *n = realloc(buf, ncap);
+			size_t ncap = b->cap * 2 > max + 1 ? max + 1 : b->cap * 2;
+			char *n = realloc(b->data, ncap);
 			if (!n)
 				return -ENOMEM;
-			buf = n;
-			cap = ncap;
+			b->data = n;
+			b->cap = ncap;
 		}
-		ssize_t k = read(fd, buf + len, cap - 1 - len);
+		/* a buffer grown for another file may be larger than this max */
+		size_t room = b->cap - 1 - len;
+		ssize_t k = read(fd, b->data + len, room < max - len ? room : max - len);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -60,13 +65,29 @@ int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *re
 		}
 		if (k == 0)
 			break;
-		len += (size_t)k;
+		if ((len += (size_t)k) >= max)
+			return -EFBIG;
 	}
-	buf[len] = 0;
+	b->data[len] = 0;
 	if (ret_len)
 		*ret_len = len;
-	*ret = TAKE_PTR(buf);
 	return 0;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_(read_buf_done) ReadBuf b = {0};
+	int r = read_file_buf(dirfd, path, max, &b, ret_len);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(b.data);
+	return 0;
+}
+
+void read_buf_done(ReadBuf *b)
+{
+	free(b->data);
+	*b = (ReadBuf){0};
 }
 
 int read_line_at(int dirfd, const char *path, char **ret)

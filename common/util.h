@@ -44,6 +44,14 @@ static inline bool streq_ptr(const char *a, const char *b) {
  * NUL-terminated buffer; -EBADFD for anything else, which is never opened
  * blocking; -EFBIG past max. */
 int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+/* The same into a buffer kept between reads (a file read every second):
+ * it grows as needed and is not given back. */
+typedef struct ReadBuf {
+	char *data;
+	size_t cap;
+} ReadBuf;
+int read_file_buf(int dirfd, const char *path, size_t max, ReadBuf *b, size_t *ret_len);
+void read_buf_done(ReadBuf *b);
 /* What a read_file_at() error means, for a log line or a reply. */
 const char *read_error_string(int r);
 /* Reads a one-line sysfs attribute, stripped of trailing white space. */

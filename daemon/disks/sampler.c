@@ -38,6 +38,9 @@ struct Sampler {
 	HostSteal steal;
 	ProcStatSteal read;
 	bool steal_said;
+	/* /proc/stat's and diskstats' text, read every sample: kept, not
+	 * allocated and faulted in again each time */
+	ReadBuf text;
 };
 
 typedef struct SampleRun {
@@ -64,8 +67,10 @@ int sampler_new(int procfs_fd, DiskRegistry *disks, Sampler **ret)
 
 Sampler *sampler_free(Sampler *s)
 {
-	if (s)
+	if (s) {
 		free(s->lines);
+		read_buf_done(&s->text);
+	}
 	free(s);
 	return NULL;
 }
@@ -125,11 +130,10 @@ static void on_line(const DiskstatLine *l, void *userdata)
  * the disks' figures do not depend on it. */
 static void sample_steal(Sampler *s)
 {
-	_cleanup_free_ char *text = NULL;
 	unsigned bad = 0;
-	int r = read_file_at(s->procfs_fd, "stat", STAT_MAX_BYTES, &text, NULL);
+	int r = read_file_buf(s->procfs_fd, "stat", STAT_MAX_BYTES, &s->text, NULL);
 	if (r >= 0)
-		r = procstat_steal_parse(text, &s->read, &bad);
+		r = procstat_steal_parse(s->text.data, &s->read, &bad);
 	if (r < 0) {
 		if (!s->steal_said)
 			log_notice("No CPU steal from /proc/stat (%s): waits while the host held the CPUs cannot be told "
@@ -151,8 +155,7 @@ static void sample_steal(Sampler *s)
 int sampler_sample(Sampler *s, uint64_t now_usec, SamplerMissingFn missing, void *userdata)
 {
 	sample_steal(s);
-	_cleanup_free_ char *text = NULL;
-	int r = read_file_at(s->procfs_fd, "diskstats", DISKSTATS_MAX_BYTES, &text, NULL);
+	int r = read_file_buf(s->procfs_fd, "diskstats", DISKSTATS_MAX_BYTES, &s->text, NULL);
 	if (r < 0) {
 		if (s->st.read_errors++ % WARN_EVERY == 0)
 			log_warning("Failed to read diskstats, keeping the last values: %s", read_error_string(r));
@@ -164,7 +167,7 @@ int sampler_sample(Sampler *s, uint64_t now_usec, SamplerMissingFn missing, void
 	SampleRun run = {.s = s, .now = now_usec,
 			 .matches_good = s->lines_generation == registry_generation(s->disks)};
 	s->lines_generation = registry_generation(s->disks);
-	unsigned bad = diskstats_parse(text, want_line, on_line, &run) + run.duplicates;
+	unsigned bad = diskstats_parse(s->text.data, want_line, on_line, &run) + run.duplicates;
 	if (bad && s->st.bad_lines == 0)
 		log_warning("diskstats has %u malformed or repeated line(s), ignoring them", bad);
 	s->st.bad_lines += bad;
