@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The history's handle, shared by its two halves: history.c (the file, the
- * events, the faults) and history-notify.c (the notifier's tables). One
+ * The history's handle, shared by its parts: history.c (the file, the
+ * events, the faults), history-query.c (reading the events back) and
+ * history-notify.c (the notifier's tables). One
  * database, one schema version: HISTORY_SCHEMA_VERSION in PRAGMA
  * user_version, brought up to date when the file is opened for writing.
  */

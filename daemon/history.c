@@ -44,9 +44,6 @@ const char *history_state_to_string(HistoryState s)
 	"CREATE INDEX IF NOT EXISTS " db "events_time ON events(time_usec);" \
 	"CREATE INDEX IF NOT EXISTS " db "events_device ON events(device, id);"
 
-#define COLUMNS "id, time_usec, logged_usec, device, serial, kind, op, severity, duration, latency, value, " \
-		"count, bytes, sector, message"
-
 void history_note_error(History *h, const char *what, sqlite3 *db)
 {
 	snprintf(h->last_error, sizeof h->last_error, "%s %s: %s", what, h->path, db ? sqlite3_errmsg(db) : "out of memory");
@@ -311,11 +308,6 @@ uint64_t history_errors(const History *h) { return h ? h->errors : 0; }
 unsigned history_pending(const History *h) { return h ? h->pend_len : 0; }
 uint64_t history_dropped(const History *h) { return h ? h->dropped : 0; }
 
-static const HistoryEvent *pending_at(const History *h, unsigned i)
-{
-	return &h->pending[(h->pend_head + i) % HISTORY_PENDING_MAX];
-}
-
 static int remember(History *h, const HistoryEvent *e)
 {
 	if (!h->pending) {
@@ -536,93 +528,6 @@ int history_maintain(History *h, uint64_t now_mono_usec)
 	int n = flush_pending(h);
 	(void)history_notify_flush(h);	/* counted in errors when it fails; retried as the events are */
 	return n;
-}
-
-static void copy_text(char *dst, size_t n, const unsigned char *src)
-{
-	snprintf(dst, n, "%s", src ? (const char *)src : "");
-}
-
-static bool matches(const HistoryEvent *e, const HistoryFilter *f)
-{
-	if (f->serial && *f->serial ? !streq(e->serial, f->serial) : f->device && !streq(e->device, f->device))
-		return false;
-	if (f->kind && !streq(e->kind, f->kind))
-		return false;
-	return e->time_usec >= f->since_usec && e->id > f->after_id;
-}
-
-static int query_db(History *h, sqlite3 *db, const HistoryFilter *f, unsigned limit, HistoryCb cb, void *userdata)
-{
-	bool by_serial = f->serial && *f->serial;
-	char sql[512];
-	/* a list reads in time order (an end event is recorded after the
-	 * events of the storm it ends, dated at its end); a stream in the
-	 * order events were recorded, so that `after` never skips one */
-	snprintf(sql, sizeof sql,
-		 "SELECT * FROM (SELECT " COLUMNS " FROM events WHERE time_usec >= ?1 AND id > ?2%s%s"
-		 " ORDER BY id DESC LIMIT ?4) ORDER BY %s",
-		 by_serial ? " AND serial = ?3" : f->device ? " AND device = ?3" : "", f->kind ? " AND kind = ?5" : "",
-		 f->in_recorded_order ? "id" : "time_usec, id");
-	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-		h->errors++;
-		return -EIO;
-	}
-	sqlite3_bind_int64(s, 1, (sqlite3_int64)f->since_usec);
-	sqlite3_bind_int64(s, 2, f->after_id);
-	if (by_serial || f->device)
-		sqlite3_bind_text(s, 3, by_serial ? f->serial : f->device, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 4, (int)limit);
-	if (f->kind)
-		sqlite3_bind_text(s, 5, f->kind, -1, SQLITE_STATIC);
-	int rc, r = 0;
-	while (r >= 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		HistoryEvent e = {
-			.id = sqlite3_column_int64(s, 0),
-			.time_usec = (uint64_t)sqlite3_column_int64(s, 1),
-			.logged_usec = (uint64_t)sqlite3_column_int64(s, 2),
-			.duration = sqlite3_column_double(s, 8),
-			.latency = sqlite3_column_double(s, 9),
-			.value = sqlite3_column_double(s, 10),
-			.count = sqlite3_column_int64(s, 11),
-			.bytes = sqlite3_column_int64(s, 12),
-			.sector = sqlite3_column_int64(s, 13),
-		};
-		copy_text(e.device, sizeof e.device, sqlite3_column_text(s, 3));
-		copy_text(e.serial, sizeof e.serial, sqlite3_column_text(s, 4));
-		copy_text(e.kind, sizeof e.kind, sqlite3_column_text(s, 5));
-		copy_text(e.op, sizeof e.op, sqlite3_column_text(s, 6));
-		copy_text(e.severity, sizeof e.severity, sqlite3_column_text(s, 7));
-		copy_text(e.message, sizeof e.message, sqlite3_column_text(s, 14));
-		r = cb(&e, userdata);
-	}
-	if (r >= 0 && rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		h->errors++;
-		r = -EIO;
-	}
-	sqlite3_finalize(s);
-	return r;
-}
-
-int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userdata)
-{
-	unsigned limit = f->limit ? f->limit : 1000;
-	/* The newest `limit` of stored + pending: pending ones are the newest. */
-	unsigned take = 0, first = h->pend_len;
-	while (first > 0 && take < limit) {
-		if (matches(pending_at(h, first - 1), f))
-			take++;
-		first--;
-	}
-	sqlite3 *db = h->db ? h->db : h->ro;
-	int r = 0;
-	if (db && take < limit)
-		r = query_db(h, db, f, limit - take, cb, userdata);
-	for (unsigned i = first; r >= 0 && i < h->pend_len; i++)
-		if (matches(pending_at(h, i), f))
-			r = cb(pending_at(h, i), userdata);
-	return r;
 }
 
 int history_forget(History *h, const char *device, const char *serial)

@@ -26,7 +26,8 @@ typedef struct HistoryEvent {
 	uint64_t time_usec;		/* CLOCK_REALTIME: when it began */
 	uint64_t logged_usec;		/* when smrd recorded it */
 	char device[32];
-	char serial[96];		/* the disk's identity across renames: wwn, else serial */
+	char serial[96];		/* the disk's key (registry_disk_key): its identity across renames,
+					 * wwn else serial, or identity@name while another disk shares it */
 	char kind[32];
 	char op[12];			/* read, write, discard, flush or "" */
 	char severity[12];
@@ -38,6 +39,8 @@ typedef struct HistoryEvent {
 typedef struct HistoryFilter {
 	const char *device;		/* NULL: all */
 	const char *serial;		/* NULL: all; matched instead of device when set */
+	const char *serial_on_device;	/* with serial and device: also the events of this serial
+					 * under that device */
 	const char *kind;		/* NULL: all */
 	uint64_t since_usec;		/* events that began at or after */
 	int64_t after_id;		/* events with a larger id (for --follow) */

@@ -127,7 +127,7 @@ static void on_event(const DetectEvent *e, void *userdata)
 		.count = (int64_t)e->count, .bytes = (int64_t)e->bytes, .sector = (int64_t)e->sector,
 	};
 	snprintf(h.device, sizeof h.device, "%s", d->name);
-	snprintf(h.serial, sizeof h.serial, "%s", disk_identity(d));
+	registry_disk_key(m->disks, d, h.serial);
 	snprintf(h.kind, sizeof h.kind, "%s", k->name);
 	snprintf(h.op, sizeof h.op, "%s", e->op >= 0 ? trace_op_to_string(e->op) : "");
 	snprintf(h.severity, sizeof h.severity, "%s", k->severity);
@@ -182,21 +182,45 @@ static int on_restore(const HistoryEvent *h, void *userdata)
 	return 0;
 }
 
+/* A disk's own past: the events under its key (registry_disk_key), so that
+ * one renamed (sdb is sdc after a reboot) keeps it; no identity, its name.
+ * The key with the name (identity@name) is told apart only by that name:
+ * a disk whose identity another watched disk presents too gets back what
+ * was recorded under its present name (in either form: the plain identity
+ * before the other disk came, or in a database from before keys had a
+ * name), never the other's; a disk alone with its identity again gets what
+ * it recorded under this name while it had company. */
+static void own_past(Monitor *m, const Disk *d, HistoryFilter *f, char key[DISK_KEY_MAX])
+{
+	const char *id = disk_identity(d);
+	f->device = d->name;
+	if (!id[0])
+		return;
+	bool shared = registry_identity_shared(m->disks, d);
+	f->serial = shared ? registry_named_key(d, key) : id;
+	f->serial_on_device = shared ? id : registry_named_key(d, key);
+	if (shared)
+		log_notice("%s: another watched disk presents its identity %s too: its history is told apart by name",
+			   d->name, id);
+}
+
 static void prepare(Monitor *m, Disk *d)
 {
 	detect_init(&d->det);
 	d->det_ready = true;
 	/* What this disk did before a restart still counts, decayed. */
 	double horizon = fmin(m->cfg->detect.half_life * 10, m->cfg->history_days * 86400);
-	HistoryFilter f = {.device = d->name, .serial = disk_identity(d), .limit = RESTORE_MAX,
+	char key[DISK_KEY_MAX];
+	HistoryFilter f = {.limit = RESTORE_MAX,
 			   .since_usec = m->now_real_usec - (uint64_t)fmin(horizon * 1e6, (double)m->now_real_usec)};
+	own_past(m, d, &f, key);
 	RestoreRun run = {.det = &d->det, .params = &m->cfg->detect, .now_mono = (double)m->now_mono_usec / 1e6,
 			  .now_real = m->now_real_usec};
 	history_query(m->history, &f, on_restore, &run);
 	/* the media cache as last learnt, however old: a disk's cache does not
 	 * decay, and stalls may have pushed it out of the newest RESTORE_MAX */
-	HistoryFilter fc = {.device = d->name, .serial = disk_identity(d), .limit = 1,
-			    .kind = event_kind_info(EVENT_MEDIA_CACHE)->name};
+	HistoryFilter fc = f;
+	fc.limit = 1, fc.since_usec = 0, fc.kind = event_kind_info(EVENT_MEDIA_CACHE)->name;
 	history_query(m->history, &fc, on_restore, &run);
 	detect_restore_done(&d->det, &m->cfg->detect, (double)m->now_mono_usec / 1e6);
 	DiskViewClock c = view_clock(m);

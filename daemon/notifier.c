@@ -455,7 +455,7 @@ const char *notifier_disk_key(Notifier *n, const Disk *d, char buf[96])
 		return d->name;
 	if (!n->disks || !registry_identity_shared(n->disks, d))
 		return id;
-	snprintf(buf, 96, "%.60s@%.31s", id, d->name);
+	registry_named_key(d, buf);	/* as the history's disk_id */
 	if (!incident_known(n->book, buf))
 		log_warning("%s: another disk has its identity %s too: its notifications are kept apart by name", d->name,
 			    id);

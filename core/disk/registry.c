@@ -6,6 +6,7 @@
 #include "registry.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,20 @@ bool registry_identity_shared(const DiskRegistry *r, const Disk *d)
 		if (r->disks[i] != d && !streq(r->disks[i]->name, d->name) && streq(disk_identity(r->disks[i]), id))
 			return true;
 	return false;
+}
+
+const char *registry_named_key(const Disk *d, char buf[DISK_KEY_MAX])
+{
+	snprintf(buf, DISK_KEY_MAX, "%.60s@%.31s", disk_identity(d), d->name);
+	return buf;
+}
+
+const char *registry_disk_key(const DiskRegistry *r, const Disk *d, char buf[DISK_KEY_MAX])
+{
+	if (r && registry_identity_shared(r, d))
+		return registry_named_key(d, buf);
+	snprintf(buf, DISK_KEY_MAX, "%s", disk_identity(d));
+	return buf;
 }
 
 int registry_add(DiskRegistry *r, const Disk *d, Disk **ret)

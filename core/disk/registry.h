@@ -31,6 +31,15 @@ bool registry_remove(DiskRegistry *r, const char *name);
 /* Whether another disk in r presents d's identity (disk_identity): USB-SATA
  * bridges often give every disk one serial, so it does not tell them apart. */
 bool registry_identity_shared(const DiskRegistry *r, const Disk *d);
+/* The key a disk's records are kept under (the history's disk_id, the
+ * notifier's incidents and acks), written to buf: its identity, which
+ * outlives a rename (sdb is sdc after a reboot), or identity@name while
+ * another disk in r (NULL: none) presents the same identity; "" for a disk
+ * with none. Returns buf. */
+#define DISK_KEY_MAX 96		/* an identity cut at 60, '@', a name of up to 31 */
+const char *registry_disk_key(const DiskRegistry *r, const Disk *d, char buf[DISK_KEY_MAX]);
+/* identity@name, whether or not another disk shares the identity. */
+const char *registry_named_key(const Disk *d, char buf[DISK_KEY_MAX]);
 
 /* SMR suspects and storms under way, as of the last sample (the views' suspect and storm). */
 void registry_count(const DiskRegistry *r, unsigned *ret_suspects, unsigned *ret_storms);

@@ -3,7 +3,8 @@
 # smrd --oneshot on every fixture tree (and on the real captured trees in
 # shared/, when present): each disk gets the class its tree was built for,
 # the page passes promtool, and every diskstats counter equals what
-# node_exporter reports for the same /proc/diskstats.
+# node_exporter reports for the same /proc/diskstats. Per-disk settings by
+# identity; two disks that present one WWN each get their own past at start.
 . "$(dirname "$0")/lib.sh"
 need promtool
 need prometheus-node-exporter
@@ -95,6 +96,23 @@ sed -i 's/^disk.WD-NOSUCHDISK.expect = cmr$/disk.WD-STILLNOSUCH.expect = cmr/' "
 ctl reload >/dev/null
 wait_until 5 "the reload's report" grep -q 'disk.WD-STILLNOSUCH names no watched disk' "$T/smrd.log"
 check "a reload reports an identity that names no disk" grep -q 'disk.WD-STILLNOSUCH names no watched disk' "$T/smrd.log"
+stop_smrd
+
+# Two disks behind one USB-SATA bridge present one WWN (audit 4, finding 7):
+# at start each gets its own past, told apart by name. sdb's storm is on
+# record under the plain WWN, as an smrd before the fix recorded it.
+step "two disks with one WWN: each its own past at start"
+mkdir -p "$T/twin-udev/data" && cp -a "$M/udev/data/." "$T/twin-udev/data/"
+printf 'E:ID_WWN=0x50014ee2bbbbbbbb\n' >>"$T/twin-udev/data/b8:16"	# sda's
+rm -rf "$T/state" && mkdir -m 0750 "$T/state"
+printf '%d\t%s\tsdb\t0x50014ee2bbbbbbbb\twrite\twarning\t30\t10\t0\t1\t%s\n' 120 storm-start 'a storm' 90 storm-end \
+	'its end' | "$HISTORY_SEED" "$T/state" >/dev/null || fail "history-seed"
+start_smrd --sysfs-root "$M/sys" --procfs-root "$M/proc" --udev-root "$T/twin-udev" --exclude '^$'
+on_record() { ctl --json show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["detection"]["storm"]["on_record"])'; }
+back() { [ "$(on_record "$1")" = 1 ]; }
+wait_until 5 "sdb's storm back from the history" back sdb
+check "sdb gets its storm back" back sdb
+check "sda, with sdb's WWN, does not get sdb's storm (on record: $(on_record sda))" [ "$(on_record sda)" = 0 ]
 stop_smrd
 
 # The real /sys trees captured on real machines (the workplace's shared data,

@@ -25,6 +25,15 @@ static int on_stored(const HistoryEvent *e, void *userdata)
 	return 0;
 }
 
+/* The disk_id its first event was recorded under. */
+static int first_key(const HistoryEvent *e, void *userdata)
+{
+	char *key = userdata;
+	if (!key[0])
+		snprintf(key, sizeof ((HistoryEvent *)NULL)->serial, "%s", e->serial);
+	return 0;
+}
+
 static unsigned stored(Monitor *m, const char *device, const char *kind)
 {
 	Seen s = {0};
@@ -74,6 +83,88 @@ static Disk *add_as(DiskRegistry *r, const char *name, DiskClass class, const ch
 static Disk *add(DiskRegistry *r, const char *name, DiskClass class, const char *wwn)
 {
 	return add_as(r, name, class, wwn, -1, "");
+}
+
+/* A storm and a behavioural verdict, recorded as an smrd that kept the
+ * plain identity on every row did (and does for a disk alone with it). */
+static void old_rows(History *h, const char *device, const char *identity, uint64_t when)
+{
+	const char *kinds[] = {"storm-start", "behaviour", "storm-end"};
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+		HistoryEvent ev = {.time_usec = when + i * 1000000, .logged_usec = when + i * 1000000, .latency = 10,
+				   .duration = 30, .value = NAN};
+		snprintf(ev.device, sizeof ev.device, "%s", device);
+		snprintf(ev.serial, sizeof ev.serial, "%s", identity);
+		snprintf(ev.kind, sizeof ev.kind, "%s", kinds[i]);
+		snprintf(ev.severity, sizeof ev.severity, "warning");
+		snprintf(ev.message, sizeof ev.message, "as recorded before");
+		CHECK_INT(history_add(h, &ev), 0);
+	}
+}
+
+static Monitor *restart(sd_event *e, const Config *cfg, DiskRegistry *disks, Monitor *m)
+{
+	monitor_free(m);
+	CHECK_INT(monitor_new(e, cfg, disks, false, NULL, &m), 0);
+	monitor_tick(m, &(TickTime){now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME)}, NAN);
+	return m;
+}
+
+/* Two disks behind one USB-SATA bridge present one WWN. Each is recorded
+ * under a key that tells them apart, and a restart gives each its own past
+ * only: sdd's storm and verdict are not sde's. A database from before keys
+ * had a name (the plain WWN on every row) is read by name the same way; a
+ * disk alone with its identity again keeps what it did in company. */
+static void collide(sd_event *e, const Config *cfg, DiskRegistry *disks)
+{
+	const char *wwn = "0x5000000000000001", *old = "0x5000000000000002";
+	Disk *a = add(disks, "sdd", DISK_CLASS_CMR, wwn), *b = add(disks, "sde", DISK_CLASS_CMR, wwn);
+	Monitor *m = NULL;
+	CHECK_INT(monitor_new(e, cfg, disks, false, NULL, &m), 0);
+	uint64_t now = now_usec(CLOCK_MONOTONIC), base = now > 200000000 ? now - 200000000 : 1;
+	for (int t = 1; t <= 75; t++) {
+		interval(a, t <= 70 ? 2500 : 3, t <= 70 ? 0.0004 : 0.333);
+		interval(b, 0, 0);
+		monitor_tick(m, &(TickTime){base + (uint64_t)t * 1000000, now_usec(CLOCK_REALTIME)}, NAN);
+	}
+	monitor_disk_gone(m, a);
+	CHECK_INT(stored(m, "sdd", "storm-start"), 1);
+	CHECK_INT(stored(m, "sdd", "behaviour"), 1);
+	CHECK_INT(stored(m, "sde", NULL), 0);
+	char key[96] = "";
+	history_query(monitor_history(m), &(HistoryFilter){.device = "sdd"}, first_key, key);
+	CHECK_STR(key, "0x5000000000000001@sdd");
+	old_rows(monitor_history(m), "sdf", old, now_usec(CLOCK_REALTIME) - 100000000);
+
+	/* a restart, the same disks: each its own past, or none */
+	registry_remove(disks, "sdd");
+	registry_remove(disks, "sde");
+	a = add(disks, "sdd", DISK_CLASS_CMR, wwn), b = add(disks, "sde", DISK_CLASS_CMR, wwn);
+	Disk *f = add(disks, "sdf", DISK_CLASS_CMR, old), *g = add(disks, "sdg", DISK_CLASS_CMR, old);
+	m = restart(e, cfg, disks, m);
+	CHECK_INT(a->det.storm.known, 1);
+	CHECK_INT(b->det.storm.known, 0);
+	CHECK(disk_model_known(&a->view.cache) && !disk_model_known(&b->view.cache));
+	CHECK(disk_by_behaviour(a) && !disk_by_behaviour(b));
+	CHECK_INT(f->det.storm.known, 1);
+	CHECK_INT(g->det.storm.known, 0);
+	CHECK(disk_by_behaviour(f) && !disk_by_behaviour(g));
+
+	/* sde and sdg gone, sdf renamed sdh: each alone with its identity again,
+	 * sdd gets what it did beside sde, sdh what sdf did (its identity is enough) */
+	const char *gone[] = {"sdd", "sde", "sdf", "sdg"};
+	for (size_t i = 0; i < ELEMENTSOF(gone); i++)
+		registry_remove(disks, gone[i]);
+	a = add(disks, "sdd", DISK_CLASS_CMR, wwn);
+	f = add(disks, "sdh", DISK_CLASS_CMR, old);
+	m = restart(e, cfg, disks, m);
+	CHECK_INT(a->det.storm.known, 1);
+	CHECK(disk_by_behaviour(a));
+	CHECK_INT(f->det.storm.known, 1);
+	CHECK(disk_by_behaviour(f));
+	monitor_free(m);
+	registry_remove(disks, "sdd");
+	registry_remove(disks, "sdh");
 }
 
 int main(void)
@@ -209,6 +300,9 @@ int main(void)
 	CHECK_INT(stored(m, "sdb", NULL), 3);
 
 	monitor_free(m);
+	registry_remove(disks, "sdb");
+	registry_remove(disks, "sdc");
+	collide(e, &cfg, disks);
 	registry_free(disks);
 	config_done(&cfg);
 	sd_event_unref(e);

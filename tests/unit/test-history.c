@@ -63,6 +63,19 @@ static void queries(History *h, int64_t base)
 	g.n = 0;
 	CHECK_INT(history_query(h, &(HistoryFilter){.serial = "SER-sdc", .device = "ignored"}, collect, &g), 0);
 	CHECK_INT(g.n, 10);
+	/* a disk's past under another form of its key: only under its name */
+	const HistoryFilter also[] = {
+		{.serial = "SER-x@sdb", .device = "sdb", .serial_on_device = "SER-sdb"},
+		{.serial = "SER-x@sdc", .device = "sdc", .serial_on_device = "SER-sdb"},
+		{.serial = "SER-sdc", .device = "sdb", .serial_on_device = "SER-sdb"},
+		{.serial = "SER-x@sdb", .device = "sdb", .serial_on_device = "SER-sdb", .kind = "stall"},
+	};
+	const unsigned n_also[] = {20, 0, 30, 10};
+	for (size_t i = 0; i < ELEMENTSOF(also); i++) {
+		g.n = 0;
+		CHECK_INT(history_query(h, &also[i], collect, &g), 0);
+		CHECK_INT(g.n, n_also[i]);
+	}
 	g.n = 0;
 	CHECK_INT(history_query(h, &(HistoryFilter){.since_usec = 1025}, collect, &g), 0);
 	CHECK_INT(g.n, 5);
