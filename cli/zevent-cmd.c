@@ -159,4 +159,19 @@ void output_rebuild_check(FILE *f, json_object *r)
 	fprintf(f, "verdict:   %s\n", json_object_get_boolean(output_get(r, "warn")) ? "WARNING: a rebuild onto it will be slow"
 										  : "ok");
 	fprintf(f, "advice:    %s\n", output_str(r, "advice"));
+	/* zed's slow I/O diagnosis: known once the disk is in a pool (docs/zfs.md) */
+	json_object *s = output_get(r, "slow_io");
+	const char *state = s ? output_str(s, "state") : "";
+	if (!s)
+		fprintf(f, "slow I/O:  not known: not in a ZFS pool yet (check zpool get slow_io_n,slow_io_t POOL all-vdevs)\n");
+	else if (streq(state, "can-trip"))
+		fprintf(f, "slow I/O:  WARNING: %s\n", output_str(s, "message"));
+	else if (streq(state, "checking"))
+		fprintf(f, "slow I/O:  pool %s: being read (zpool get), ask again in a few seconds\n", output_str(s, "pool"));
+	else if (streq(state, "not-known"))
+		fprintf(f, "slow I/O:  pool %s: not known: %s\n", output_str(s, "pool"), output_str(s, "message"));
+	else
+		fprintf(f, "slow I/O:  pool %s: %s\n", output_str(s, "pool"),
+			streq(state, "safe") ? "slow_io_n/slow_io_t set, but beyond what a destage storm can trip"
+					     : "slow_io_n/slow_io_t not set: zed does not degrade disks for slow I/O");
 }

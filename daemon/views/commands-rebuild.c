@@ -119,6 +119,28 @@ static Disk *check_disk(Context *ctx, const char *dev, ProtoError *err, char **m
 	return NULL;
 }
 
+/* Whether zed may degrade d for slow I/O: known only once d is in a pool
+ * (a zpool replace not typed yet has no vdev to read); null then. */
+static json_object *slow_io_json(Context *ctx, Disk *d)
+{
+	const SlowIoResult *r = NULL;
+	const char *pool = zfsevents_slow_io(ctx->zfs, d, &r);
+	if (!pool)
+		return NULL;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "pool", json_object_new_string(pool));
+	bool read = r && streq(r->pool, pool);
+	SlowIoState s = read ? r->state : SLOWIO_CHECKING;
+	json_object_object_add(o, "state", json_object_new_string(slowio_state_to_string(s)));
+	if (s == SLOWIO_UNSET || s == SLOWIO_SAFE || s == SLOWIO_CAN_TRIP) {
+		const SlowIoSetting *v = &r->setting;
+		json_object_object_add(o, "slow_io_n", v->n == SLOW_IO_UNSET ? NULL : json_object_new_uint64(v->n));
+		json_object_object_add(o, "slow_io_t", v->t == SLOW_IO_UNSET ? NULL : json_object_new_uint64(v->t));
+	}
+	json_object_object_add(o, "message", read && r->text[0] ? json_object_new_string(r->text) : NULL);
+	return o;
+}
+
 int commands_rebuild_check(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	json_object *dev;
@@ -147,6 +169,7 @@ int commands_rebuild_check(Context *ctx, json_object *args, json_object **ret, P
 	json_object_object_add(o, "media_cache_bytes", jdouble(f.model->media_cache_bytes));
 	json_object_object_add(o, "slow_write_bps", jdouble(f.model->slow_write_bps));
 	json_object_object_add(o, "size_bytes", jdouble(f.size_bytes));
+	json_object_object_add(o, "slow_io", slow_io_json(ctx, d));
 	*ret = o;
 	return 0;
 }

@@ -11,6 +11,9 @@
 # a Toshiba P300 (a CMR model). Checked:
 #   - vdev_attach through a by-id link to the DM-SMR disk's partition: a
 #     rebuild-warning warning, recorded, printed, notified; none for the CMR;
+#   - right after it, as a `zpool` stand-in (zpool-replay.py) gives the
+#     pool's tree and slow_io_n=5 slow_io_t=60 on its mirror: a second
+#     rebuild-warning naming them, recorded and notified;
 #   - events mapped to the right disk, in smrctl events, the disk page and
 #     smrd_zfs_events_total; smrctl rebuild-check says the same;
 #   - hostile events (a 300-byte pool, a 5000-byte path, spaces, newlines,
@@ -46,10 +49,15 @@ ln -s /etc/passwd /dev/shm/by-id/evil
 SMR_ID=/dev/shm/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789
 
 # the hook keeps each notification's environment
-mkdir -p "$T/notes"
+mkdir -p "$T/notes" "$T/bin"
 printf '#!/bin/sh\nenv >"%s/notes/$$.env"\n' "$T" >"$T/hook.sh" && chmod +x "$T/hook.sh"
+# zpool: the pool's tree with the partition as the leaf being resilvered,
+# slow_io_n/t set on its mirror (tests/fixtures/zpool/get-slowio-mirror.txt)
+printf '#!/bin/sh\nZR_FIXTURES=%s ZR_PATH=%s ZR_POOL=tank ZR_SLOWIO=get-slowio-mirror.txt exec python3 %s "$@"\n' \
+	"'$SRCDIR/tests/fixtures/zpool'" "'$SMR_ID-part1'" "'$SRCDIR/tests/e2e/zpool-replay.py'" >"$T/bin/zpool"
+chmod +x "$T/bin/zpool"
 start_smrd --interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev" \
-	--notify-command "$T/hook.sh" --notify-interval 1
+	--notify-command "$T/hook.sh" --notify-interval 1 --zpool-command "$T/bin/zpool"
 classes() { ctl --json disks | python3 -c 'import json,sys; print(" ".join(d["device"]+"="+d["class"] for d in json.load(sys.stdin)["disks"]))'; }
 say "  classes: $(classes)"
 check "smrd classifies $S dm-smr and $C cmr" bash -c "[[ ' $(classes) ' == *' $S=dm-smr '* && ' $(classes) ' == *' $C=cmr '* ]]"
@@ -101,8 +109,11 @@ zed sysevent.fs.zfs.vdev_attach ZEVENT_POOL=tank ZEVENT_VDEV_GUID=0x06F2E3F1A1B2
 	ZEVENT_VDEV_STATE_STR=HEALTHY ZEVENT_VDEV_PATH="$SMR_ID-part1" ZEVENT_VDEV_DEVID=ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789-part1
 check "zed runs exactly one zedlet of ours for it, which exits 0" [ "$(ran) $(codes)" = "1 0 " ]
 check "it prints the warning" grep -q "WARNING: ZFS pool tank is rebuilding onto $S (serial WD-WX12D3456789" "$T/zed.out"
+# slow_io_n/t are read in the background (zpool status -P, zpool get)
+slow_io_said() { ctl --json events --device "$S" --limit 100 | grep -q "slow_io_n=5 slow_io_t=60 on mirror-0: zed may degrade $S"; }
+WAIT_LOG=$T/smrd.log wait_until 10 "the slow I/O warning" slow_io_said
 events_json
-check "a rebuild-warning event on $S" [ "$(count_kind rebuild-warning "$S")" = 1 ]
+check "two rebuild-warning events on $S: the guard's, then slow_io_n/t's" [ "$(count_kind rebuild-warning "$S")" = 2 ]
 check "the attach is recorded on $S (the partition's whole disk)" [ "$(count_kind rebuild-start "$S")" = 1 ]
 
 step "zpool replace onto the CMR disk: vdev_attach"
@@ -147,11 +158,15 @@ check "the DM-SMR disk by its by-id link: a warning" bash -c "[ $rc1 = 0 ] && gr
 check "CMR: risk none" bash -c "ctl() { timeout 60 '$SMRCTL' --socket '$SOCK' \"\$@\"; }; ctl --json rebuild-check $C | grep -q '\"risk\": \"none\"'"
 ctl rebuild-check /dev/null >/dev/null 2>"$T/rc-null.txt"
 check "a character device is refused" grep -q "is not a block device" "$T/rc-null.txt"
+check "slow_io_n/t not known before the disk is in a pool" grep -q "^slow I/O:  not known: not in a ZFS pool yet" "$T/rc-smr.txt"
 
 step "notifications"
 notified() { grep -l "SMRD_EVENT=rebuild-warning" "$T"/notes/*.env 2>/dev/null | wc -l; }
-wait_until 10 "the rebuild-warning notification" bash -c "[ \$(grep -l SMRD_EVENT=rebuild-warning '$T'/notes/*.env 2>/dev/null | wc -l) -ge 1 ]"
-check "one rebuild-warning notification, for $S" bash -c "[ '$(notified)' = 1 ] && grep -l SMRD_EVENT=rebuild-warning '$T'/notes/*.env | xargs grep -q 'SMRD_DEVICE=$S'"
+# the second came within notify-interval: sent at its end, summed up
+wait_until 10 "the rebuild-warning notifications" bash -c "[ \$(grep -l SMRD_EVENT=rebuild-warning '$T'/notes/*.env 2>/dev/null | wc -l) -ge 2 ]"
+check "two rebuild-warning notifications, both for $S, one naming slow_io_n" bash -c "[ '$(notified)' = 2 ] &&
+	[ \$(grep -l SMRD_EVENT=rebuild-warning '$T'/notes/*.env | xargs grep -l 'SMRD_DEVICE=$S' | wc -l) = 2 ] &&
+	grep -l SMRD_EVENT=rebuild-warning '$T'/notes/*.env | xargs grep -q 'slow_io_n=5 slow_io_t=60'"
 
 step "hostile events: refused, nothing recorded, nothing run"
 events_json; before=$(count_kind zfs -)$(count_kind zfs "$S")$(count_kind zfs "$C")

@@ -18,18 +18,54 @@ figure comes from) with the figures rescaled to the emulated rebuild:
     bytes written; the total to examine is what the rebuild writes in all.
 
 Everything else the fixture says (txg, space, errors) is printed unchanged.
+
+It also answers what smrd asks when its rebuild guard warned about a disk
+in a pool (daemon/rebuild/slowio.h): `zpool status -P POOL` from
+status-P-replacing.txt and `zpool get -H -p -o name,property,value,source
+slow_io_n,slow_io_t POOL all-vdevs` from the fixture ZR_SLOWIO names
+(get-slowio-mirror.txt: slow_io_n=5 slow_io_t=60 on mirror-0), the leaf
+being resilvered renamed ZR_PATH and the pool ZR_POOL (dpool) in both;
+without ZR_SLOWIO, the get is refused as OpenZFS 2.1 refuses it (no vdev
+properties: a usage error, exit 2).
+
 Configuration comes from the environment the test's wrapper sets:
 ZR_FIXTURES, ZR_DEV (loopN), ZR_PATH, ZR_GUID, ZR_TOTAL (bytes), ZR_STATE
 (a directory holding `start`: "epoch_s sectors_written_before" and, once
-fio ended, `end`: "epoch_s"). Anything else: zpool's usage error, exit 2,
-as an OpenZFS without -j answers (smrd then tries `zpool status -p`, which
-this stand-in refuses the same way: a failed reading, not a wrong one).
+fio ended, `end`: "epoch_s"), ZR_POOL, ZR_SLOWIO. Anything else: zpool's
+usage error, exit 2, as an OpenZFS without -j answers (smrd then tries
+`zpool status -p`, which this stand-in refuses the same way: a failed
+reading, not a wrong one).
 """
 import json
 import os
 import sys
 
 RUNNING_LEAF = "ata-ST5000LM000-2AN170_WCJ13R2Q"  # the leaf being resilvered in the fixtures
+NEW_PATH = "/dev/disk/by-id/" + RUNNING_LEAF + "-part1"  # its path in the -P fixtures
+GET = ["get", "-H", "-p", "-o", "name,property,value,source", "slow_io_n,slow_io_t"]
+
+
+def slow_io(args):
+    """zpool status -P POOL, zpool get ... POOL all-vdevs: 0 answered, None not asked."""
+    e = os.environ
+    pool = e.get("ZR_POOL", "dpool")
+    if args == ["status", "-P", pool]:
+        name = "status-P-replacing.txt"
+    elif args == GET + [pool, "all-vdevs"]:
+        name = e.get("ZR_SLOWIO")
+        if not name:
+            sys.stderr.write("bad property list: invalid property 'slow_io_n'\n")
+            return 2
+    else:
+        return None
+    if e.get("ZPOOL_VDEV_NAME_PATH") != "1":
+        sys.stderr.write("zpool-replay: leaves are named by path only with ZPOOL_VDEV_NAME_PATH=1\n")
+        return 3
+    with open(os.path.join(e["ZR_FIXTURES"], name)) as f:
+        text = f.read()
+    text = text.replace(NEW_PATH, e["ZR_PATH"]).replace("pool: dpool", "pool: " + pool)
+    sys.stdout.write(text.replace("\tdpool ", "\t" + pool + " "))
+    return 0
 
 
 def sectors_written(dev):
@@ -48,7 +84,10 @@ def leaf_and_pool(doc):
 
 
 def main():
-    if sys.argv[1:] != ["status", "-jp", "--json-int"]:
+    answered = slow_io(sys.argv[1:])
+    if answered is not None:
+        return answered
+    if sys.argv[1:] != ["status", "-jp", "--json-int"] or "ZR_STATE" not in os.environ:
         sys.stderr.write("invalid option: zpool-replay answers only 'status -jp --json-int'\n")
         return 2
     e = os.environ
