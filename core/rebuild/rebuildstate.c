@@ -19,6 +19,7 @@
 
 static const char *const kinds[_REBUILD_KIND_MAX] = {
 	[REBUILD_KIND_RESILVER] = "resilver", [REBUILD_KIND_SCRUB] = "scrub", [REBUILD_KIND_BTRFS_REPLACE] = "btrfs-replace",
+	[REBUILD_KIND_BTRFS_BALANCE] = "balance",
 };
 static const char *const phases[_REBUILD_PHASE_MAX] = {
 	[REBUILD_PHASE_NONE] = "none", [REBUILD_PHASE_RUNNING] = "running",
@@ -111,7 +112,7 @@ static double interpolated(RebuildState *s, const RebuildSample *o, const Rebuil
 		return s->step_done;
 	}
 	double hi = isfinite(s->total_bytes) ? s->total_bytes : INFINITY;
-	if (s->kind != REBUILD_KIND_BTRFS_REPLACE)
+	if (!rebuild_kind_btrfs(s->kind))
 		hi = isfinite(s->step) ? fmin(hi, tool + s->step) : tool;
 	if (!isfinite(hi))
 		return tool;
@@ -122,6 +123,7 @@ static void progress(RebuildState *s, const RebuildSample *o, const RebuildDiskF
 {
 	s->updated = now;
 	s->elapsed = fmax(now - s->started, 0);
+	s->stopping = o->stopping;
 	if (isfinite(o->total_bytes))
 		s->total_bytes = o->total_bytes;
 	double done = interpolated(s, o, f);
@@ -249,6 +251,33 @@ int rebuild_sample_from_btrfs(const BtrfsReplaceStatus *b, const char *mount, do
 	double share = b->state == BTRFS_REPLACE_FINISHED ? 1.0 : b->progress;
 	if (isfinite(share) && isfinite(total_bytes))
 		o.done_bytes = share * total_bytes;
+	*ret = o;
+	return 0;
+}
+
+bool rebuild_kind_btrfs(RebuildKind k)
+{
+	return k == REBUILD_KIND_BTRFS_REPLACE || k == REBUILD_KIND_BTRFS_BALANCE;
+}
+
+int rebuild_sample_from_balance(const BtrfsBalanceStatus *b, const char *mount, double total_bytes, double done_bytes,
+				bool filled, const RebuildState *followed, RebuildSample *ret)
+{
+	bool following = followed && followed->phase == REBUILD_PHASE_RUNNING && followed->kind == REBUILD_KIND_BTRFS_BALANCE;
+	if (b->state < 0 || b->state >= _BTRFS_BALANCE_STATE_MAX || (b->state == BTRFS_BALANCE_NONE && !following))
+		return -ENOENT;
+	/* btrfs gives no start time: smrd's first reading stands for it */
+	RebuildSample o = {.kind = REBUILD_KIND_BTRFS_BALANCE, .started = NAN, .duration = NAN,
+			   .total_bytes = total_bytes, .done_bytes = done_bytes};
+	snprintf(o.pool, sizeof o.pool, "%s", mount);
+	if (b->state == BTRFS_BALANCE_NONE)
+		/* gone: paused then resumed to its end, or canceled, between two
+		 * readings; a cancel not announced at a reading is not seen */
+		o.phase = followed->stopping && !filled ? REBUILD_PHASE_CANCELED : REBUILD_PHASE_FINISHED;
+	else {
+		o.phase = REBUILD_PHASE_RUNNING;
+		o.stopping = b->state == BTRFS_BALANCE_PAUSED || b->cancel_requested || b->pause_requested;
+	}
 	*ret = o;
 	return 0;
 }

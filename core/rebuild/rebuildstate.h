@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include "btrfsbalance.h"
 #include "btrfsreplace.h"
 #include "diskmodel.h"
 #include "zpoolstatus.h"
@@ -25,6 +26,7 @@ typedef enum RebuildKind {
 	REBUILD_KIND_RESILVER,
 	REBUILD_KIND_SCRUB,
 	REBUILD_KIND_BTRFS_REPLACE,
+	REBUILD_KIND_BTRFS_BALANCE,	/* a balance onto a disk added to the file system */
 	_REBUILD_KIND_MAX,
 	_REBUILD_KIND_INVALID = -EINVAL,
 } RebuildKind;
@@ -48,6 +50,7 @@ typedef struct RebuildSample {
 	double duration;		/* finished: as the tool says */
 	double total_bytes;		/* to write onto the disk in all */
 	double done_bytes;		/* written onto it so far */
+	bool stopping;			/* told to stop (a balance paused or cancelling): its end is no finish */
 } RebuildSample;
 
 /* What smrd knows of the disk, for the ETA: read at each reading. */
@@ -90,6 +93,7 @@ typedef struct RebuildState {
 	double tool_done, step_counter, step_done, step;
 	double warned_at;		/* this rebuild's rebuild-warning was recorded then; NaN none */
 	double warn_pending;		/* one recorded while none was followed: the next start may take it */
+	bool stopping;			/* the last reading said it was told to stop */
 } RebuildState;
 
 typedef enum RebuildChange {
@@ -99,7 +103,7 @@ typedef enum RebuildChange {
 	REBUILD_CHANGE_ENDED,		/* finished or canceled: phase says */
 } RebuildChange;
 
-/* "resilver", "scrub", "btrfs-replace"; NULL outside the enum. */
+/* "resilver", "scrub", "btrfs-replace", "balance"; NULL outside the enum. */
 const char *rebuild_kind_to_string(RebuildKind k);
 /* "none", "running", "finished", "canceled"; NULL outside the enum. */
 const char *rebuild_phase_to_string(RebuildPhase p);
@@ -131,6 +135,18 @@ int rebuild_sample_from_zpool(const ZpoolScan *scan, const ZpoolLeaf *leaf, doub
  * utc_offset as above. -ENOENT: never started. */
 int rebuild_sample_from_btrfs(const BtrfsReplaceStatus *b, const char *mount, double total_bytes, double now,
 			      double utc_offset, RebuildSample *ret);
+
+/* Whether a rebuild of this kind is btrfs's (read per file system, not from zpool). */
+bool rebuild_kind_btrfs(RebuildKind k);
+/* The reading of a btrfs balance of file system `mount` onto one disk:
+ * total_bytes what it leaves on the disk in all, done_bytes what is there
+ * now (NaN unknown); followed the disk's rebuild state (NULL none). A
+ * balance found no more ends finished, unless the reading before said it
+ * was told to stop (paused, cancel requested) and the disk is not filled
+ * (its share of the chunks not there): canceled. -ENOENT: no balance and
+ * none followed. */
+int rebuild_sample_from_balance(const BtrfsBalanceStatus *b, const char *mount, double total_bytes, double done_bytes,
+				bool filled, const RebuildState *followed, RebuildSample *ret);
 
 /* The history's message for an ended rebuild onto `device`: the real
  * duration beside the estimate made at the start, and that estimate's

@@ -21,6 +21,12 @@
 #     -1`, cross-checked with the Started/finished times btrfs prints); a
 #     rebuild-done event with the real duration;
 #   - onto the CMR disk: followed, no warning, no storm.
+# Then a balance onto a disk added to a file system (docs/zfs.md): each
+# file system above unmounted, its disk taken by `btrfs device add` into a
+# third raid1 and `btrfs balance start --full-balance` run: onto the DM-SMR
+# disk a rebuild-warning (one), followed as kind balance, a rebuild-done;
+# onto the CMR one, added next, the same but no warning (and none more on
+# the DM-SMR disk, already at its share).
 [ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 need btrfs
@@ -30,6 +36,7 @@ use_emu
 EMU_SIZE=512M
 DATA_MIB=${DATA_MIB:-128}	# 4x the cache: most of the copy past the cliff, in seconds
 CMR_MIB=64
+BAL_MIB=${BAL_MIB:-96}	# the third raid1's data, balanced onto each disk added to it
 
 # mkfs_raid1 NAME MIB: a btrfs raid1 on two loop devices (files in the
 # private /dev/shm), mounted on $T/NAME, holding MIB MiB of random data.
@@ -182,7 +189,88 @@ check "no rebuild-warning and no storm on $C" \
 	[ "$(kinds rebuild-warning "$C" 0 "$(now_ms)") $(kinds storm-start "$C" 0 "$(now_ms)")" = "0 0" ]
 judge cmr "$C" --no-eta
 done_took "$C" $((T1 - T0))
+# balance MOUNT NAME DEVICE: btrfs balance start --full-balance, paused at
+# once (a balance this small takes about a second: smrd, reading every
+# second, could miss it) until smrd follows it onto DEVICE, then resumed to
+# its end, smrctl rebuilds polled meanwhile into $T/NAME.rebuilds
+balance() {
+	local M=$1 name=$2 dev=$3 pid r i
+	: >"$T/$name.rebuilds"
+	btrfs balance start --full-balance "$M" >"$T/$name.out" 2>&1 &
+	pid=$!
+	at_exit "btrfs balance cancel '$M' 2>/dev/null; kill $pid 2>/dev/null"
+	for i in $(seq 100); do btrfs balance pause "$M" >/dev/null 2>&1 && break; sleep 0.01; done
+	wait "$pid"
+	grep -q 'paused' "$T/$name.out" || { fail "btrfs balance of $M not paused: $(cat "$T/$name.out")"; return; }
+	say "  $(btrfs balance status "$M" | tail -1)"
+	WAIT_LOG=$T/smrd.log wait_until 10 "smrd to follow the paused balance onto $dev" balance_running "$dev"
+	btrfs balance resume "$M" >"$T/$name.out" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		r=$(ctl --json rebuilds 2>/dev/null | tr -d '\n') && echo "$(now_ms) $r" >>"$T/$name.rebuilds"
+		sleep 0.25
+	done
+	wait "$pid" || fail "btrfs balance resume of $M: $(cat "$T/$name.out")"
+	say "  $(tail -1 "$T/$name.out")"
+	btrfs filesystem show --raw "$M" | grep devid | sed 's/^\s*/  /'
+}
+# balance_running DEVICE: smrctl rebuilds follows a balance onto DEVICE
+balance_running() { ctl --json rebuilds | python3 -c 'import json,sys
+sys.exit(not any(r["device"] == sys.argv[1] and r["kind"] == "balance" and r["state"] == "running"
+                 for r in json.load(sys.stdin)["rebuilds"]))' "$1"; }
+# balance_dones DEVICE: rebuild-done events of a balance on DEVICE
+balance_dones() { ctl --json events --limit 1000 | python3 -c 'import json,sys
+print(sum(1 for e in json.load(sys.stdin)["events"] if e["kind"] == "rebuild-done" and e["device"] == sys.argv[1]
+          and e["message"].startswith("balance of ")))' "$1"; }
+balance_done_on() { [ "$(balance_dones "$1")" -ge 1 ]; }
+# followed_as_balance NAME DEVICE: smrctl rebuilds says the balance onto
+# DEVICE finished
+followed_as_balance() {
+	python3 - "$T/$1.rebuilds" "$2" "$(ctl --json rebuilds | tr -d '\n')" "$T/events.json" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+log, dev, last = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])["rebuilds"]
+running = 0
+for line in open(log):
+    try:
+        rs = json.loads(line.partition(" ")[2])["rebuilds"]
+    except (ValueError, KeyError):
+        continue
+    running += any(r.get("device") == dev and r.get("kind") == "balance" and r.get("state") == "running" for r in rs)
+end = [r for r in last if r.get("device") == dev]
+state = (end[0].get("kind"), end[0].get("state")) if end else None
+ok = state == ("balance", "finished")
+done = [e["message"] for e in json.load(open(sys.argv[4]))["events"] if e["kind"] == "rebuild-done" and e["device"] == dev]
+print(f"  rebuild-done: {done[-1] if done else None}")
+print(("ok: " if ok else "FAIL: ") + f"smrctl rebuilds says the balance onto {dev} finished ({state}; "
+      f"{running} readings running after the resume)")
+sys.exit(0 if ok else 1)
+PY
+}
+
+step "btrfs device add of the DM-SMR disk $SMR to a third raid1, then a full balance"
+umount "$T/fs1" || fail "umount fs1"
+mkfs_raid1 fs3 "$BAL_MIB"
+btrfs device add -f -K "$SMR" "$T/fs3" >"$T/add.out" 2>&1 || { fail "btrfs device add $SMR: $(cat "$T/add.out")"; finish; }
+T0=$(now_ms)
+balance "$T/fs3" bal-smr "$S"
+WAIT_LOG=$T/smrd.log wait_until 10 "smrd to record the balance's end on $S" balance_done_on "$S"
+check "one rebuild-done of a balance on $S" [ "$(balance_dones "$S")" = 1 ]
+events_json
+check "one rebuild-warning on $S for the balance" [ "$(kinds rebuild-warning "$S" "$T0" "$(now_ms)")" = 1 ]
+followed_as_balance bal-smr "$S"
+
+step "btrfs device add of the CMR disk $CMR to it, then a full balance"
+umount "$T/fs2" || fail "umount fs2"
+btrfs device add -f -K "$CMR" "$T/fs3" >"$T/add.out" 2>&1 || { fail "btrfs device add $CMR: $(cat "$T/add.out")"; finish; }
+B0=$(now_ms)
+balance "$T/fs3" bal-cmr "$C"
+WAIT_LOG=$T/smrd.log wait_until 10 "smrd to record the balance's end on $C" balance_done_on "$C"
+check "one rebuild-done of a balance on $C" [ "$(balance_dones "$C")" = 1 ]
+events_json
+check "no rebuild-warning on $C, and none more on $S" \
+	[ "$(kinds rebuild-warning "$C" 0 "$(now_ms)") $(kinds rebuild-warning "$S" "$B0" "$(now_ms)")" = "0 0" ]
+followed_as_balance bal-cmr "$C"
 check "smrd is alive" alive
 stop_smrd
-umount "$T/fs1" && umount "$T/fs2" || fail "umount"
+umount "$T/fs3" || fail "umount"
 finish

@@ -153,6 +153,10 @@ typedef struct BtrfsHeard {
 	unsigned n, failed, asked;
 	char mount[SCANWATCH_MOUNT_LEN];
 	BtrfsReplaceStatus last;
+	unsigned balances, shows;
+	char balance_mount[SCANWATCH_MOUNT_LEN];
+	BtrfsBalanceStatus balance;
+	unsigned show_devs;
 } BtrfsHeard;
 
 static unsigned on_mounts(char (*ret)[SCANWATCH_MOUNT_LEN], unsigned max, void *userdata)
@@ -174,39 +178,116 @@ static void on_btrfs(const char *mount, const BtrfsReplaceStatus *b, void *userd
 	h->last = *b;
 }
 
+static void on_balance(const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show, void *userdata)
+{
+	BtrfsHeard *h = userdata;
+	h->balances++;
+	snprintf(h->balance_mount, sizeof h->balance_mount, "%s", mount);
+	h->balance = *b;
+	h->shows += show != NULL;
+	h->show_devs = show ? show->n_devs : 0;
+}
+
 static void on_btrfs_failed(const char *message, void *userdata)
 {
 	BtrfsHeard *h = userdata;
 	h->failed++;
-	CHECK(strstr(message, "replace status -1 /mnt/gone: exit 1") != NULL);
+	CHECK(strstr(message, "replace status -1 /mnt/gone: exit 1") || strstr(message, "balance status -v /mnt/gone: exit 2"));
 }
 
 /* Each mount the caller names is read in turn, its path one argument after
- * "--"; one that fails is told and the others still read. */
+ * "--": its replace status, its balance status (exit 1: one runs), and
+ * then the devices' figures; one that fails is told and the others still read. */
 static void test_btrfs(sd_event *e, const char *t)
 {
 	char btrfs[512], body[1024];
 	snprintf(btrfs, sizeof btrfs, "%s/btrfs", t);
 	snprintf(body, sizeof body,
-		 "[ \"$1 $2 $3 $4 $#\" = \"replace status -1 -- 5\" ] || exit 9\n"
-		 "[ \"$5\" = '/mnt/gone' ] && exit 1\n"
+		 "F='%s/tests/fixtures/btrfs'\n"
+		 "case \"$1 $2 $3 $4 $#\" in\n"
+		 "'replace status -1 -- 5') [ \"$5\" = '/mnt/gone' ] && exit 1 ;;\n"
+		 "'balance status -v -- 5') [ \"$5\" = '/mnt/gone' ] && exit 2 ;;\n"
+		 "'filesystem show --raw -- 5') ;;\n"
+		 "*) exit 9 ;;\n"
+		 "esac\n"
 		 "[ \"$5\" = '-mnt/r x;$(reboot)' ] || exit 7\n"
-		 "exec cat '%s/tests/fixtures/btrfs/started.txt'", root);
+		 "case $1 in\n"
+		 "replace) exec cat \"$F/started.txt\" ;;\n"
+		 "balance) sed \"s|/dev/shm/btrfs-balance-record/mnt|$5|\" \"$F/balance-running.txt\"; exit 1 ;;\n"
+		 "*) exec cat \"$F/show-added.txt\" ;;\n"
+		 "esac", root);
 	script(btrfs, body);
 	BtrfsHeard h = {0};
-	ScanWatchCallbacks cb = {.btrfs_mounts = on_mounts, .btrfs_status = on_btrfs, .failed = on_btrfs_failed,
-				 .userdata = &h};
+	ScanWatchCallbacks cb = {.btrfs_mounts = on_mounts, .btrfs_status = on_btrfs, .btrfs_balance = on_balance,
+				 .failed = on_btrfs_failed, .userdata = &h};
 	ScanWatch *w = NULL;
 	CHECK_INT(scanwatch_new(e, "zpool-is-not-run", 0.2, &cb, &w), 0);
 	CHECK_INT(scanwatch_set_btrfs(w, btrfs), 0);
 	uint64_t until = now_usec(CLOCK_MONOTONIC) + 10000000;
-	while ((h.n < 1 || h.failed < 1) && now_usec(CLOCK_MONOTONIC) < until)
+	while ((h.n < 1 || h.failed < 2 || h.balances < 1) && now_usec(CLOCK_MONOTONIC) < until)
 		CHECK(sd_event_run(e, 100000) >= 0);
-	CHECK(h.n >= 1 && h.failed >= 1);
+	CHECK(h.n >= 1 && h.failed >= 2);
+	CHECK(h.balances >= 1 && h.shows == h.balances);
+	CHECK_STR(h.balance_mount, "-mnt/r x;$(reboot)");
+	CHECK_INT(h.balance.state, BTRFS_BALANCE_RUNNING);
+	CHECK_INT(h.balance.completed, 1);
+	CHECK_INT(h.show_devs, 3);
 	CHECK(h.asked >= 1);
 	CHECK_STR(h.mount, "-mnt/r x;$(reboot)");
 	CHECK_INT(h.last.state, BTRFS_REPLACE_STARTED);
 	CHECK_NEAR(h.last.progress, 0.438, 1e-9);
+	scanwatch_free(w);
+}
+
+static unsigned on_one_mount(char (*ret)[SCANWATCH_MOUNT_LEN], unsigned max, void *userdata)
+{
+	(void)userdata, (void)max;
+	snprintf(ret[0], SCANWATCH_MOUNT_LEN, "/mnt/b");
+	return 1;
+}
+
+typedef struct ShowHeard {
+	unsigned balances, shows, none_with_show;
+} ShowHeard;
+
+static void on_balance_show(const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show, void *userdata)
+{
+	ShowHeard *h = userdata;
+	(void)mount;
+	h->balances++;
+	h->shows += show != NULL;
+	h->none_with_show += show && b->state == BTRFS_BALANCE_NONE;
+}
+
+/* The devices' figures are read while a balance runs and at the first
+ * reading that finds it gone (did it fill its disk?), not after. */
+static void test_balance_show(sd_event *e, const char *t)
+{
+	char btrfs[512], body[1024];
+	snprintf(btrfs, sizeof btrfs, "%s/btrfs-balance", t);
+	snprintf(body, sizeof body,
+		 "F='%s/tests/fixtures/btrfs'\n"
+		 "case $1 in\n"
+		 "replace) exec cat \"$F/never-started.txt\" ;;\n"
+		 "filesystem) exec cat \"$F/show-added.txt\" ;;\n"
+		 "esac\n"
+		 "n=$(cat '%s/balance-calls' 2>/dev/null || echo 0); echo $((n + 1)) >'%s/balance-calls'\n"
+		 "R=/dev/shm/btrfs-balance-record/mnt\n"
+		 "[ \"$n\" = 0 ] && { sed \"s|$R|$5|\" \"$F/balance-running.txt\"; exit 1; }\n"
+		 "sed \"s|$R|$5|\" \"$F/balance-none.txt\"",
+		 root, t, t);
+	script(btrfs, body);
+	ShowHeard h = {0};
+	ScanWatchCallbacks cb = {.btrfs_mounts = on_one_mount, .btrfs_balance = on_balance_show, .userdata = &h};
+	ScanWatch *w = NULL;
+	CHECK_INT(scanwatch_new(e, "zpool-is-not-run", 0.1, &cb, &w), 0);
+	CHECK_INT(scanwatch_set_btrfs(w, btrfs), 0);
+	uint64_t until = now_usec(CLOCK_MONOTONIC) + 10000000;
+	while (h.balances < 4 && now_usec(CLOCK_MONOTONIC) < until)
+		CHECK(sd_event_run(e, 100000) >= 0);
+	CHECK(h.balances >= 4);
+	CHECK_INT(h.shows, 2);
+	CHECK_INT(h.none_with_show, 1);
 	scanwatch_free(w);
 }
 
@@ -230,6 +311,7 @@ int main(int argc, char **argv)
 	test_forms(e, t);
 	test_bad_commands(e, t);
 	test_btrfs(e, t);
+	test_balance_show(e, t);
 	sd_event_unref(e);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", t);

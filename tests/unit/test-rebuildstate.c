@@ -300,9 +300,71 @@ static void test_warning_once(void)
 	CHECK(rebuild_state_wants_warning(&s));
 }
 
+/* A balance's readings: no start time (the first reading stands for it);
+ * paused or told to cancel, its going is no finish; a balance read with
+ * none followed is nothing; the counter between chunks bounded by the total. */
+static void test_balance(void)
+{
+	RebuildState s;
+	rebuild_state_init(&s);
+	RebuildDiskFacts f = {.model = NULL, .cache_free_bytes = NAN, .fast_bps = 100e6, .written_bytes = 0};
+	BtrfsBalanceStatus none = {.state = BTRFS_BALANCE_NONE}, run = {.state = BTRFS_BALANCE_RUNNING},
+			   paused = {.state = BTRFS_BALANCE_PAUSED}, cancel = {.state = BTRFS_BALANCE_RUNNING, .cancel_requested = true};
+	RebuildSample o;
+	CHECK_INT(rebuild_sample_from_balance(&none, "/m", NAN, NAN, false, &s, &o), -ENOENT);
+	CHECK_INT(rebuild_sample_from_balance(&none, "/m", NAN, NAN, false, NULL, &o), -ENOENT);
+	BtrfsBalanceStatus junk = {.state = _BTRFS_BALANCE_STATE_MAX};
+	CHECK_INT(rebuild_sample_from_balance(&junk, "/m", NAN, NAN, false, &s, &o), -ENOENT);
+	double t0 = 1796450825;
+	CHECK_INT(rebuild_sample_from_balance(&run, "/m", 1e9, 0, false, &s, &o), 0);
+	CHECK_INT(o.kind, REBUILD_KIND_BTRFS_BALANCE);
+	CHECK(isnan(o.started) && !o.stopping);
+	CHECK_INT(rebuild_state_observe(&s, &o, &f, t0), REBUILD_CHANGE_STARTED);
+	CHECK_NEAR(s.started, t0, 0);
+	/* the disk wrote 2 GB meanwhile (other writes too): no more than the total counts */
+	f.written_bytes = 2e9;
+	CHECK_INT(rebuild_sample_from_balance(&run, "/m", NAN, 0.25e9, false, &s, &o), 0);
+	CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 10), REBUILD_CHANGE_PROGRESS);
+	CHECK_NEAR(s.done_bytes, 1e9, 0);
+	CHECK_NEAR(s.total_bytes, 1e9, 0);
+	CHECK_INT(rebuild_sample_from_balance(&none, "/m", NAN, NAN, false, &s, &o), 0);
+	CHECK_INT(o.phase, REBUILD_PHASE_FINISHED);
+	CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 20), REBUILD_CHANGE_ENDED);
+	CHECK_NEAR(s.duration, 20, 0);
+	/* told to cancel, then gone; paused, then gone */
+	const BtrfsBalanceStatus *stops[] = {&cancel, &paused};
+	for (size_t i = 0; i < ELEMENTSOF(stops); i++) {
+		CHECK_INT(rebuild_sample_from_balance(&run, "/m", 1e9, 0, false, &s, &o), 0);
+		CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 30), REBUILD_CHANGE_STARTED);
+		CHECK_INT(rebuild_sample_from_balance(stops[i], "/m", NAN, NAN, false, &s, &o), 0);
+		CHECK_INT(o.phase, REBUILD_PHASE_RUNNING);
+		CHECK(o.stopping);
+		CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 35), REBUILD_CHANGE_PROGRESS);
+		CHECK_INT(rebuild_sample_from_balance(&none, "/m", NAN, NAN, false, &s, &o), 0);
+		CHECK_INT(o.phase, REBUILD_PHASE_CANCELED);
+		CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 40), REBUILD_CHANGE_ENDED);
+	}
+	/* paused, then gone with the disk at its share: resumed to its end between two readings */
+	CHECK_INT(rebuild_sample_from_balance(&paused, "/m", 1e9, 0, false, &s, &o), 0);
+	CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 45), REBUILD_CHANGE_STARTED);
+	CHECK_INT(rebuild_sample_from_balance(&none, "/m", NAN, NAN, true, &s, &o), 0);
+	CHECK_INT(o.phase, REBUILD_PHASE_FINISHED);
+	CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 48), REBUILD_CHANGE_ENDED);
+	/* resumed after a pause: followed on, and its end a finish */
+	CHECK_INT(rebuild_sample_from_balance(&paused, "/m", 1e9, 0, false, &s, &o), 0);
+	CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 50), REBUILD_CHANGE_STARTED);
+	CHECK_INT(rebuild_sample_from_balance(&run, "/m", NAN, NAN, false, &s, &o), 0);
+	CHECK_INT(rebuild_state_observe(&s, &o, &f, t0 + 55), REBUILD_CHANGE_PROGRESS);
+	CHECK_INT(rebuild_sample_from_balance(&none, "/m", NAN, NAN, false, &s, &o), 0);
+	CHECK_INT(o.phase, REBUILD_PHASE_FINISHED);
+	CHECK(rebuild_kind_btrfs(REBUILD_KIND_BTRFS_BALANCE) && rebuild_kind_btrfs(REBUILD_KIND_BTRFS_REPLACE));
+	CHECK(!rebuild_kind_btrfs(REBUILD_KIND_RESILVER));
+}
+
 static void test_names(void)
 {
 	CHECK_STR(rebuild_kind_to_string(REBUILD_KIND_BTRFS_REPLACE), "btrfs-replace");
+	CHECK_STR(rebuild_kind_to_string(REBUILD_KIND_BTRFS_BALANCE), "balance");
 	CHECK(rebuild_kind_to_string(_REBUILD_KIND_MAX) == NULL);
 	CHECK_STR(rebuild_phase_to_string(REBUILD_PHASE_CANCELED), "canceled");
 	CHECK(rebuild_phase_to_string(_REBUILD_PHASE_INVALID) == NULL);
@@ -320,6 +382,7 @@ int main(int argc, char **argv)
 	test_btrfs_sequence();
 	test_between_steps();
 	test_warning_once();
+	test_balance();
 	test_names();
 	return test_done("test-rebuildstate");
 }
