@@ -449,6 +449,11 @@ static void rebuild_btrfs_status(const char *mount, const BtrfsReplaceStatus *b,
 	rebuilds_btrfs(ctx->rebuilds, mount, b, (double)now_usec(CLOCK_REALTIME) / 1e6, offset);
 }
 
+static void rebuild_btrfs_balance(const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show, void *userdata)
+{
+	rebuilds_btrfs_balance(((Context *)userdata)->rebuilds, mount, b, show, (double)now_usec(CLOCK_REALTIME) / 1e6);
+}
+
 static int rebuild_map(const char *path, Disk **ret, void *userdata)
 {
 	Context *ctx = userdata;
@@ -473,7 +478,7 @@ static int start_rebuild_watch(Context *ctx)
 	if (r < 0)
 		return r;
 	ScanWatchCallbacks wcb = {.wanted = rebuild_wanted, .status = rebuild_status, .btrfs_mounts = rebuild_btrfs_mounts,
-				  .btrfs_status = rebuild_btrfs_status, .userdata = ctx};
+				  .btrfs_status = rebuild_btrfs_status, .btrfs_balance = rebuild_btrfs_balance, .userdata = ctx};
 	r = scanwatch_new(ctx->event, ctx->config.zpool_command, ctx->config.rebuild_interval, &wcb, &ctx->scanwatch);
 	return r < 0 ? r : scanwatch_set_btrfs(ctx->scanwatch, ctx->config.btrfs_command);
 }
@@ -510,7 +515,7 @@ static int start_services(Context *ctx)
 	/* zed's events: its warnings reach the notifier as the detector's do */
 	ZfsEventsCallbacks zcb = {.event = on_detector_event, .scan_started = on_scan_started, .userdata = ctx};
 	r = zfsevents_new(ctx->disks, monitor_history(ctx->monitor), "/dev", "/sys", &zcb, &ctx->zfs);
-	if (r < 0)
+	if (r < 0 || (r = zfsevents_watch_slow_io(ctx->zfs, ctx->event, &ctx->config.zpool_command)) < 0)
 		return log_error_errno(r, "Out of memory");
 	r = start_rebuild_watch(ctx);
 	if (r < 0)

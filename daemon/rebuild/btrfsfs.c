@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "btrfsbalance.h"
 #include "util.h"
 
 int btrfsfs_unescape(char *s)
@@ -60,6 +61,24 @@ static void read_fs(const char *dir, BtrfsFs *fs)
 	}
 	if (d)
 		closedir(d);
+	/* the data profile: the one whose chunks hold the most (two while a convert runs) */
+	static const struct {
+		const char *name;
+		uint64_t bit;
+	} profiles[] = {{"single", BTRFS_PROFILE_SINGLE}, {"dup", BTRFS_PROFILE_DUP}, {"raid0", BTRFS_PROFILE_RAID0},
+			{"raid1", BTRFS_PROFILE_RAID1}, {"raid10", BTRFS_PROFILE_RAID10}, {"raid1c3", BTRFS_PROFILE_RAID1C3},
+			{"raid1c4", BTRFS_PROFILE_RAID1C4}, {"raid5", BTRFS_PROFILE_RAID5}, {"raid6", BTRFS_PROFILE_RAID6}};
+	double most = 0;
+	for (size_t i = 0; i < ELEMENTSOF(profiles); i++) {
+		snprintf(p, sizeof p, "%.4000s/allocation/data/%s/total_bytes", dir, profiles[i].name);
+		double t = read_number(p);
+		if (t > most)
+			most = t, fs->data_profile = profiles[i].bit;
+	}
+	snprintf(p, sizeof p, "%.4000s/allocation/data/total_bytes", dir);
+	fs->data_total = read_number(p);
+	snprintf(p, sizeof p, "%.4000s/allocation/data/disk_total", dir);
+	fs->data_disk_total = read_number(p);
 	static const char *const kinds[] = {"data", "metadata", "system"};
 	fs->disk_used = 0;
 	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {

@@ -3,7 +3,8 @@
  * The mounted btrfs file systems, for following a `btrfs replace`: each
  * one's member devices (/sys/fs/btrfs/UUID/devices/, where a replace's
  * target appears too while it runs), the bytes its chunks take on disk
- * (allocation/{data,metadata,system}/disk_used) and one mount point
+ * (allocation/{data,metadata,system}/disk_used), its data chunks' profile
+ * (allocation/data/PROFILE/) and one mount point
  * (/proc/self/mountinfo, by the mount's source device). Read-only, no
  * device opened, no path from a tool followed.
  */
@@ -23,6 +24,10 @@ typedef struct BtrfsFs {
 	dev_t devs[BTRFSFS_DEVS_MAX];	/* as the kernel lists them: partitions as themselves */
 	char dev_names[BTRFSFS_DEVS_MAX][32];
 	double disk_used;		/* bytes its chunks take on all devices; NaN unknown */
+	/* its data chunks: the profile most of them have (BTRFS_PROFILE_*; 0
+	 * unknown), the bytes they hold room for and take on disk */
+	uint64_t data_profile;
+	double data_total, data_disk_total;
 } BtrfsFs;
 
 /* Fills ret[0..*n) from sys_root ("/sys") and mountinfo ("/proc/self/mountinfo").

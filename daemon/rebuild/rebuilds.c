@@ -24,6 +24,13 @@
 #include "rebuildstate.h"
 #include "util.h"
 
+#define JOINED_MAX 32
+
+typedef struct Member {
+	char uuid[40];
+	dev_t dev;
+} Member;
+
 struct Rebuilds {
 	DiskRegistry *disks;
 	History *history;
@@ -31,6 +38,14 @@ struct Rebuilds {
 	const char *sys_root, *mountinfo;
 	BtrfsFs fs[BTRFSFS_MAX];	/* as last read */
 	unsigned n_fs;
+	/* the last scan's devices of each file system, and the watched ones
+	 * seen joining one since (btrfs device add), until a balance onto
+	 * them is followed */
+	Member members[BTRFSFS_MAX * BTRFSFS_DEVS_MAX];
+	unsigned n_members;
+	bool scanned;
+	Member joined[JOINED_MAX];
+	unsigned n_joined;
 };
 
 int rebuilds_new(DiskRegistry *disks, History *history, const RebuildsCallbacks *cb, Rebuilds **ret)
@@ -69,7 +84,7 @@ bool rebuilds_zfs_wanted(const Rebuilds *r)
 {
 	for (size_t i = 0; i < registry_size(r->disks); i++) {
 		const Disk *d = registry_at(r->disks, i);
-		if (zfs_member(d) || (disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && disk_rebuild(d)->kind != REBUILD_KIND_BTRFS_REPLACE))
+		if (zfs_member(d) || (disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && !rebuild_kind_btrfs(disk_rebuild(d)->kind)))
 			return true;
 	}
 	return false;
@@ -143,7 +158,7 @@ static void record_end(Rebuilds *r, Disk *d)
 	snprintf(h.kind, sizeof h.kind, "%s", k->name);
 	snprintf(h.severity, sizeof h.severity, "%s", k->severity);
 	snprintf(h.device, sizeof h.device, "%s", d->name);
-	snprintf(h.serial, sizeof h.serial, "%s", disk_identity(d));
+	registry_disk_key(r->disks, d, h.serial);	/* as the monitor's events */
 	h.bytes = isfinite(disk_rebuild(d)->total_bytes) ? (int64_t)disk_rebuild(d)->total_bytes : 0;
 	log_info("%s", h.message);
 	if (r->history) {
@@ -202,8 +217,7 @@ void rebuilds_zpool(Rebuilds *r, const ZpoolStatus *s, double now, double utc_of
 	 * says how it ended (finished, canceled), or it is gone with its pool */
 	for (size_t i = 0; i < n; i++) {
 		Disk *d = registry_at(r->disks, i);
-		if (seen[i] || disk_rebuild(d)->phase != REBUILD_PHASE_RUNNING ||
-		    disk_rebuild(d)->kind == REBUILD_KIND_BTRFS_REPLACE)
+		if (seen[i] || disk_rebuild(d)->phase != REBUILD_PHASE_RUNNING || rebuild_kind_btrfs(disk_rebuild(d)->kind))
 			continue;
 		const ZpoolScan *scan = zpool_status_find(s, disk_rebuild(d)->pool);
 		RebuildSample o;
@@ -249,16 +263,70 @@ static bool btrfs_member(const Disk *d)
 	return false;
 }
 
+static bool following_kind(const Disk *d, const char *mount, RebuildKind kind)
+{
+	return disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && disk_rebuild(d)->kind == kind &&
+	       streq(disk_rebuild(d)->pool, mount);
+}
+
 static bool following(const Disk *d, const char *mount)
 {
-	return disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && disk_rebuild(d)->kind == REBUILD_KIND_BTRFS_REPLACE &&
-	       streq(disk_rebuild(d)->pool, mount);
+	return following_kind(d, mount, REBUILD_KIND_BTRFS_REPLACE);
+}
+
+static int member_at(const Member *m, unsigned n, const char *uuid, dev_t dev)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (m[i].dev == dev && streq(m[i].uuid, uuid))
+			return (int)i;
+	return -1;
+}
+
+static bool fs_known(const Rebuilds *r, const char *uuid)
+{
+	for (unsigned i = 0; i < r->n_members; i++)
+		if (streq(r->members[i].uuid, uuid))
+			return true;
+	return false;
+}
+
+static void drop_joined(Rebuilds *r, int i)
+{
+	if (i < 0 || (unsigned)i >= r->n_joined)
+		return;
+	memmove(&r->joined[i], &r->joined[i + 1], (r->n_joined - (unsigned)i - 1) * sizeof r->joined[0]);
+	r->n_joined--;
+}
+
+/* A watched device new in a file system the last scan knew: it joined. */
+static void note_joins(Rebuilds *r)
+{
+	_cleanup_free_ Member *now = calloc(BTRFSFS_MAX * BTRFSFS_DEVS_MAX, sizeof *now);
+	if (!now)
+		return;
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->n_fs; i++)
+		for (unsigned j = 0; j < r->fs[i].n_devs && n < BTRFSFS_MAX * BTRFSFS_DEVS_MAX; j++) {
+			Member m = {.dev = r->fs[i].devs[j]};
+			memcpy(m.uuid, r->fs[i].uuid, sizeof m.uuid);
+			now[n++] = m;
+			if (!r->scanned || !fs_known(r, m.uuid) || member_at(r->members, r->n_members, m.uuid, m.dev) >= 0 ||
+			    member_at(r->joined, r->n_joined, m.uuid, m.dev) >= 0 || !disk_of(r, m.dev))
+				continue;
+			if (r->n_joined == JOINED_MAX)
+				drop_joined(r, 0);	/* the oldest */
+			r->joined[r->n_joined++] = m;
+		}
+	memcpy(r->members, now, n * sizeof *now);
+	r->n_members = n;
+	r->scanned = true;
 }
 
 unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigned max, double now)
 {
 	if (btrfsfs_scan(r->sys_root, r->mountinfo, r->fs, &r->n_fs) < 0)
 		r->n_fs = 0;
+	note_joins(r);
 	unsigned n = 0;
 	for (unsigned i = 0; i < r->n_fs && n < max; i++) {
 		const BtrfsFs *fs = &r->fs[i];
@@ -273,8 +341,8 @@ unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigne
 		Disk *d = registry_at(r->disks, i);
 		bool there = false;
 		for (unsigned j = 0; j < n && !there; j++)
-			there = following(d, ret + (size_t)j * mount_len);
-		if (!there && disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && disk_rebuild(d)->kind == REBUILD_KIND_BTRFS_REPLACE &&
+			there = streq(disk_rebuild(d)->pool, ret + (size_t)j * mount_len);
+		if (!there && disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && rebuild_kind_btrfs(disk_rebuild(d)->kind) &&
 		    rebuild_state_gone(d->rebuild, now) == REBUILD_CHANGE_ENDED)
 			record_end(r, d);
 	}
@@ -291,18 +359,25 @@ static Disk *btrfs_target(Rebuilds *r, const BtrfsFs *fs, const char *mount)
 		Disk *d = disk_of(r, fs->devs[j]);
 		if (d && following(d, mount))
 			return d;
+		if (d && disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING)
+			continue;	/* another rebuild onto it (a balance) is followed */
 		if (d && !btrfs_member(d) && d != found)
 			found = d, n++;
 	}
 	return n == 1 ? found : NULL;
 }
 
+static const BtrfsFs *fs_at(const Rebuilds *r, const char *mount)
+{
+	for (unsigned i = 0; i < r->n_fs; i++)
+		if (streq(r->fs[i].mount, mount))
+			return &r->fs[i];
+	return NULL;
+}
+
 void rebuilds_btrfs(Rebuilds *r, const char *mount, const BtrfsReplaceStatus *b, double now, double utc_offset)
 {
-	const BtrfsFs *fs = NULL;
-	for (unsigned i = 0; i < r->n_fs && !fs; i++)
-		if (streq(r->fs[i].mount, mount))
-			fs = &r->fs[i];
+	const BtrfsFs *fs = fs_at(r, mount);
 	if (!fs)
 		return;
 	Disk *d = btrfs_target(r, fs, mount);
@@ -320,4 +395,80 @@ void rebuilds_btrfs(Rebuilds *r, const char *mount, const BtrfsReplaceStatus *b,
 	snprintf(source, sizeof source, "btrfs file system %s", mount);
 	snprintf(path, sizeof path, "/dev/%s", d->name);
 	apply(r, d, &o, source, path, now);
+}
+
+/* d's line in show: its path (a tool's output) mapped like a vdev's; -1 none */
+static int show_index(Rebuilds *r, const BtrfsShow *show, const Disk *d)
+{
+	for (unsigned k = 0; k < show->n_devs && r->cb.map; k++) {
+		Disk *m;
+		if (startswith(show->devs[k].path, "/dev/") && r->cb.map(show->devs[k].path, &m, r->cb.userdata) == 0 && m == d)
+			return (int)k;
+	}
+	return -1;
+}
+
+/* What the balance leaves on d (total) and has left (done), from show; false
+ * when d is not followed, did not join the file system since the last
+ * balance onto it, and is not filling (a balance that keeps it as it is) */
+static bool balance_figures(Rebuilds *r, const BtrfsFs *fs, const BtrfsBalanceStatus *b, const BtrfsShow *show,
+			    const Disk *d, bool followed, bool joined, double *total, double *done, bool *filled)
+{
+	*total = *done = NAN;
+	*filled = false;
+	int k = show ? show_index(r, show, d) : -1;
+	BtrfsFsFigures f = {.data_profile = fs->data_profile, .data_total = fs->data_total,
+			    .data_disk_total = fs->data_disk_total, .disk_used = fs->disk_used};
+	BtrfsLanding l;
+	if (k < 0 || btrfs_balance_landing(b, show, (unsigned)k, &f, &l) < 0)
+		return followed;
+	*filled = !l.receives;
+	/* Which disks it fills is judged from the layout before it moved much
+	 * (a tenth of its chunks at most: mid-way, the chunks taken off a
+	 * disk and not yet put back make any look short), or from the disk's
+	 * joining, which also covers a small file system's first chunks,
+	 * larger than a disk's share. */
+	bool early = b->completed * 10 <= b->expected;
+	if (!followed && !joined && !(l.receives && early))
+		return false;
+	/* fixed at the start, as a replace's: the chunks it frees change the spread */
+	*total = followed && isfinite(disk_rebuild(d)->total_bytes) ? disk_rebuild(d)->total_bytes : l.total;
+	*done = isfinite(*total) ? fmin(l.done, *total) : l.done;
+	return true;
+}
+
+void rebuilds_btrfs_balance(Rebuilds *r, const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show,
+			    double now)
+{
+	const BtrfsFs *fs = fs_at(r, mount);
+	if (!fs)
+		return;
+	Disk *done_with[BTRFSFS_DEVS_MAX];
+	unsigned n_done = 0;
+	for (unsigned j = 0; j < fs->n_devs; j++) {
+		Disk *d = disk_of(r, fs->devs[j]);
+		bool again = false;
+		for (unsigned i = 0; i < n_done && !again; i++)
+			again = done_with[i] == d;
+		if (!d || again)
+			continue;	/* two partitions of one disk: one reading */
+		done_with[n_done++] = d;
+		bool followed = following_kind(d, mount, REBUILD_KIND_BTRFS_BALANCE);
+		if (!followed && disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING)
+			continue;	/* another rebuild onto it (a replace) is followed */
+		double total = NAN, done = NAN;
+		bool filled = false;
+		int joined = followed ? -1 : member_at(r->joined, r->n_joined, fs->uuid, fs->devs[j]);
+		RebuildSample o;
+		/* at its end (none), show is read while one is followed: whether it filled the disk */
+		if ((!balance_figures(r, fs, b, show, d, followed, joined >= 0, &total, &done, &filled) &&
+		     b->state != BTRFS_BALANCE_NONE) ||
+		    rebuild_sample_from_balance(b, mount, total, done, filled, disk_rebuild(d), &o) < 0)
+			continue;
+		drop_joined(r, joined);	/* this balance is the one its joining called for */
+		char source[REBUILD_POOL_MAX + 32], path[sizeof d->name + 8];
+		snprintf(source, sizeof source, "btrfs file system %s", mount);
+		snprintf(path, sizeof path, "/dev/%s", d->name);
+		apply(r, d, &o, source, path, now);
+	}
 }

@@ -8,12 +8,15 @@
  * the real duration beside the estimate made at its start. A btrfs replace
  * is read per file system (btrfsfs.h); it writes onto the one watched disk
  * among the file system's devices that carries no btrfs signature (a fresh
- * target: udev read it before the replace began).
+ * target: udev read it before the replace began). A balance writes onto
+ * the watched devices it fills: those well under their share of the file
+ * system's chunks once it is over (a disk just added).
  */
 #pragma once
 
 #include <stdbool.h>
 
+#include "btrfsbalance.h"
 #include "btrfsfs.h"
 #include "btrfsreplace.h"
 #include "history.h"
@@ -52,6 +55,11 @@ unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigne
 /* A reading of btrfs replace status -1 of mount (one of the last
  * rebuilds_btrfs_mounts()'s), at now; utc_offset as for rebuilds_zpool. */
 void rebuilds_btrfs(Rebuilds *r, const char *mount, const BtrfsReplaceStatus *b, double now, double utc_offset);
+/* A reading of btrfs balance status -v of mount, with its filesystem show
+ * (NULL when none was read), at now. A balance followed and found no more
+ * ends as canceled or finished by whether show says it filled the disk. */
+void rebuilds_btrfs_balance(Rebuilds *r, const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show,
+			    double now);
 Rebuilds *rebuilds_free(Rebuilds *r);
 /* Whether a ZFS scan may write onto a watched disk: one is in a pool, or a
  * rebuild onto one is being followed. */

@@ -9,13 +9,16 @@
  * scan may run is the caller's to say (a watched disk in a pool), or a
  * zed resilver_start/scrub_start it was told of (scanwatch_kick). The same
  * for `btrfs replace status -1 MOUNT` of each btrfs file system the caller
- * names (one of a watched disk's), one child after the other.
+ * names (one of a watched disk's), one child after the other, and of
+ * `btrfs balance status -v MOUNT`, followed while a balance runs by
+ * `btrfs filesystem show --raw MOUNT` (the devices' sizes and chunks).
  */
 #pragma once
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
+#include "btrfsbalance.h"
 #include "btrfsreplace.h"
 #include "zpoolstatus.h"
 
@@ -43,6 +46,11 @@ typedef struct ScanWatchCallbacks {
 	unsigned (*btrfs_mounts)(char (*ret)[SCANWATCH_MOUNT_LEN], unsigned max, void *userdata);
 	/* btrfs replace status -1 of mount, parsed. */
 	void (*btrfs_status)(const char *mount, const BtrfsReplaceStatus *b, void *userdata);
+	/* btrfs balance status -v of mount, parsed, with show (filesystem show
+	 * --raw, parsed): read while a balance runs or is paused, and at the
+	 * first reading that finds none after one (did it fill its disk?);
+	 * NULL otherwise, or when it could not be read. */
+	void (*btrfs_balance)(const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show, void *userdata);
 	void *userdata;
 } ScanWatchCallbacks;
 

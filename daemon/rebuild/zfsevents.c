@@ -35,6 +35,7 @@ struct ZfsEvents {
 	ZfsEventsCallbacks cb;
 	ZfsCounter *counters;
 	size_t n_counters;
+	SlowIo *slowio;		/* NULL until zfsevents_watch_slow_io() */
 };
 
 int zfsevents_new(DiskRegistry *disks, History *history, const char *dev_root, const char *sys_root,
@@ -59,6 +60,7 @@ ZfsEvents *zfsevents_free(ZfsEvents *z)
 		free(z->dev_root);
 		free(z->sys_root);
 		free(z->counters);
+		slowio_free(z->slowio);
 		free(z);
 	}
 	return NULL;
@@ -207,7 +209,7 @@ static void record(ZfsEvents *z, Disk *d, DetectEventKind kind, HistoryEvent *h)
 		snprintf(h->severity, sizeof h->severity, "%s", k->severity);
 	if (d) {
 		snprintf(h->device, sizeof h->device, "%s", d->name);
-		snprintf(h->serial, sizeof h->serial, "%s", disk_identity(d));
+		registry_disk_key(z->disks, d, h->serial);	/* as the monitor's events */
 	}
 	int r = history_add(z->history, h);
 	if (r < 0)
@@ -238,8 +240,12 @@ bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path,
 			 format_size(sz, f.size_bytes), check->evidence);
 	if (k >= REBUILD_TEXT_MAX)
 		log_debug("%s: the rebuild warning was cut to %d bytes", d->name, REBUILD_TEXT_MAX - 1);
+	/* a resilver followed (the watcher's): is zed set to degrade d for slow I/O? */
+	const RebuildState *rs = disk_rebuild(d);
+	if (rs->phase == REBUILD_PHASE_RUNNING && rs->kind == REBUILD_KIND_RESILVER)
+		(void)slowio_check(z->slowio, d, rs->pool, (double)now_real_usec / 1e6);
 	/* one per rebuild: the watcher may have seen the resilver before zed's attach came */
-	if (disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && !rebuild_state_wants_warning(disk_rebuild(d)))
+	if (rs->phase == REBUILD_PHASE_RUNNING && !rebuild_state_wants_warning(rs))
 		return true;
 	HistoryEvent h = {.time_usec = when_usec, .logged_usec = now_real_usec, .count = 1,
 			  .duration = check->expected_seconds, .latency = NAN, .value = (double)check->risk,
@@ -253,12 +259,15 @@ bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path,
 	return true;
 }
 
-/* The guard on vdev_attach: the warning, if the disk takes a rebuild slowly. */
+/* The guard on vdev_attach: the warning, if the disk takes a rebuild
+ * slowly; then whether zed may degrade it (read in the background). */
 static void guard(ZfsEvents *z, Disk *d, const ZfsEvent *e, uint64_t now, ZfsEventResult *res)
 {
 	char source[64];
 	snprintf(source, sizeof source, "ZFS pool %.40s", e->pool);
 	res->warned = zfsevents_warn(z, d, source, e->vdev_path, event_time(e, now), now, &res->check, res->warning);
+	if (res->warned)
+		(void)slowio_check(z->slowio, d, e->pool, (double)now / 1e6);
 }
 
 int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, ZfsEventResult *ret,
@@ -295,4 +304,46 @@ int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, Zf
 		z->cb.scan_started(e->pool, z->cb.userdata);
 	*ret = res;
 	return 0;
+}
+
+/* slowio's findings: a second rebuild-warning, right after the guard's */
+static void slow_io_found(Disk *d, const SlowIoResult *r, void *userdata)
+{
+	ZfsEvents *z = userdata;
+	uint64_t now = now_usec(CLOCK_REALTIME);
+	HistoryEvent h = {.time_usec = now, .logged_usec = now, .count = 1, .duration = NAN, .latency = NAN,
+			  .value = NAN};
+	snprintf(h.severity, sizeof h.severity, "warning");
+	snprintf(h.message, sizeof h.message, "%s", r->text);
+	record(z, d, EVENT_REBUILD_WARNING, &h);
+}
+
+static int slow_io_map(const char *path, Disk **ret, void *userdata)
+{
+	return zfsevents_map(userdata, path, ret);
+}
+
+int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, char *const *zpool)
+{
+	SlowIoCallbacks cb = {.map = slow_io_map, .found = slow_io_found, .userdata = z};
+	z->slowio = slowio_free(z->slowio);
+	return slowio_new(e, zpool, &cb, &z->slowio);
+}
+
+const char *zfsevents_slow_io(ZfsEvents *z, Disk *d, const SlowIoResult **ret)
+{
+	const RebuildState *rs = disk_rebuild(d);
+	const char *pool = NULL;
+	if (rs->phase == REBUILD_PHASE_RUNNING && rs->kind == REBUILD_KIND_RESILVER)
+		pool = rs->pool;
+	for (unsigned i = 0; !pool && i < d->n_members; i++)
+		if (d->members[i].type == MEMBER_ZFS)
+			pool = d->members[i].name;
+	*ret = NULL;
+	/* a label that is the pool's GUID (no name) names nothing zpool takes */
+	if (!pool || !z || !z->slowio ||
+	    slowio_check(z->slowio, d, pool, (double)now_usec(CLOCK_REALTIME) / 1e6) == -EINVAL)
+		return NULL;
+	*ret = slowio_result(z->slowio, d);
+	return pool;
 }

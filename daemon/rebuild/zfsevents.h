@@ -7,7 +7,9 @@
  * with what smrd knows of the disk (a delay during a destage storm). On
  * vdev_attach the rebuild guard (core/rebuild/guard.h) judges the new disk
  * and, if it takes a rebuild slowly, records a "rebuild-warning",
- * which the notifier hears through the callback like any event.
+ * which the notifier hears through the callback like any event; the
+ * pool's slow_io_n/slow_io_t are then read in the background (slowio.h),
+ * and a second rebuild-warning follows when zed may degrade the disk.
  */
 #pragma once
 
@@ -19,6 +21,7 @@
 #include "guard.h"
 #include "history.h"
 #include "registry.h"
+#include "slowio.h"
 #include "zevent.h"
 
 #define ZFSEVENTS_COUNTERS_MAX 256	/* (device, class) pairs counted; more go to device "other" */
@@ -69,6 +72,19 @@ void zfsevents_facts(const Disk *d, uint64_t now_real_usec, RebuildFacts *ret);
  * zed's vdev_attach and the rebuild watcher both come here. */
 bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path, uint64_t when_usec,
 		    uint64_t now_real_usec, RebuildCheck *check, char warning[static REBUILD_TEXT_MAX]);
+/* From now on, when the guard warns about a disk a resilver writes onto
+ * (zed's vdev_attach, or the watcher's resilver), the pool's slow_io_n and
+ * slow_io_t are read in the background with the zpool *zpool names (the
+ * configuration's field, read at each run: slowio.h); when zed may degrade
+ * the disk for slow I/O during a destage storm, a second rebuild-warning
+ * says so, recorded and heard through the event callback as the first. */
+int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, char *const *zpool);
+/* For smrctl rebuild-check: the pool d is in, as far as smrd knows (the
+ * resilver followed onto it, else its ZFS label), NULL none (or no pool
+ * name zpool takes, or not watching slow I/O); the last
+ * reading of its slow_io_n/t, a new one started when there is none for
+ * that pool within the hour (*ret NULL: none yet). */
+const char *zfsevents_slow_io(ZfsEvents *z, Disk *d, const SlowIoResult **ret);
 typedef void (*ZfsCountCb)(const char *device, const char *zfs_class, uint64_t n, void *userdata);
 /* Events counted since start, by disk ("" none) and subclass. */
 void zfsevents_counts(const ZfsEvents *z, ZfsCountCb cb, void *userdata);

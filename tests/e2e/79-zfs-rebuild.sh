@@ -67,7 +67,7 @@ mkdir -p "$T/bin" "$T/zr"
 cat >"$T/bin/zpool" <<EOF
 #!/bin/sh
 ZR_FIXTURES='$SRCDIR/tests/fixtures/zpool' ZR_DEV='$S' ZR_PATH='$SMR_ID' ZR_GUID='$SMR_GUID' \
-ZR_TOTAL=$((REBUILD_MIB << 20)) ZR_STATE='$T/zr' exec python3 '$SRCDIR/tests/e2e/zpool-replay.py' "\$@"
+ZR_TOTAL=$((REBUILD_MIB << 20)) ZR_STATE='$T/zr' ZR_SLOWIO=get-slowio-mirror.txt exec python3 '$SRCDIR/tests/e2e/zpool-replay.py' "\$@"
 EOF
 chmod +x "$T/bin/zpool"
 start_smrd --interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev" \
@@ -124,8 +124,12 @@ zed sysevent.fs.zfs.vdev_attach ZEVENT_VDEV_GUID=$CMR_GUID ZEVENT_VDEV_PATH="$CM
 	ZEVENT_VDEV_STATE=7 ZEVENT_VDEV_STATE_STR=HEALTHY
 check "CMR: the zedlet ran and exited 0" ran_ok
 check "CMR: no warning printed" bash -c "! grep -q WARNING '$T/zed.out'"
+# then slow_io_n/t, read in the background (zpool status -P, zpool get: the stand-in's mirror has 5 in 60 s)
+slow_io_said() { ctl --json events --device "$S" --limit 100 | grep -q "slow_io_n=5 slow_io_t=60 on mirror-0: zed may degrade $S"; }
+WAIT_LOG=$T/smrd.log wait_until 10 "the slow I/O warning about $S" slow_io_said
 events_json
-check "one rebuild-warning, on $S; none on $C" [ "$(count_kind rebuild-warning "$S") $(count_kind rebuild-warning "$C")" = "1 0" ]
+check "two rebuild-warnings on $S (the guard's, then slow_io_n/t's); none on $C" \
+	[ "$(count_kind rebuild-warning "$S") $(count_kind rebuild-warning "$C")" = "2 0" ]
 check "each attach recorded on its own disk" [ "$(count_kind rebuild-start "$S") $(count_kind rebuild-start "$C")" = "1 1" ]
 
 step "the resilver: fio writes ${REBUILD_MIB} MiB onto $S while zpool-replay reports it"
