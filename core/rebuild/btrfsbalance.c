@@ -15,7 +15,6 @@
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,19 +25,6 @@ static const char *const state_names[_BTRFS_BALANCE_STATE_MAX] = {"none", "runni
 const char *btrfs_balance_state_to_string(BtrfsBalanceState s)
 {
 	return s >= 0 && s < _BTRFS_BALANCE_STATE_MAX ? state_names[s] : NULL;
-}
-
-static int fail(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int fail(char **ret_error, const char *fmt, ...)
-{
-	if (ret_error) {
-		va_list ap;
-		va_start(ap, fmt);
-		if (vasprintf(ret_error, fmt, ap) < 0)
-			*ret_error = NULL;
-		va_end(ap);
-	}
-	return -EINVAL;
 }
 
 static bool eat(const char **p, const char *word)
@@ -136,13 +122,13 @@ static int parse_head(const char **p, const char *end, const char *mount, BtrfsB
 	size_t ml = strlen(mount);
 	bool none = eat(p, "No balance found on '");
 	if (!none && !eat(p, "Balance on '"))
-		return fail(ret_error, "not a balance status: \"%.60s\"", *p);
+		return set_errorf(ret_error, -EINVAL, "not a balance status: \"%.60s\"", *p);
 	if ((size_t)(end - *p) < ml + 1 || memcmp(*p, mount, ml) != 0 || (*p)[ml] != '\'')
-		return fail(ret_error, "a balance status of another path than %.200s", mount);
+		return set_errorf(ret_error, -EINVAL, "a balance status of another path than %.200s", mount);
 	*p += ml + 1;
 	if (none) {
 		r->state = BTRFS_BALANCE_NONE;
-		return eat(p, "\n") || *p == end ? 0 : fail(ret_error, "more after \"No balance found\"");
+		return eat(p, "\n") || *p == end ? 0 : set_errorf(ret_error, -EINVAL, "more after \"No balance found\"");
 	}
 	if (eat(p, " is paused\n"))
 		r->state = BTRFS_BALANCE_PAUSED;
@@ -151,47 +137,58 @@ static int parse_head(const char **p, const char *end, const char *mount, BtrfsB
 		r->cancel_requested = eat(p, ", cancel requested");
 		r->pause_requested = !r->cancel_requested && eat(p, ", pause requested");
 		if (!eat(p, "\n"))
-			return fail(ret_error, "unreadable balance state after %.200s", mount);
+			return set_errorf(ret_error, -EINVAL, "unreadable balance state after %.200s", mount);
 	} else
-		return fail(ret_error, "unreadable balance state after %.200s", mount);
+		return set_errorf(ret_error, -EINVAL, "unreadable balance state after %.200s", mount);
+	return 0;
+}
+
+/* What every output must pass before it is read: one, not too long, no NUL. */
+static int check_output(const char *text, size_t len, size_t max, const char *what, char **ret_error)
+{
+	if (!text)
+		return set_errorf(ret_error, -EINVAL, "no output");
+	if (len > max)
+		return set_errorf(ret_error, -EINVAL, "output of %zu bytes, more than %s", len, what);
+	if (memchr(text, 0, len))
+		return set_errorf(ret_error, -EINVAL, "the output holds a NUL byte");
 	return 0;
 }
 
 int btrfs_balance_parse(const char *text, size_t len, const char *mount, BtrfsBalanceStatus *ret, char **ret_error)
 {
-	if (!text || !mount || !*mount)
-		return fail(ret_error, "no output");
-	if (len > BTRFS_BALANCE_INPUT_MAX)
-		return fail(ret_error, "output of %zu bytes, more than a balance status", len);
-	if (memchr(text, 0, len))
-		return fail(ret_error, "the output holds a NUL byte");
+	if (!mount || !*mount)
+		return set_errorf(ret_error, -EINVAL, "no mount point");
+	int e = check_output(text, len, BTRFS_BALANCE_INPUT_MAX, "a balance status", ret_error);
+	if (e < 0)
+		return e;
 	const char *p = text, *end = text + len;
 	BtrfsBalanceStatus r = {0};
-	int e = parse_head(&p, end, mount, &r, ret_error);
+	e = parse_head(&p, end, mount, &r, ret_error);
 	if (e < 0)
 		return e;
 	char line[512];
 	if (r.state == BTRFS_BALANCE_NONE) {
 		if (p != end)
-			return fail(ret_error, "more after \"No balance found\"");
+			return set_errorf(ret_error, -EINVAL, "more after \"No balance found\"");
 		*ret = r;
 		return 0;
 	}
 	if (!next_line(&p, end, line, sizeof line) || !parse_counts(line, &r))
-		return fail(ret_error, "unreadable balance counts \"%.80s\"", line);
+		return set_errorf(ret_error, -EINVAL, "unreadable balance counts \"%.80s\"", line);
 	if (r.completed > r.expected && r.expected)
-		return fail(ret_error, "%llu chunks balanced of %llu", (unsigned long long)r.completed,
+		return set_errorf(ret_error, -EINVAL, "%llu chunks balanced of %llu", (unsigned long long)r.completed,
 			    (unsigned long long)r.expected);
 	if (next_line(&p, end, line, sizeof line)) {
 		uint64_t flags, state;
 		const char *q = line;
 		if (!eat(&q, "Dumping filters: flags ") || !eat_u64(&q, true, &flags) || !eat(&q, ", state ") ||
 		    !eat_u64(&q, true, &state) || !eat(&q, ", force is ") || (!eat(&q, "on") && !eat(&q, "off")) || *q)
-			return fail(ret_error, "unreadable filters \"%.80s\"", line);
+			return set_errorf(ret_error, -EINVAL, "unreadable filters \"%.80s\"", line);
 		r.dumped = true;
 		while (next_line(&p, end, line, sizeof line))
 			if (!printable(line) || !parse_type(line, &r))
-				return fail(ret_error, "unreadable filter \"%.80s\"", line);
+				return set_errorf(ret_error, -EINVAL, "unreadable filter \"%.80s\"", line);
 	}
 	*ret = r;
 	return 0;
@@ -224,12 +221,9 @@ static bool parse_dev(const char *p, BtrfsShowDevice *d)
 
 int btrfs_show_parse(const char *text, size_t len, BtrfsShow *ret, char **ret_error)
 {
-	if (!text)
-		return fail(ret_error, "no output");
-	if (len > BTRFS_SHOW_INPUT_MAX)
-		return fail(ret_error, "output of %zu bytes, more than one file system's", len);
-	if (memchr(text, 0, len))
-		return fail(ret_error, "the output holds a NUL byte");
+	int e = check_output(text, len, BTRFS_SHOW_INPUT_MAX, "one file system's", ret_error);
+	if (e < 0)
+		return e;
 	const char *p = text, *end = text + len;
 	char line[BTRFS_SHOW_PATH_MAX + 128];
 	BtrfsShow r = {0};
@@ -239,15 +233,15 @@ int btrfs_show_parse(const char *text, size_t len, BtrfsShow *ret, char **ret_er
 			labels++;
 		else if (startswith(line, "\tdevid ")) {
 			if (labels != 1 || r.n_devs >= BTRFS_SHOW_DEVS_MAX || !parse_dev(line, &r.devs[r.n_devs]))
-				return fail(ret_error, "unreadable device line \"%.80s\"", line);
+				return set_errorf(ret_error, -EINVAL, "unreadable device line \"%.80s\"", line);
 			r.n_devs++;
 		} else if (startswith(line, "\t*** Some devices missing"))
 			r.missing = true;
 		else if (line[0] && !startswith(line, "\tTotal devices "))
-			return fail(ret_error, "unexpected line \"%.80s\"", line);
+			return set_errorf(ret_error, -EINVAL, "unexpected line \"%.80s\"", line);
 	}
 	if (labels != 1 || r.n_devs == 0)
-		return fail(ret_error, "%s", labels > 1 ? "more than one file system" : "no file system with devices");
+		return set_errorf(ret_error, -EINVAL, "%s", labels > 1 ? "more than one file system" : "no file system with devices");
 	*ret = r;
 	return 0;
 }

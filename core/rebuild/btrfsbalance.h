@@ -56,6 +56,7 @@ typedef struct BtrfsBalanceStatus {
 	BtrfsBalanceState state;
 	bool cancel_requested, pause_requested;	/* running, told to stop */
 	uint64_t completed, expected, considered;	/* chunks */
+	bool uncounted;			/* read from sysfs (btrfssysfs.h): no chunk counts, no filters */
 	bool dumped;			/* -v's filters were printed */
 	bool acts_on[_BTRFS_CHUNK_TYPE_MAX];
 	uint64_t args_flags[_BTRFS_CHUNK_TYPE_MAX];

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/btrfs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "btrfsbalance.h"
 #include "util.h"
@@ -79,6 +82,12 @@ static void read_fs(const char *dir, BtrfsFs *fs)
 	fs->data_total = read_number(p);
 	snprintf(p, sizeof p, "%.4000s/allocation/data/disk_total", dir);
 	fs->data_disk_total = read_number(p);
+	snprintf(p, sizeof p, "%.4000s/exclusive_operation", dir);
+	_cleanup_free_ char *op = NULL;
+	if (read_line_at(AT_FDCWD, p, &op) < 0 || btrfs_exclop_parse(op, &fs->exclop) < 0)
+		fs->exclop = _BTRFS_EXCLOP_INVALID;
+	snprintf(p, sizeof p, "%.4000s/devinfo/0", dir);
+	fs->replace_target = access(p, F_OK) == 0;
 	static const char *const kinds[] = {"data", "metadata", "system"};
 	fs->disk_used = 0;
 	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
@@ -151,5 +160,39 @@ int btrfsfs_scan(const char *sys_root, const char *mountinfo, BtrfsFs ret[BTRFSF
 		}
 	}
 	fclose(f);
+	return 0;
+}
+
+int btrfsfs_show(const char *mount, BtrfsShow *ret)
+{
+	*ret = (BtrfsShow){0};
+	_cleanup_close_ int fd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	struct btrfs_ioctl_fs_info_args fi = {0};
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fi) < 0)
+		return -errno;
+	unsigned found = 0;
+	/* devids run from 1 to max_id with holes where devices left; 0 is a
+	 * replace's target, which the tool's show does not list either */
+	for (uint64_t id = 1; id <= fi.max_id && found < fi.num_devices && ret->n_devs < BTRFS_SHOW_DEVS_MAX; id++) {
+		_cleanup_free_ struct btrfs_ioctl_dev_info_args *di = calloc(1, sizeof *di);
+		if (!di)
+			return -ENOMEM;
+		di->devid = id;
+		if (ioctl(fd, BTRFS_IOC_DEV_INFO, di) < 0) {
+			if (errno == ENODEV)
+				continue;
+			return -errno;
+		}
+		found++;
+		BtrfsShowDevice *d = &ret->devs[ret->n_devs++];
+		d->devid = id;
+		d->size = (double)di->total_bytes;
+		d->used = (double)di->bytes_used;
+		di->path[sizeof di->path - 1] = 0;
+		snprintf(d->path, sizeof d->path, "%.*s", (int)sizeof d->path - 1, (const char *)di->path);
+	}
+	ret->missing = found < fi.num_devices && ret->n_devs < BTRFS_SHOW_DEVS_MAX;
 	return 0;
 }

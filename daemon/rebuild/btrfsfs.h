@@ -11,8 +11,12 @@
 #pragma once
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "btrfsbalance.h"
+#include "btrfssysfs.h"
 
 #define BTRFSFS_MAX 16			/* file systems kept */
 #define BTRFSFS_DEVS_MAX 16		/* devices kept per file system */
@@ -28,10 +32,20 @@ typedef struct BtrfsFs {
 	 * unknown), the bytes they hold room for and take on disk */
 	uint64_t data_profile;
 	double data_total, data_disk_total;
+	/* what anyone may read of a replace or balance (btrfssysfs.h):
+	 * exclusive_operation (_BTRFS_EXCLOP_INVALID: missing or garbage),
+	 * and whether a replace's target has devinfo/0/ */
+	BtrfsExclOp exclop;
+	bool replace_target;
 } BtrfsFs;
 
 /* Fills ret[0..*n) from sys_root ("/sys") and mountinfo ("/proc/self/mountinfo").
  * 0 (none is no error), -errno when /sys/fs/btrfs cannot be listed and exists. */
 int btrfsfs_scan(const char *sys_root, const char *mountinfo, BtrfsFs ret[BTRFSFS_MAX], unsigned *n);
+/* `btrfs filesystem show --raw` as an unprivileged process may have it:
+ * each device's devid, size, bytes its chunks take and path, from the
+ * BTRFS_IOC_FS_INFO and BTRFS_IOC_DEV_INFO ioctls on the mount point
+ * (neither asks for a capability). 0, or -errno (the mount not a btrfs). */
+int btrfsfs_show(const char *mount, BtrfsShow *ret);
 /* mountinfo's octal escapes (\040 for a space) undone in place; -EINVAL on a bad one. */
 int btrfsfs_unescape(char *s);

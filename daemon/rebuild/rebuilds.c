@@ -11,6 +11,8 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <sys/sysmacros.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +33,11 @@ typedef struct Member {
 	dev_t dev;
 } Member;
 
+typedef struct DiskWritten {
+	unsigned major, minor;
+	double bytes;
+} DiskWritten;
+
 struct Rebuilds {
 	DiskRegistry *disks;
 	History *history;
@@ -46,6 +53,12 @@ struct Rebuilds {
 	bool scanned;
 	Member joined[JOINED_MAX];
 	unsigned n_joined;
+	/* each watched disk's write counter at the last interval's scan and
+	 * the one before (read from sysfs, a replace's first reading takes
+	 * what its target wrote since the one before as its head start) */
+	DiskWritten *written, *written_before;
+	size_t n_written, n_written_before;
+	bool sysfs;		/* no CAP_SYS_ADMIN: btrfs read from sysfs, not its tools */
 };
 
 int rebuilds_new(DiskRegistry *disks, History *history, const RebuildsCallbacks *cb, Rebuilds **ret)
@@ -56,8 +69,18 @@ int rebuilds_new(DiskRegistry *disks, History *history, const RebuildsCallbacks 
 	*r = (Rebuilds){.disks = disks, .history = history, .sys_root = "/sys", .mountinfo = "/proc/self/mountinfo"};
 	if (cb)
 		r->cb = *cb;
+	if (!rebuilds_btrfs_privileged()) {
+		r->sysfs = true;
+		log_info("rebuild watch: no CAP_SYS_ADMIN, btrfs replace and balance followed from /sys/fs/btrfs "
+			 "(docs/zfs.md: no tool progress, the target's own writes)");
+	}
 	*ret = r;
 	return 0;
+}
+
+void rebuilds_set_btrfs_sysfs(Rebuilds *r, bool sysfs)
+{
+	r->sysfs = sysfs;
 }
 
 void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo)
@@ -68,6 +91,10 @@ void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo
 
 Rebuilds *rebuilds_free(Rebuilds *r)
 {
+	if (!r)
+		return NULL;
+	free(r->written);
+	free(r->written_before);
 	free(r);
 	return NULL;
 }
@@ -322,11 +349,46 @@ static void note_joins(Rebuilds *r)
 	r->scanned = true;
 }
 
+static double disk_written(const Disk *d)
+{
+	return d->ds.primed && d->ds.n_fields > DS_WRITE_SECTORS ? (double)d->ds.total[DS_WRITE_SECTORS] * 512 : NAN;
+}
+
+/* Each watched disk's write counter now, the last one kept as the one before. */
+static void note_written(Rebuilds *r)
+{
+	size_t n = registry_size(r->disks);
+	DiskWritten *w = calloc(n ? n : 1, sizeof *w);
+	if (!w)
+		return;		/* the last kept: a head start too large at worst, bounded by the total */
+	for (size_t i = 0; i < n; i++) {
+		const Disk *d = registry_at(r->disks, i);
+		w[i] = (DiskWritten){.major = d->sys.major, .minor = d->sys.minor, .bytes = disk_written(d)};
+	}
+	free(r->written_before);
+	r->written_before = r->written, r->n_written_before = r->n_written;
+	r->written = w, r->n_written = n;
+}
+
+/* What d wrote since the scan before the last one: 0 unknown (not watched then) */
+static double written_since_before(const Rebuilds *r, const Disk *d)
+{
+	for (size_t i = 0; i < r->n_written_before; i++) {
+		const DiskWritten *w = &r->written_before[i];
+		if (w->major == d->sys.major && w->minor == d->sys.minor) {
+			double now = disk_written(d);
+			return isfinite(now) && isfinite(w->bytes) && now >= w->bytes ? now - w->bytes : 0;
+		}
+	}
+	return 0;
+}
+
 unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigned max, double now)
 {
 	if (btrfsfs_scan(r->sys_root, r->mountinfo, r->fs, &r->n_fs) < 0)
 		r->n_fs = 0;
 	note_joins(r);
+	note_written(r);
 	unsigned n = 0;
 	for (unsigned i = 0; i < r->n_fs && n < max; i++) {
 		const BtrfsFs *fs = &r->fs[i];
@@ -346,7 +408,12 @@ unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigne
 		    rebuild_state_gone(d->rebuild, now) == REBUILD_CHANGE_ENDED)
 			record_end(r, d);
 	}
-	return n;
+	if (!r->sysfs)
+		return n;
+	/* the tools' status would be refused: sysfs is read here, none is run */
+	for (unsigned i = 0; i < n; i++)
+		rebuilds_btrfs_sysfs(r, ret + (size_t)i * mount_len, now);
+	return 0;
 }
 
 /* The disk the replace writes onto: the one followed, else the one watched
@@ -375,14 +442,20 @@ static const BtrfsFs *fs_at(const Rebuilds *r, const char *mount)
 	return NULL;
 }
 
+static void replace_reading(Rebuilds *r, const BtrfsFs *fs, Disk *d, const char *mount, const BtrfsReplaceStatus *b,
+			    double now, double utc_offset);
+
 void rebuilds_btrfs(Rebuilds *r, const char *mount, const BtrfsReplaceStatus *b, double now, double utc_offset)
 {
 	const BtrfsFs *fs = fs_at(r, mount);
-	if (!fs)
-		return;
-	Disk *d = btrfs_target(r, fs, mount);
-	if (!d)
-		return;
+	Disk *d = fs ? btrfs_target(r, fs, mount) : NULL;
+	if (d)
+		replace_reading(r, fs, d, mount, b, now, utc_offset);
+}
+
+static void replace_reading(Rebuilds *r, const BtrfsFs *fs, Disk *d, const char *mount, const BtrfsReplaceStatus *b,
+			    double now, double utc_offset)
+{
 	/* the source's chunks are what the replace copies: the file system's
 	 * on-disk bytes shared among its devices but the target (raid1: one copy each) */
 	double total = fs->n_devs > 1 && isfinite(fs->disk_used) ? fs->disk_used / (fs->n_devs - 1) : NAN;
@@ -427,8 +500,9 @@ static bool balance_figures(Rebuilds *r, const BtrfsFs *fs, const BtrfsBalanceSt
 	 * (a tenth of its chunks at most: mid-way, the chunks taken off a
 	 * disk and not yet put back make any look short), or from the disk's
 	 * joining, which also covers a small file system's first chunks,
-	 * larger than a disk's share. */
-	bool early = b->completed * 10 <= b->expected;
+	 * larger than a disk's share. Read from sysfs, with no chunk counts,
+	 * only the joining (or its following) says. */
+	bool early = !b->uncounted && b->completed * 10 <= b->expected;
 	if (!followed && !joined && !(l.receives && early))
 		return false;
 	/* fixed at the start, as a replace's: the chunks it frees change the spread */
@@ -471,4 +545,65 @@ void rebuilds_btrfs_balance(Rebuilds *r, const char *mount, const BtrfsBalanceSt
 		snprintf(path, sizeof path, "/dev/%s", d->name);
 		apply(r, d, &o, source, path, now);
 	}
+}
+
+/* The disk a replace of mount is followed onto, wherever it is now */
+static Disk *replace_followed(Rebuilds *r, const char *mount)
+{
+	for (size_t i = 0; i < registry_size(r->disks); i++) {
+		Disk *d = registry_at(r->disks, i);
+		if (following(d, mount))
+			return d;
+	}
+	return NULL;
+}
+
+void rebuilds_btrfs_sysfs(Rebuilds *r, const char *mount, double now)
+{
+	const BtrfsFs *fs = fs_at(r, mount);
+	if (!fs)
+		return;
+	Disk *d = replace_followed(r, mount);
+	bool member = false;
+	for (unsigned j = 0; d && j < fs->n_devs && !member; j++)
+		member = disk_of(r, fs->devs[j]) == d;
+	BtrfsReplaceStatus rs;
+	btrfs_replace_from_sysfs(fs->exclop, fs->replace_target, d != NULL, member, &rs);
+	if (!d && (d = btrfs_target(r, fs, mount)) && rs.state == BTRFS_REPLACE_STARTED) {
+		/* its first reading: what the target wrote since the interval
+		 * before this one, when no replace ran, is the copy's (a target
+		 * is a disk nothing else writes to), as a share of the total */
+		double total = fs->n_devs > 1 && isfinite(fs->disk_used) ? fs->disk_used / (fs->n_devs - 1) : NAN;
+		if (isfinite(total) && total > 0)
+			rs.progress = fmin(written_since_before(r, d) / total, 1.0);
+	}
+	if (d)
+		replace_reading(r, fs, d, mount, &rs, now, 0);
+	BtrfsBalanceStatus bs;
+	if (btrfs_balance_from_sysfs(fs->exclop, &bs) < 0)
+		return;		/* no exclusive_operation: a balance cannot be told */
+	bool followed = false;
+	for (size_t i = 0; i < registry_size(r->disks) && !followed; i++)
+		followed = following_kind(registry_at(r->disks, i), mount, REBUILD_KIND_BTRFS_BALANCE);
+	_cleanup_free_ BtrfsShow *show = NULL;
+	if (bs.state != BTRFS_BALANCE_NONE || followed) {
+		show = calloc(1, sizeof *show);
+		int e = show ? btrfsfs_show(mount, show) : -ENOMEM;
+		if (e < 0) {
+			log_debug("btrfs devices of %s: %s", mount, strerror(-e));
+			free(show);
+			show = NULL;
+		}
+	}
+	rebuilds_btrfs_balance(r, mount, &bs, show, now);
+}
+
+bool rebuilds_btrfs_privileged(void)
+{
+	/* the replace-status and balance-progress ioctls ask for CAP_SYS_ADMIN */
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3] = {0};
+	if (syscall(SYS_capget, &h, c) < 0)
+		return true;	/* unknown: the tools say */
+	return c[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32));
 }

@@ -50,7 +50,9 @@ int rebuilds_new(DiskRegistry *disks, History *history, const RebuildsCallbacks 
 void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo);
 /* The mount points of the btrfs file systems a watched disk is in (read
  * now), at most max of mount_len bytes; a followed replace whose file
- * system is gone ends as canceled. */
+ * system is gone ends as canceled. Without CAP_SYS_ADMIN (or after
+ * rebuilds_set_btrfs_sysfs()), each is read at once from sysfs
+ * (rebuilds_btrfs_sysfs()) and none is returned: no tool to run. */
 unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigned max, double now);
 /* A reading of btrfs replace status -1 of mount (one of the last
  * rebuilds_btrfs_mounts()'s), at now; utc_offset as for rebuilds_zpool. */
@@ -60,6 +62,16 @@ void rebuilds_btrfs(Rebuilds *r, const char *mount, const BtrfsReplaceStatus *b,
  * ends as canceled or finished by whether show says it filled the disk. */
 void rebuilds_btrfs_balance(Rebuilds *r, const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show,
 			    double now);
+/* Without CAP_SYS_ADMIN (rebuilds_btrfs_privileged() false) the tools'
+ * replace and balance status are refused: a reading of mount (one of the
+ * last rebuilds_btrfs_mounts()'s) from what anyone may read, its sysfs
+ * (btrfssysfs.h) and its devices' figures (btrfsfs_show()), at now. */
+void rebuilds_btrfs_sysfs(Rebuilds *r, const char *mount, double now);
+/* Whether btrfs is read from sysfs rather than its tools: set at
+ * rebuilds_new() by rebuilds_btrfs_privileged(); a test's own. */
+void rebuilds_set_btrfs_sysfs(Rebuilds *r, bool sysfs);
+/* Whether this process has CAP_SYS_ADMIN (true when it cannot tell). */
+bool rebuilds_btrfs_privileged(void);
 Rebuilds *rebuilds_free(Rebuilds *r);
 /* Whether a ZFS scan may write onto a watched disk: one is in a pool, or a
  * rebuild onto one is being followed. */

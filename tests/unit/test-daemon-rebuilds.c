@@ -495,6 +495,117 @@ static void test_btrfs(const char *t)
 	registry_free(r);
 }
 
+/* The same file system read as an unprivileged smrd reads it (no
+ * CAP_SYS_ADMIN: the tools' status refused): exclusive_operation missing
+ * or garbled says nothing; devinfo/0 or "device replace" starts the replace
+ * onto sdb with what it wrote since the reading before as its head start,
+ * its own writes move it on; it ends finished while sdb1 stays a device,
+ * canceled once it left. A balance with no disk joined follows none, and
+ * the devices' figures of a mount that is no btrfs are a clear error. */
+static void test_btrfs_sysfs(const char *t)
+{
+	const char *uuid = "0b9a8a4e-1f0c-4a61-9a3e-2f7d7c1e5a10";	/* test_btrfs()'s tree */
+	char sys[512], mi[512], db[512], p[600];
+	snprintf(sys, sizeof sys, "%s/sys", t), snprintf(mi, sizeof mi, "%s/mountinfo", t);
+	snprintf(db, sizeof db, "%s/db-sysfs", t);
+	CHECK(mkdir(db, 0755) == 0);
+	put(t, "mountinfo", "36 22 0:45 / /mnt/r\\040x rw,relatime shared:1 - btrfs /dev/sdd rw\n");
+	DiskRegistry *r = registry_new();
+	add_disk(r, "sdb", 16, NULL);
+	add_disk(r, "sdd", 48, NULL);
+	Disk *sdb = registry_get(r, "sdb"), *sdd = registry_get(r, "sdd");
+	Memberships ms = {.n = 1};
+	ms.m[0].type = MEMBER_BTRFS;
+	snprintf(ms.m[0].name, sizeof ms.m[0].name, "%s", uuid);
+	CHECK_INT(disk_set_members(sdd, &ms), 0);
+	History *h = NULL;
+	_cleanup_free_ char *herr = NULL;
+	CHECK(history_open(db, &h, &herr) >= 0 && h);
+	Fixture fx = {0};
+	char dev[512];
+	snprintf(dev, sizeof dev, "%s/dev", t);
+	ZfsEventsCallbacks zcb = {.event = heard, .userdata = &fx};
+	CHECK_INT(zfsevents_new(r, h, dev, sys, &zcb, &fx.z), 0);
+	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = &fx};
+	Rebuilds *rb = NULL;
+	CHECK_INT(rebuilds_new(r, h, &cb, &rb), 0);
+	rebuilds_set_roots(rb, sys, mi);
+	rebuilds_set_btrfs_sysfs(rb, true);
+	if (!sdb || !rb)
+		return;
+	sdb->ds = (DiskstatAccum){.primed = true, .n_fields = _DS_FIELD_MAX};
+	char mounts[4][64], rel[256];
+	double now = 1796450825;
+	/* no exclusive_operation (a kernel before 5.10), then garbage: nothing */
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now), 0);	/* read here, none to run */
+	snprintf(rel, sizeof rel, "sys/fs/btrfs/%s/exclusive_operation", uuid);
+	put(t, rel, "device repl\xff\n");
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 1), 0);
+	CHECK_INT(fx.started, 0);
+	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_NONE);
+	/* the replace's target listed (its devinfo/0 comes first), 50 MB written since the last reading */
+	snprintf(p, sizeof p, "%s/sys/fs/btrfs/%s/devinfo", t, uuid);
+	CHECK(mkdir(p, 0755) == 0 || errno == EEXIST);
+	snprintf(p, sizeof p, "%s/sys/fs/btrfs/%s/devinfo/0", t, uuid);
+	CHECK(mkdir(p, 0755) == 0);
+	sdb->ds.total[DS_WRITE_SECTORS] += 50000000 / 512;
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 2), 0);
+	CHECK_INT(fx.started, 1);
+	CHECK_INT(fx.warnings, 1);	/* the same guard: DM-SMR */
+	CHECK_INT(disk_rebuild_mut(sdb)->kind, REBUILD_KIND_BTRFS_REPLACE);
+	CHECK_NEAR(disk_rebuild_mut(sdb)->total_bytes, 3.5e9, 1);
+	CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 50000000 / 512 * 512, 1);
+	CHECK_NEAR(disk_rebuild_mut(sdb)->started, now + 2, 0);	/* no time from sysfs: the first reading */
+	put(t, rel, "device replace\n");
+	sdb->ds.total[DS_WRITE_SECTORS] += 100000000 / 512;
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 7), 0);
+	CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 150000000 / 512 * 512, 1);
+	CHECK(disk_rebuild_mut(sdb)->rate > 0 && isfinite(disk_rebuild_mut(sdb)->eta));
+	CHECK_INT(fx.warnings, 1);
+	/* devinfo/0 gone first, the operation still marked: under way */
+	CHECK(rmdir(p) == 0);
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 8), 0);
+	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_RUNNING);
+	put(t, rel, "none\n");
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 10), 0);
+	CHECK_INT(fx.ended, 1);
+	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_FINISHED);
+	CHECK_NEAR(disk_rebuild_mut(sdb)->duration, 8, 0);
+	CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 3.5e9, 1);
+	CHECK_INT(count_kind(h, "rebuild-done"), 1);
+	/* another, canceled: its target leaves the file system */
+	put(t, rel, "device replace\n");
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 20), 0);
+	CHECK_INT(fx.started, 2);
+	CHECK_INT(fx.warnings, 2);	/* once per replace */
+	put(t, rel, "none\n");
+	snprintf(p, sizeof p, "%s/sys/fs/btrfs/%s/devices/sdb1/dev", t, uuid);
+	CHECK(unlink(p) == 0);
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 25), 0);
+	CHECK_INT(fx.ended, 2);
+	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_CANCELED);
+	CHECK_INT(count_kind(h, "rebuild-done"), 2);
+	/* a balance, paused, with no disk joined: none followed; its devices
+	 * asked of a mount point that does not exist, which fails cleanly */
+	put(t, rel, "balance paused\n");
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 30), 0);
+	CHECK_INT(disk_rebuild_mut(sdb)->kind, REBUILD_KIND_BTRFS_REPLACE);
+	CHECK_INT(fx.started, 2);
+	BtrfsShow *show = calloc(1, sizeof *show);
+	CHECK(show != NULL);
+	if (show) {
+		CHECK_INT(btrfsfs_show("/mnt/r x", show), -ENOENT);
+		CHECK_INT(btrfsfs_show(t, show), -ENOTTY);	/* not a btrfs */
+		CHECK_INT(show->n_devs, 0);
+	}
+	free(show);
+	CHECK_INT(count_kind(h, "rebuild-warning"), 2);
+	rebuilds_free(rb);
+	zfsevents_free(fx.z);
+	history_close(h);
+	registry_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -513,6 +624,7 @@ int main(int argc, char **argv)
 	test_sequence(t, "json-resilver.json", "json-resilvered.json");
 	test_sequence(t, "text-resilver-noeta.txt", NULL);
 	test_btrfs(t);
+	test_btrfs_sysfs(t);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", t);
 	CHECK(system(cmd) == 0);
