@@ -133,27 +133,40 @@ int diskstats_parse_line(const char *line, DiskstatLine *ret)
 	return 0;
 }
 
+/* One line of n bytes at p: 1 if it is bad, else 0. */
+static unsigned one_line(const char *p, size_t n, DiskstatWantFn want,
+			 void (*cb)(const DiskstatLine *l, void *userdata), void *userdata)
+{
+	/* parsed where it lies: every step stops at the line's end */
+	DiskstatLine l = {0};
+	const char *q = p;
+	if (parse_head(&q, &l) < 0)
+		return 1;
+	l.counters = q;
+	l.counters_len = n - (size_t)(q - p);
+	switch (want ? want(&l, userdata) : DISKSTAT_PARSE) {
+	case DISKSTAT_CHECK:
+		return check_fields(q) < 0;
+	case DISKSTAT_SKIP:
+		return 0;
+	default:
+		if (parse_fields(q, &l) < 0)
+			return 1;
+		cb(&l, userdata);
+		return 0;
+	}
+}
+
 unsigned diskstats_parse(const char *text, DiskstatWantFn want, void (*cb)(const DiskstatLine *l, void *userdata),
 			 void *userdata)
 {
 	unsigned bad = 0;
 	for (const char *p = text; *p;) {
 		size_t n = strcspn(p, "\n");
-		if (n >= DISKSTATS_LINE_MAX) {
+		if (n >= DISKSTATS_LINE_MAX)
 			bad++;
-		} else if (n > 0) {
-			/* parsed where it lies: every step stops at the line's end */
-			DiskstatLine l = {0};
-			const char *q = p;
-			if (parse_head(&q, &l) < 0)
-				bad++;
-			else if (want && !want(&l, userdata))
-				bad += check_fields(q) < 0;
-			else if (parse_fields(q, &l) < 0)
-				bad++;
-			else
-				cb(&l, userdata);
-		}
+		else if (n > 0)
+			bad += one_line(p, n, want, cb, userdata);
 		p += n;
 		if (*p == '\n')
 			p++;
@@ -212,6 +225,44 @@ static uint64_t step_field(DiskstatAccum *a, DiskstatField f, uint64_t cur)
 	a->suspect[f] = cur;
 	a->suspect_mask |= bit;
 	return 0;
+}
+
+bool diskstats_accumulate_unchanged(DiskstatAccum *a)
+{
+	/* the same text: the same values, so each delta is 0 and in-flight
+	 * (a gauge, the only raw total) is what it was */
+	if (!a->primed || a->suspect_mask)
+		return false;
+	memset(a->delta, 0, sizeof a->delta);
+	return true;
+}
+
+/* murmur3's 64-bit finalizer, one 8-byte word at a time */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	return x ^ (x >> 33);
+}
+
+uint64_t diskstats_counters_hash(const DiskstatLine *l)
+{
+	const char *s = l->counters;
+	size_t n = s ? l->counters_len : 0, i = 0;
+	uint64_t h = mix(UINT64_C(0x9e3779b97f4a7c15) ^ n);
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = mix(h ^ w);
+	}
+	if (i < n) {
+		uint64_t w = 0;
+		memcpy(&w, s + i, n - i);
+		h = mix(h ^ w);
+	}
+	return h;
 }
 
 void diskstats_accumulate(DiskstatAccum *a, const DiskstatLine *l)

@@ -37,6 +37,9 @@ typedef enum DiskstatField {
 typedef struct DiskstatLine {
 	unsigned major, minor;
 	char name[DISKSTATS_NAME_MAX];
+	/* for want: the line's text after the name, to its end (not parsed yet) */
+	const char *counters;
+	size_t counters_len;
 	unsigned n_fields;		/* 11, 15 or 17 (more are ignored) */
 	uint64_t v[_DS_FIELD_MAX];
 } DiskstatLine;
@@ -47,13 +50,18 @@ int diskstats_parse_line(const char *line, DiskstatLine *ret);
 /* Lines longer than this are bad (the kernel's are under 300 bytes). */
 #define DISKSTATS_LINE_MAX 1024
 
-/* Whether a line's counters are wanted, from its id columns (l's major,
- * minor and name; no counters yet). */
-typedef bool (*DiskstatWantFn)(const DiskstatLine *l, void *userdata);
+/* What to do with a line, decided from its id columns and its text (l's
+ * major, minor, name and counters; nothing parsed yet). */
+typedef enum DiskstatWant {
+	DISKSTAT_CHECK,		/* nobody reads it: only checked, so that a bad one is counted */
+	DISKSTAT_PARSE,		/* parsed, and cb called */
+	DISKSTAT_SKIP,		/* the caller has it already (the same text as a line it parsed) */
+} DiskstatWant;
+typedef DiskstatWant (*DiskstatWantFn)(const DiskstatLine *l, void *userdata);
 
 /* Calls cb for every well-formed line of a whole file that want (NULL: all)
- * asks for; the others are only checked. Returns the number of bad lines,
- * wanted or not. */
+ * asks to parse. Returns the number of bad lines among those parsed or
+ * checked. */
 unsigned diskstats_parse(const char *text, DiskstatWantFn want, void (*cb)(const DiskstatLine *l, void *userdata),
 			 void *userdata);
 
@@ -78,6 +86,14 @@ typedef struct DiskstatAccum {
 
 /* Feeds one sample. The first sample only primes (deltas are zero). */
 void diskstats_accumulate(DiskstatAccum *a, const DiskstatLine *l);
+/* Feeds a sample whose line has the same text as the last one fed: what
+ * diskstats_accumulate would do with it (nothing moved). False, and
+ * nothing done, where that needs the values (not primed, or a backwards
+ * value awaiting confirmation): parse the line and feed it. */
+bool diskstats_accumulate_unchanged(DiskstatAccum *a);
+/* A 64-bit hash of a line's counter text, to tell a line that changed
+ * from one that did not without parsing it. */
+uint64_t diskstats_counters_hash(const DiskstatLine *l);
 
 /* True for the fields the kernel prints as 32-bit milliseconds. */
 bool diskstats_field_is_ms(DiskstatField f);

@@ -26,6 +26,14 @@
 typedef struct LineMatch {
 	char name[DISKSTATS_NAME_MAX];
 	int32_t disk;
+	/* Most lines are a quiet disk's, the same text sample after sample:
+	 * the hash of the text last counted for this disk tells it is again,
+	 * and the line is not parsed. (Were a changed line to hash the same,
+	 * its I/O would be counted at the next change, the counters being
+	 * totals: moved to a later interval, not lost.) */
+	uint64_t hash;
+	bool counted;		/* hash is of a line counted for disk (a line no disk
+				 * reads: of one that passed the check) */
 } LineMatch;
 
 struct Sampler {
@@ -49,6 +57,7 @@ typedef struct SampleRun {
 	unsigned duplicates;
 	size_t line;		/* the index of the line being read */
 	Disk *disk;		/* the disk it is, if want_line() wanted it */
+	LineMatch *match;	/* its entry in s->lines (NULL: none) */
 	bool matches_good;	/* s->lines were made against this registry */
 } SampleRun;
 
@@ -81,14 +90,24 @@ const SamplerStats *sampler_stats(const Sampler *s)
 	return &s->st;
 }
 
+/* A line of d's counted: its interval measured from the last sample. */
+static void count_line(SampleRun *run, Disk *d)
+{
+	Sampler *s = run->s;
+	d->seen = true;
+	if (d->ds.primed && s->st.last_usec && run->now > s->st.last_usec)
+		d->interval = (double)(run->now - s->st.last_usec) / 1e6;
+}
+
 /* The disk line l names, if it is one we watch: matched where it was last
  * time, else searched (and remembered for the next sample). */
-static bool want_line(const DiskstatLine *l, void *userdata)
+static DiskstatWant want_line(const DiskstatLine *l, void *userdata)
 {
 	SampleRun *run = userdata;
 	Sampler *s = run->s;
 	size_t i = run->line++;
 	Disk *d;
+	run->match = NULL;
 	if (run->matches_good && i < s->n_lines && streq(s->lines[i].name, l->name))
 		d = s->lines[i].disk >= 0 ? registry_at(s->disks, (size_t)s->lines[i].disk) : NULL;
 	else {
@@ -102,10 +121,29 @@ static bool want_line(const DiskstatLine *l, void *userdata)
 		}
 		snprintf(s->lines[i].name, sizeof s->lines[i].name, "%s", l->name);
 		s->lines[i].disk = d ? registry_index(s->disks, d) : -1;
+		s->lines[i].counted = false;
 	}
+	run->match = &s->lines[i];
 matched:
 	run->disk = d && d->sys.major == l->major && d->sys.minor == l->minor ? d : NULL;
-	return run->disk != NULL;
+	if (!run->match)
+		return run->disk ? DISKSTAT_PARSE : DISKSTAT_CHECK;
+	uint64_t h = diskstats_counters_hash(l);
+	bool same = run->match->counted && run->match->hash == h;
+	run->match->hash = h;
+	run->match->counted = false;	/* until counted */
+	/* A line nobody reads (a partition, a device not watched) is still
+	 * checked, so that a bad one is counted: parsed when it changed (the
+	 * parse is the check), skipped while its text is one that passed. */
+	if (!run->disk) {
+		run->match->counted = same;
+		return same ? DISKSTAT_SKIP : DISKSTAT_PARSE;
+	}
+	if (!same || d->seen || !diskstats_accumulate_unchanged(&d->ds))
+		return DISKSTAT_PARSE;
+	count_line(run, d);
+	run->match->counted = true;
+	return DISKSTAT_SKIP;
 }
 
 static void on_line(const DiskstatLine *l, void *userdata)
@@ -113,16 +151,20 @@ static void on_line(const DiskstatLine *l, void *userdata)
 	SampleRun *run = userdata;
 	Sampler *s = run->s;
 	Disk *d = run->disk;
+	if (!d) {		/* parsed only to check it: good */
+		run->match->counted = true;
+		return;
+	}
 	if (d->seen) {
 		run->duplicates++;	/* a second line for one device: the first counts */
 		return;
 	}
-	d->seen = true;
-	if (d->ds.primed && s->st.last_usec && run->now > s->st.last_usec)
-		d->interval = (double)(run->now - s->st.last_usec) / 1e6;
+	count_line(run, d);
 	uint64_t resets = d->ds.resets;
 	diskstats_accumulate(&d->ds, l);
 	s->st.resets += d->ds.resets - resets;
+	if (run->match)
+		run->match->counted = true;
 }
 
 /* The CPU time the hypervisor took since the last sample. Unknown (NaN)

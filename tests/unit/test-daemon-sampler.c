@@ -4,7 +4,10 @@
  * rewrites between samples, a registry it fills by hand, and a fake of the
  * missing-disk callback that drops the disk as discovery would.
  */
+#include <math.h>
+
 #include "log.h"
+
 #include "sampler.h"
 #include "test.h"
 #include "unit-tree.h"
@@ -164,6 +167,55 @@ int main(void)
 		CHECK_INT(sampler_sample(s, 23000000 + (uint64_t)i * 1000000, NULL, NULL), 0);
 	}
 	CHECK(sdz && sdz->ds.primed && sdz->ds.delta[DS_WRITES] == 7);
+
+	/* A quiet disk's line, the same text as last time, is not parsed
+	 * again but still counted: seen, its interval measured, nothing
+	 * moved; the next change is counted in full; a second line for a
+	 * disk is still a duplicate. */
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 1000, 2200, 10, 10);
+	line(text, sizeof text, 8, 48, "sdz", 1, 8, 1, 1);
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	CHECK_INT(sampler_sample(s, 30000000, NULL, NULL), 0);
+	CHECK_INT(sda->ds.delta[DS_WRITES], 100);
+	uint64_t w1 = sda->ds.total[DS_WRITES], bad0 = sampler_stats(s)->bad_lines;
+	CHECK_INT(sampler_sample(s, 31500000, NULL, NULL), 0);	/* the same file */
+	CHECK(sda->seen && sdz->seen);
+	CHECK_INT(sda->ds.delta[DS_WRITES], 0);
+	CHECK_INT(sda->ds.total[DS_WRITES], w1);
+	CHECK(fabs(sda->interval - 1.5) < 1e-9);
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 1000, 2250, 10, 10);
+	line(text, sizeof text, 8, 48, "sdz", 1, 8, 1, 1);
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	CHECK_INT(sampler_sample(s, 32500000, NULL, NULL), 0);
+	CHECK_INT(sda->ds.delta[DS_WRITES], 50);
+	CHECK_INT(sda->ds.total[DS_WRITES], w1 + 50);
+	CHECK_INT(sdz->ds.delta[DS_WRITES], 0);
+	CHECK(fabs(sda->interval - 1.0) < 1e-9);
+	text[0] = 0;
+	line(text, sizeof text, 8, 0, "sda", 1000, 2250, 10, 10);
+	line(text, sizeof text, 8, 0, "sda", 1000, 2999, 10, 10);
+	CHECK_INT(unit_tree_write(procfs, "diskstats", text), 0);
+	CHECK_INT(sampler_sample(s, 33500000, NULL, NULL), 0);
+	CHECK_INT(sda->ds.total[DS_WRITES], w1 + 50);	/* the first line counts */
+	CHECK_INT(sampler_stats(s)->bad_lines, bad0 + 1);
+	/* a bad line is bad every time, however often it comes again */
+	CHECK_INT(unit_tree_write(procfs, "diskstats", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12\n"), 0);
+	for (int i = 0; i < 2; i++)
+		CHECK_INT(sampler_sample(s, 34500000 + (uint64_t)i * 1000000, NULL, NULL), 0);
+	CHECK_INT(sampler_stats(s)->bad_lines, bad0 + 3);
+	CHECK_INT(sda->ds.total[DS_WRITES], w1 + 50);
+	/* ... a line nobody reads too, and one that passed is still not bad
+	 * when it comes again, changed or not */
+	const char *const partitions[] = {"8 1 sda1 1 2 3 4 5 6 7 8 9 10 11 12\n", "8 1 sda1 1 2 3 4 5 6 7 8 9 10 11 12\n",
+					  "8 1 sda1 1 2 3 4 5 6 7 8 9 10 11\n", "8 1 sda1 1 2 3 4 5 6 7 8 9 10 11\n",
+					  "8 1 sda1 1 2 3 4 5 6 7 8 9 10 12\n"};
+	for (size_t i = 0; i < ELEMENTSOF(partitions); i++) {
+		CHECK_INT(unit_tree_write(procfs, "diskstats", partitions[i]), 0);
+		CHECK_INT(sampler_sample(s, 36500000 + (uint64_t)i * 1000000, NULL, NULL), 0);
+	}
+	CHECK_INT(sampler_stats(s)->bad_lines, bad0 + 5);
 
 	sampler_free(s);
 	registry_free(disks);

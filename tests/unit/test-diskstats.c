@@ -13,6 +13,14 @@ static void collect(const DiskstatLine *l, void *userdata)
 	last = *l;
 }
 
+static char want_saw[128];
+static DiskstatWant want_counters(const DiskstatLine *l, void *userdata)
+{
+	(void)userdata;
+	snprintf(want_saw, sizeof want_saw, "%.*s", (int)l->counters_len, l->counters);
+	return DISKSTAT_SKIP;
+}
+
 static void test_layouts(void)
 {
 	DiskstatLine l;
@@ -69,10 +77,10 @@ static void test_whole_file(void)
 	free(text);
 }
 
-static bool want_sd_disks(const DiskstatLine *l, void *userdata)
+static DiskstatWant want_sd_disks(const DiskstatLine *l, void *userdata)
 {
 	(void)userdata;
-	return strncmp(l->name, "sd", 2) == 0 && l->minor % 16 == 0;
+	return strncmp(l->name, "sd", 2) == 0 && l->minor % 16 == 0 ? DISKSTAT_PARSE : DISKSTAT_CHECK;
 }
 
 /* Lines nobody wants are checked, not parsed: a bad one counts all the
@@ -212,6 +220,54 @@ static void test_never_decreasing(void)
 	}
 }
 
+/* The text want sees, and the hash that tells a line that did not change:
+ * any one counter moved by one changes it, the same text never does. */
+static void test_unchanged_lines(void)
+{
+	DiskstatLine a = {0}, b = {0};
+	const char *p = "8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17";
+	CHECK_INT(diskstats_parse_line(p, &a), 0);
+	a.counters = strstr(p, " 1 2"), a.counters_len = strlen(a.counters);
+	uint64_t h = diskstats_counters_hash(&a);
+	char line[128];
+	for (int f = 0; f < 17; f++) {
+		int k = 0;
+		for (int g = 0; g < 17; g++)
+			k += snprintf(line + k, sizeof line - (size_t)k, " %d", g + 1 + (g == f));
+		b.counters = line, b.counters_len = strlen(line);
+		CHECK(diskstats_counters_hash(&b) != h);
+		line[strlen(line) - 1] = 0;	/* a digit fewer at the end */
+		b.counters_len = strlen(line);
+		CHECK(diskstats_counters_hash(&b) != h);
+	}
+	snprintf(line, sizeof line, "%s", a.counters);
+	b.counters = line, b.counters_len = strlen(line);
+	CHECK(diskstats_counters_hash(&b) == h);
+
+	/* what diskstats_parse hands to want: the text after the name */
+	seen = 0;
+	CHECK_INT(diskstats_parse("8 16 sdb 1 2 3 4 5 6 7 8 9 10 11\n", want_counters, collect, NULL), 0);
+	CHECK_STR(want_saw, " 1 2 3 4 5 6 7 8 9 10 11");
+	CHECK_INT(seen, 0);	/* skipped: no callback */
+
+	/* fed unchanged: deltas 0, totals kept; not before priming, nor with a value in doubt */
+	DiskstatAccum c = {0};
+	CHECK(!diskstats_accumulate_unchanged(&c));
+	DiskstatLine l = {.n_fields = 11, .v = {10, 0, 80, 5, 20, 0, 160, 9, 1, 30, 40}};
+	diskstats_accumulate(&c, &l);
+	l.v[DS_WRITES] = 25;
+	diskstats_accumulate(&c, &l);
+	CHECK_INT(c.delta[DS_WRITES], 5);
+	CHECK(diskstats_accumulate_unchanged(&c));
+	CHECK_INT(c.delta[DS_WRITES], 0);
+	CHECK_INT(c.total[DS_WRITES], 25);
+	CHECK_INT(c.total[DS_IN_FLIGHT], 1);
+	l.v[DS_WRITES] = 3;	/* backwards: held as suspect */
+	diskstats_accumulate(&c, &l);
+	CHECK(c.suspect_mask != 0);
+	CHECK(!diskstats_accumulate_unchanged(&c));
+}
+
 int main(void)
 {
 	test_layouts();
@@ -220,5 +276,6 @@ int main(void)
 	test_unwanted_lines();
 	test_accumulate();
 	test_never_decreasing();
+	test_unchanged_lines();
 	return test_done("test-diskstats");
 }
