@@ -144,8 +144,14 @@ void output_rebuild_check(FILE *f, json_object *r)
 {
 	char sz[32], t[32], mc[32];
 	double exp_s = output_num(r, "expected_seconds"), cache = output_num(r, "media_cache_bytes");
-	fprintf(f, "%s: %s, serial %s, %s\n", output_str(r, "device"), output_str(r, "model"), output_str(r, "serial"),
-		output_bytes(output_num(r, "size_bytes"), sz, sizeof sz));
+	/* a virtual disk has neither model nor serial: no empty fields */
+	const char *model = output_str(r, "model"), *serial = output_str(r, "serial");
+	fprintf(f, "%s: ", output_str(r, "device"));
+	if (*model)
+		fprintf(f, "%s, ", model);
+	if (*serial)
+		fprintf(f, "serial %s, ", serial);
+	fprintf(f, "%s\n", output_bytes(output_num(r, "size_bytes"), sz, sizeof sz));
 	fprintf(f, "class:     %s\n", output_str(r, "class"));
 	fprintf(f, "evidence:  %s\n", output_str(r, "evidence"));
 	fprintf(f, "qualified: %s", json_object_get_boolean(output_get(r, "qualified")) ? "yes" : "no");
