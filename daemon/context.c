@@ -454,12 +454,6 @@ static void rebuild_btrfs_balance(const char *mount, const BtrfsBalanceStatus *b
 	rebuilds_btrfs_balance(((Context *)userdata)->rebuilds, mount, b, show, (double)now_usec(CLOCK_REALTIME) / 1e6);
 }
 
-static int rebuild_map(const char *path, Disk **ret, void *userdata)
-{
-	Context *ctx = userdata;
-	return zfsevents_map(ctx->zfs, path, ret);
-}
-
 /* a rebuild seen with no warning check yet (a btrfs replace, a resilver
  * whose attach came before smrd ran): the same guard as zed's attach */
 static void rebuild_unwarned(Disk *d, const char *source, const char *path, void *userdata)
@@ -473,8 +467,8 @@ static void rebuild_unwarned(Disk *d, const char *source, const char *path, void
 
 static int start_rebuild_watch(Context *ctx)
 {
-	RebuildsCallbacks rcb = {.map = rebuild_map, .unwarned = rebuild_unwarned, .userdata = ctx};
-	int r = rebuilds_new(ctx->disks, monitor_history(ctx->monitor), &rcb, &ctx->rebuilds);
+	RebuildsCallbacks rcb = {.unwarned = rebuild_unwarned, .userdata = ctx};
+	int r = rebuilds_new(ctx->disks, monitor_history(ctx->monitor), ctx->devmap, &rcb, &ctx->rebuilds);
 	if (r < 0)
 		return r;
 	ScanWatchCallbacks wcb = {.wanted = rebuild_wanted, .status = rebuild_status, .btrfs_mounts = rebuild_btrfs_mounts,
@@ -514,7 +508,9 @@ static int start_services(Context *ctx)
 		return log_error_errno(r, "Failed to set up notifications: %m");
 	/* zed's events: its warnings reach the notifier as the detector's do */
 	ZfsEventsCallbacks zcb = {.event = on_detector_event, .scan_started = on_scan_started, .userdata = ctx};
-	r = zfsevents_new(ctx->disks, monitor_history(ctx->monitor), "/dev", "/sys", &zcb, &ctx->zfs);
+	r = devmap_new(ctx->disks, ctx->src.sysfs_fd, ctx->src.udev_fd, "/dev", &ctx->devmap);
+	if (r >= 0)
+		r = zfsevents_new(ctx->disks, monitor_history(ctx->monitor), ctx->devmap, &zcb, &ctx->zfs);
 	if (r < 0 || (r = zfsevents_watch_slow_io(ctx->zfs, ctx->event, &ctx->config.zpool_command)) < 0)
 		return log_error_errno(r, "Out of memory");
 	r = start_rebuild_watch(ctx);
@@ -579,6 +575,7 @@ void context_done(Context *ctx)
 	ctx->scanwatch = scanwatch_free(ctx->scanwatch);
 	ctx->rebuilds = rebuilds_free(ctx->rebuilds);
 	ctx->zfs = zfsevents_free(ctx->zfs);
+	ctx->devmap = devmap_free(ctx->devmap);
 	ctx->notifier = notifier_free(ctx->notifier);
 	ctx->monitor = monitor_free(ctx->monitor);
 	ctx->state = statedir_free(ctx->state);	/* the history is closed: the next smrd may have it */

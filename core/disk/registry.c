@@ -72,6 +72,15 @@ Disk *registry_get(const DiskRegistry *r, const char *name)
 	return found ? r->disks[i] : NULL;
 }
 
+Disk *registry_by_devnum(const DiskRegistry *r, unsigned major, unsigned minor)
+{
+	/* asked per event or tool reading, not per sample: a scan is cheap enough */
+	for (size_t i = 0; r && i < r->n; i++)
+		if (r->disks[i]->sys.major == major && r->disks[i]->sys.minor == minor)
+			return r->disks[i];
+	return NULL;
+}
+
 bool registry_identity_shared(const DiskRegistry *r, const Disk *d)
 {
 	const char *id = disk_identity(d);

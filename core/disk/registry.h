@@ -20,6 +20,8 @@ size_t registry_size(const DiskRegistry *r);
 /* The i-th disk in name order. */
 Disk *registry_at(const DiskRegistry *r, size_t i);
 Disk *registry_get(const DiskRegistry *r, const char *name);
+/* The disk of device number major:minor (a whole disk's, not a partition's), or NULL. */
+Disk *registry_by_devnum(const DiskRegistry *r, unsigned major, unsigned minor);
 /* Where d is in name order (registry_at), or -1. */
 int32_t registry_index(const DiskRegistry *r, const Disk *d);
 /* Inserts a copy of d, which then owns what d pointed to (members,

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The rebuilds onto watched disks (rebuilds.h). A leaf's path is a tool's
- * output: it goes to the mapper, which resolves it under /dev only and
- * finds the disk by device number; a name that is no plain file name is
- * not looked up at all.
+ * output: it goes to the mapper (devmap.h), which finds the disk by device
+ * number; a name that is no plain file name is not looked up at all.
  */
 #include "rebuilds.h"
 
@@ -41,6 +40,7 @@ typedef struct DiskWritten {
 struct Rebuilds {
 	DiskRegistry *disks;
 	History *history;
+	DevMap *map;
 	RebuildsCallbacks cb;
 	const char *sys_root, *mountinfo;
 	BtrfsFs fs[BTRFSFS_MAX];	/* as last read */
@@ -61,12 +61,12 @@ struct Rebuilds {
 	bool sysfs;		/* no CAP_SYS_ADMIN: btrfs read from sysfs, not its tools */
 };
 
-int rebuilds_new(DiskRegistry *disks, History *history, const RebuildsCallbacks *cb, Rebuilds **ret)
+int rebuilds_new(DiskRegistry *disks, History *history, DevMap *map, const RebuildsCallbacks *cb, Rebuilds **ret)
 {
 	Rebuilds *r = calloc(1, sizeof *r);
 	if (!r)
 		return -ENOMEM;
-	*r = (Rebuilds){.disks = disks, .history = history, .sys_root = "/sys", .mountinfo = "/proc/self/mountinfo"};
+	*r = (Rebuilds){.disks = disks, .history = history, .map = map, .sys_root = "/sys", .mountinfo = "/proc/self/mountinfo"};
 	if (cb)
 		r->cb = *cb;
 	if (!rebuilds_btrfs_privileged()) {
@@ -138,10 +138,9 @@ int rebuilds_map_leaf(Rebuilds *r, const ZpoolLeaf *leaf, Disk **ret)
 		*ret = d;
 		return 0;
 	}
-	if (!r->cb.map)
-		return -ENXIO;
+	/* zpool's own output: smrd's /dev may be asked (devmap.h) */
 	if (leaf->path[0] == '/')
-		return r->cb.map(leaf->path, ret, r->cb.userdata) < 0 ? -ENXIO : 0;
+		return devmap_disk(r->map, leaf->path, true, ret) < 0 ? -ENXIO : 0;
 	/* the text's name: zpool strips /dev/ and the /dev/disk/by-* it knows */
 	if (!leaf->path[0] || strchr(leaf->path, '/') || streq(leaf->path, ".") || streq(leaf->path, ".."))
 		return -ENXIO;
@@ -150,7 +149,7 @@ int rebuilds_map_leaf(Rebuilds *r, const ZpoolLeaf *leaf, Disk **ret)
 	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
 		char p[512];
 		snprintf(p, sizeof p, "%s%s", dirs[i], leaf->path);
-		if (r->cb.map(p, ret, r->cb.userdata) == 0)
+		if (devmap_disk(r->map, p, true, ret) == 0)
 			return 0;
 	}
 	return -ENXIO;
@@ -261,25 +260,10 @@ void rebuilds_zpool(Rebuilds *r, const ZpoolStatus *s, double now, double utc_of
 
 /* ------------------------------------------------------------- btrfs */
 
-/* The watched disk dev is, or whose partition it is (its parent in /sys/dev/block). */
+/* The watched disk dev is, or whose partition it is. */
 static Disk *disk_of(Rebuilds *r, dev_t dev)
 {
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/dev/block/%u:%u/partition", r->sys_root, major(dev), minor(dev));
-	if (access(p, F_OK) == 0) {
-		snprintf(p, sizeof p, "%s/dev/block/%u:%u/../dev", r->sys_root, major(dev), minor(dev));
-		_cleanup_free_ char *s = NULL;
-		unsigned ma, mi;
-		if (read_line_at(AT_FDCWD, p, &s) < 0 || sscanf(s, "%u:%u", &ma, &mi) != 2)
-			return NULL;
-		dev = makedev(ma, mi);
-	}
-	for (size_t i = 0; i < registry_size(r->disks); i++) {
-		Disk *d = registry_at(r->disks, i);
-		if (d->sys.major == major(dev) && d->sys.minor == minor(dev))
-			return d;
-	}
-	return NULL;
+	return devmap_disk_of(r->map, dev);
 }
 
 static bool btrfs_member(const Disk *d)
@@ -473,9 +457,9 @@ static void replace_reading(Rebuilds *r, const BtrfsFs *fs, Disk *d, const char 
 /* d's line in show: its path (a tool's output) mapped like a vdev's; -1 none */
 static int show_index(Rebuilds *r, const BtrfsShow *show, const Disk *d)
 {
-	for (unsigned k = 0; k < show->n_devs && r->cb.map; k++) {
+	for (unsigned k = 0; k < show->n_devs; k++) {
 		Disk *m;
-		if (startswith(show->devs[k].path, "/dev/") && r->cb.map(show->devs[k].path, &m, r->cb.userdata) == 0 && m == d)
+		if (startswith(show->devs[k].path, "/dev/") && devmap_disk(r->map, show->devs[k].path, true, &m) == 0 && m == d)
 			return (int)k;
 	}
 	return -1;

@@ -2,8 +2,8 @@
 /*
  * The rebuilds onto watched disks, from the watcher's readings: each leaf
  * a resilver writes onto is mapped to the disk smrd watches (by the vdev
- * GUID in the disk's ZFS membership, else by its path, resolved under /dev
- * through the mapper it was given), the disk's RebuildState moved along
+ * GUID in the disk's ZFS membership, else by its path, through the mapper
+ * it was given: devmap.h), the disk's RebuildState moved along
  * with its model's ETA, and an ended rebuild recorded in the history with
  * the real duration beside the estimate made at its start. A btrfs replace
  * is read per file system (btrfsfs.h); it writes onto the one watched disk
@@ -19,6 +19,7 @@
 #include "btrfsbalance.h"
 #include "btrfsfs.h"
 #include "btrfsreplace.h"
+#include "devmap.h"
 #include "history.h"
 #include "registry.h"
 #include "zpoolstatus.h"
@@ -26,9 +27,6 @@
 typedef struct Rebuilds Rebuilds;
 
 typedef struct RebuildsCallbacks {
-	/* The disk a vdev path (absolute, under /dev) is on: 0 and *ret, or
-	 * -errno (zfsevents_map). */
-	int (*map)(const char *path, Disk **ret, void *userdata);
 	/* A rebuild onto d began (change REBUILD_CHANGE_STARTED) or ended
 	 * (REBUILD_CHANGE_ENDED; h is what was recorded, NULL otherwise). */
 	void (*changed)(Disk *d, int change, const HistoryEvent *h, void *userdata);
@@ -43,8 +41,9 @@ typedef struct RebuildsCallbacks {
 	void *userdata;
 } RebuildsCallbacks;
 
-/* history may be NULL (nothing recorded). */
-int rebuilds_new(DiskRegistry *disks, History *history, const RebuildsCallbacks *cb, Rebuilds **ret);
+/* history may be NULL (nothing recorded); map finds the disk a tool's
+ * device path is on (devmap.h), kept. */
+int rebuilds_new(DiskRegistry *disks, History *history, DevMap *map, const RebuildsCallbacks *cb, Rebuilds **ret);
 /* Where btrfs file systems are read from: "/sys" and "/proc/self/mountinfo"
  * until set (a test's own); kept, not copied. */
 void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zed's events in smrd. The vdev path is untrusted: checked again as the
- * parser does, resolved with realpath() and kept only if it stays under
- * /dev and is a block device; a partition is taken to its whole disk
- * through /sys/dev/block; the disk is then found by device number, never
- * by name, so that no link can make one disk's event another's.
+ * parser does, then mapped by devmap.h (a kernel name, a udev link, else
+ * a block device under smrd's /dev: zed is root); a partition is taken to
+ * its whole disk, the disk found by device number, never by name, so that
+ * no link can make one disk's event another's.
  */
 #include "zfsevents.h"
 
@@ -31,24 +31,23 @@ typedef struct ZfsCounter {
 struct ZfsEvents {
 	DiskRegistry *disks;
 	History *history;
-	char *dev_root, *sys_root;
+	DevMap *map;
 	ZfsEventsCallbacks cb;
 	ZfsCounter *counters;
 	size_t n_counters;
 	SlowIo *slowio;		/* NULL until zfsevents_watch_slow_io() */
 };
 
-int zfsevents_new(DiskRegistry *disks, History *history, const char *dev_root, const char *sys_root,
-		  const ZfsEventsCallbacks *cb, ZfsEvents **ret)
+int zfsevents_new(DiskRegistry *disks, History *history, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret)
 {
 	ZfsEvents *z = calloc(1, sizeof *z);
 	if (!z)
 		return -ENOMEM;
-	*z = (ZfsEvents){.disks = disks, .history = history, .dev_root = strdup(dev_root), .sys_root = strdup(sys_root),
+	*z = (ZfsEvents){.disks = disks, .history = history, .map = map,
 			 .counters = calloc(ZFSEVENTS_COUNTERS_MAX + 1, sizeof(ZfsCounter))};
 	if (cb)
 		z->cb = *cb;
-	if (!z->dev_root || !z->sys_root || !z->counters)
+	if (!z->counters)
 		return zfsevents_free(z), -ENOMEM;
 	*ret = z;
 	return 0;
@@ -57,72 +56,11 @@ int zfsevents_new(DiskRegistry *disks, History *history, const char *dev_root, c
 ZfsEvents *zfsevents_free(ZfsEvents *z)
 {
 	if (z) {
-		free(z->dev_root);
-		free(z->sys_root);
 		free(z->counters);
 		slowio_free(z->slowio);
 		free(z);
 	}
 	return NULL;
-}
-
-/* A partition's whole disk (its parent in /sys/dev/block); dev itself otherwise. */
-static int whole_disk(const ZfsEvents *z, dev_t dev, dev_t *ret)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/dev/block/%u:%u/partition", z->sys_root, major(dev), minor(dev));
-	if (access(p, F_OK) < 0) {
-		*ret = dev;
-		return 0;
-	}
-	snprintf(p, sizeof p, "%s/dev/block/%u:%u/../dev", z->sys_root, major(dev), minor(dev));
-	_cleanup_free_ char *s = NULL;
-	unsigned ma, mi;
-	int r = read_line_at(AT_FDCWD, p, &s);
-	if (r < 0)
-		return r;
-	if (sscanf(s, "%u:%u", &ma, &mi) != 2)
-		return -EBADMSG;
-	*ret = makedev(ma, mi);
-	return 0;
-}
-
-static Disk *disk_by_devnum(const ZfsEvents *z, dev_t dev)
-{
-	for (size_t i = 0; i < registry_size(z->disks); i++) {
-		Disk *d = registry_at(z->disks, i);
-		if (d->sys.major == major(dev) && d->sys.minor == minor(dev))
-			return d;
-	}
-	return NULL;
-}
-
-int zfsevents_map(ZfsEvents *z, const char *path, Disk **ret)
-{
-	if (zevent_path_problem(path))
-		return -EINVAL;
-	char in[PATH_MAX], real[PATH_MAX];
-	/* the path names /dev; a test's tree stands in for it */
-	snprintf(in, sizeof in, "%s/%s", z->dev_root, path + strlen("/dev/"));
-	if (!realpath(in, real))
-		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
-	size_t n = strlen(z->dev_root);
-	struct stat st;
-	if (strncmp(real, z->dev_root, n) != 0 || real[n] != '/')
-		return -ENOTBLK;
-	if (stat(real, &st) < 0)
-		return -errno;
-	if (!S_ISBLK(st.st_mode))
-		return -ENOTBLK;
-	dev_t whole;
-	int r = whole_disk(z, st.st_rdev, &whole);
-	if (r < 0)
-		return r;
-	Disk *d = disk_by_devnum(z, whole);
-	if (!d)
-		return -ENXIO;
-	*ret = d;
-	return 0;
 }
 
 void zfsevents_facts(const Disk *d, uint64_t now_real_usec, RebuildFacts *ret)
@@ -276,13 +214,11 @@ int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, Zf
 	ZfsEventResult res = {.check.expected_seconds = NAN};
 	Disk *d = NULL;
 	if (e->vdev_path[0]) {
-		int r = zfsevents_map(z, e->vdev_path, &d);
+		/* zed runs as root, and only root may send: smrd's /dev may be asked */
+		int r = devmap_disk(z->map, e->vdev_path, true, &d);
 		if (r < 0)
 			return set_errorf(ret_error, -ENXIO, "vdev %s %s: event %" PRIu64 " not recorded", e->vdev_path,
-					  r == -ENXIO ? "is not on a disk smrd watches"
-					  : r == -ENOENT ? "does not exist"
-					  : r == -ENOTBLK ? "is not a block device under /dev"
-					  : "cannot be resolved", e->eid);
+					  devmap_strerror(r), e->eid);
 	}
 	double storm = d && d->view.storm && isfinite(d->view.storm_since)
 		? fmax((double)now_real_usec / 1e6 - d->view.storm_since, 0) : NAN;
@@ -320,7 +256,8 @@ static void slow_io_found(Disk *d, const SlowIoResult *r, void *userdata)
 
 static int slow_io_map(const char *path, Disk **ret, void *userdata)
 {
-	return zfsevents_map(userdata, path, ret);
+	ZfsEvents *z = userdata;
+	return devmap_disk(z->map, path, true, ret);
 }
 
 int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, char *const *zpool)

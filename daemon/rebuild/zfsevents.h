@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "devmap.h"
 #include "events.h"
 #include "guard.h"
 #include "history.h"
@@ -48,15 +49,9 @@ typedef struct ZfsEventResult {
 	char warning[REBUILD_TEXT_MAX];	/* the rebuild-warning's message when warned */
 } ZfsEventResult;
 
-/* dev_root, sys_root: "/dev" and "/sys" (a test's own trees otherwise); kept. */
-int zfsevents_new(DiskRegistry *disks, History *history, const char *dev_root, const char *sys_root,
-		  const ZfsEventsCallbacks *cb, ZfsEvents **ret);
+/* map: how a vdev path finds its disk (devmap.h); kept, not owned. */
+int zfsevents_new(DiskRegistry *disks, History *history, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret);
 ZfsEvents *zfsevents_free(ZfsEvents *z);
-/* Maps a vdev path (by-id, by-path, a partition) to the watched disk it is
- * on, by device number: the path is only stat()ed, never opened. -EINVAL
- * a path zevent_path_problem() refuses, -ENOENT none there, -ENOTBLK not a
- * block device or resolving outside dev_root, -ENXIO not a disk smrd watches. */
-int zfsevents_map(ZfsEvents *z, const char *path, Disk **ret);
 /* Records e (received at now_real_usec): -ENXIO (ret_error says) when its
  * vdev path is not a watched disk, nothing recorded; 0 otherwise. */
 int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, ZfsEventResult *ret,

@@ -102,20 +102,20 @@ int commands_zevent(Context *ctx, json_object *args, json_object **ret, ProtoErr
 	return 0;
 }
 
+/* Anyone on the socket may ask: a path is mapped by kernel name and
+ * udev's links only, never looked up in smrd's /dev, so that the answer
+ * says nothing of a path the asker could not look at (devmap.h). */
 static Disk *check_disk(Context *ctx, const char *dev, ProtoError *err, char **msg)
 {
 	_cleanup_free_ char *safe = str_sanitize(dev);
 	Disk *d = NULL;
-	int r = startswith(dev, "/") ? (ctx->zfs ? zfsevents_map(ctx->zfs, dev, &d) : -ENXIO)
+	int r = startswith(dev, "/") ? (ctx->devmap ? devmap_disk(ctx->devmap, dev, false, &d) : -ENXIO)
 				     : (d = registry_get(ctx->disks, dev)) ? 0 : -ENXIO;
 	if (r >= 0)
 		return d;
 	*err = r == -EINVAL ? PROTO_ERR_BAD_ARGUMENT : PROTO_ERR_NO_SUCH_DEVICE;
-	set_errorf(msg, 0, "%.80s %s", safe ? safe : "?",
-		   r == -EINVAL ? "is not a plain device path under /dev/"
-		   : r == -ENOENT ? "does not exist"
-		   : r == -ENOTBLK ? "is not a block device under /dev"
-		   : "is not a disk smrd watches (smrctl disks lists them)");
+	set_errorf(msg, 0, "%.80s %s%s", safe ? safe : "?", devmap_strerror(r),
+		   r == -ENXIO ? " (smrctl disks lists them)" : "");
 	return NULL;
 }
 

@@ -40,13 +40,16 @@ wait_until 10 "the partition ${SMR}p1" test -b "${SMR}p1"
 mkdir -p "$T/udev/data"
 printf 'E:ID_MODEL=WDC_WD40EFAX-68JH4N0\nE:ID_SERIAL_SHORT=WD-WX12D3456789\n' >"$T/udev/data/b$(cat "/sys/block/$S/dev")"
 printf 'E:ID_MODEL=TOSHIBA_HDWD120\nE:ID_SERIAL_SHORT=CMR-0001\n' >"$T/udev/data/b$(cat "/sys/block/$C/dev")"
-# by-id links as udev makes them, in this test's own mount namespace
+# by-id links as udev indexes them (/run/udev/links/, one directory per
+# link naming the device that claims it): smrd finds them there, not in its
+# /dev, where the unit's PrivateDevices=yes leaves no disk
+SMR_ID=/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789
+udev_link "$T/udev" "$SMR_ID" "$S"
+udev_link "$T/udev" "$SMR_ID-part1" "${S}p1"
+# a link out of /dev, in this test's own mount namespace
 mount -t tmpfs tmpfs /dev/shm || { fail "a private /dev/shm"; finish; }
 mkdir -p /dev/shm/by-id
-ln -s "../../$S" "/dev/shm/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789"
-ln -s "../../${S}p1" "/dev/shm/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789-part1"
 ln -s /etc/passwd /dev/shm/by-id/evil
-SMR_ID=/dev/shm/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789
 
 # the hook keeps each notification's environment
 mkdir -p "$T/notes" "$T/bin"
@@ -157,7 +160,7 @@ sed 's/^/    /' "$T/rc-smr.txt"
 check "the DM-SMR disk by its by-id link: a warning" bash -c "[ $rc1 = 0 ] && grep -q '^verdict:   WARNING' '$T/rc-smr.txt'"
 check "CMR: risk none" bash -c "ctl() { timeout 60 '$SMRCTL' --socket '$SOCK' \"\$@\"; }; ctl --json rebuild-check $C | grep -q '\"risk\": \"none\"'"
 ctl rebuild-check /dev/null >/dev/null 2>"$T/rc-null.txt"
-check "a character device is refused" grep -q "is not a block device" "$T/rc-null.txt"
+check "a character device is refused" grep -q "is neither a kernel device name nor a link udev made" "$T/rc-null.txt"
 check "slow_io_n/t not known before the disk is in a pool" grep -q "^slow I/O:  not known: not in a ZFS pool yet" "$T/rc-smr.txt"
 
 step "notifications"

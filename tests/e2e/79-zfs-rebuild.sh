@@ -32,8 +32,7 @@
 #   - at the end, a rebuild-done event on that disk with the real duration.
 [ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
 . "$(dirname "$0")/lib.sh"
-# a private /dev/shm: the by-id links (a path under /dev, as zed gives),
-# and the emulator's stores with it, gone with this namespace
+# a private /dev/shm: the emulator's stores, gone with this namespace
 mount -t tmpfs tmpfs /dev/shm || { fail "a private /dev/shm"; finish; }
 use_emu
 EMU_SIZE=1G
@@ -57,10 +56,10 @@ label() { printf 'E:ID_FS_TYPE=zfs_member\nE:ID_FS_LABEL=dpool\nE:ID_FS_UUID=%d\
 { printf 'E:ID_MODEL=WDC_WD40EFAX-68JH4N0\nE:ID_SERIAL_SHORT=WD-WX12D3456789\n'; label "$SMR_GUID"; } \
 	>"$T/udev/data/b$(cat "/sys/block/$S/dev")"
 { printf 'E:ID_MODEL=TOSHIBA_HDWD120\nE:ID_SERIAL_SHORT=CMR-0001\n'; label "$CMR_GUID"; } >"$T/udev/data/b$(cat "/sys/block/$C/dev")"
-mkdir -p /dev/shm/by-id
-SMR_ID=/dev/shm/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789
-CMR_ID=/dev/shm/by-id/ata-TOSHIBA_HDWD120_CMR-0001
-ln -s "../../$S" "$SMR_ID" && ln -s "../../$C" "$CMR_ID" || { fail "by-id links"; finish; }
+# by-id links (a path under /dev, as zed gives) in udev's index: smrd finds them there
+SMR_ID=/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WX12D3456789
+CMR_ID=/dev/disk/by-id/ata-TOSHIBA_HDWD120_CMR-0001
+udev_link "$T/udev" "$SMR_ID" "$S" && udev_link "$T/udev" "$CMR_ID" "$C" || { fail "by-id links"; finish; }
 
 # the zpool stand-in, the only zpool smrd can run
 mkdir -p "$T/bin" "$T/zr"

@@ -382,3 +382,12 @@ detach_loop() {
 	for l in "${OUR_LOOPS[@]+"${OUR_LOOPS[@]}"}"; do [ "$l" != "$1" ] && keep+=("$l"); done
 	OUR_LOOPS=("${keep[@]+"${keep[@]}"}")
 }
+
+# udev_link UDEVROOT /dev/LINK KERNELNAME: the link in udev's index as
+# systemd-udevd keeps it (links/, the path under /dev with '/' as \x2f, an
+# entry named by device id, a "PRIORITY:DEVNODE" symlink), which smrd reads
+# instead of its own /dev (daemon/rebuild/devmap.h)
+udev_link() {
+	local dir="$1/links/$(printf '%s' "${2#/dev/}" | sed 's|/|\\x2f|g')"
+	mkdir -p "$dir" && ln -sfn "0:/dev/$3" "$dir/b$(cat "/sys/class/block/$3/dev")"
+}

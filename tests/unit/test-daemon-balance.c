@@ -36,12 +36,24 @@ typedef struct Fixture {
 	DiskRegistry *r;
 	History *h;
 	ZfsEvents *z;
+	DevMap *m;
 	Rebuilds *rb;
 	Disk *sdb, *sdd;
 	unsigned started, ended, warnings;
 	char message[320];
 	char warning[REBUILD_TEXT_MAX];
 } Fixture;
+
+/* The mapper over the tree's sys and dev (no udev database). */
+static DevMap *tree_map(DiskRegistry *r, const char *sys, const char *dev)
+{
+	int fd = open(sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DevMap *m = NULL;
+	CHECK_INT(devmap_new(r, fd, -1, dev, &m), 0);
+	if (fd >= 0)
+		close(fd);
+	return m;
+}
 
 static void put(const char *t, const char *path, const char *text)
 {
@@ -85,11 +97,6 @@ static void heard(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *us
 	fx->warnings += kind == EVENT_REBUILD_WARNING;
 }
 
-static int map(const char *path, Disk **ret, void *userdata)
-{
-	Fixture *fx = userdata;
-	return zfsevents_map(fx->z, path, ret);
-}
 
 static void changed(Disk *d, int change, const HistoryEvent *h, void *userdata)
 {
@@ -208,9 +215,10 @@ static bool setup(Fixture *fx)
 	_cleanup_free_ char *herr = NULL;
 	CHECK(history_open(db, &fx->h, &herr) >= 0 && fx->h);
 	ZfsEventsCallbacks zcb = {.event = heard, .userdata = fx};
-	CHECK_INT(zfsevents_new(fx->r, fx->h, dev, fx->sys, &zcb, &fx->z), 0);
-	RebuildsCallbacks cb = {.map = map, .changed = changed, .unwarned = unwarned, .userdata = fx};
-	CHECK_INT(rebuilds_new(fx->r, fx->h, &cb, &fx->rb), 0);
+	fx->m = tree_map(fx->r, fx->sys, dev);
+	CHECK_INT(zfsevents_new(fx->r, fx->h, fx->m, &zcb, &fx->z), 0);
+	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = fx};
+	CHECK_INT(rebuilds_new(fx->r, fx->h, fx->m, &cb, &fx->rb), 0);
 	if (!fx->sdb || !fx->sdd || !fx->rb || !fx->z || !fx->h)
 		return false;
 	rebuilds_set_roots(fx->rb, fx->sys, fx->mi);
@@ -366,6 +374,7 @@ int main(int argc, char **argv)
 		CHECK(!"set up");
 	rebuilds_free(fx.rb);
 	zfsevents_free(fx.z);
+	devmap_free(fx.m);
 	history_close(fx.h);
 	registry_free(fx.r);
 	char cmd[600];

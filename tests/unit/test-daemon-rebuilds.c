@@ -95,11 +95,23 @@ static ZpoolStatus *zpool(const char *name)
 
 typedef struct Fixture {
 	ZfsEvents *z;
+	DevMap *m;
 	unsigned started, ended;
 	unsigned warnings;		/* rebuild-warnings heard, as the notifier would */
 	char message[320];
 	char warning[REBUILD_TEXT_MAX];
 } Fixture;
+
+/* The mapper over the tree's sys and dev (no udev database). */
+static DevMap *tree_map(DiskRegistry *r, const char *sys, const char *dev)
+{
+	int fd = open(sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DevMap *m = NULL;
+	CHECK_INT(devmap_new(r, fd, -1, dev, &m), 0);
+	if (fd >= 0)
+		close(fd);
+	return m;
+}
 
 /* As the daemon does (daemon/context.c): the guard through zfsevents. */
 static void unwarned(Disk *d, const char *source, const char *path, void *userdata)
@@ -121,11 +133,6 @@ static void heard(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *us
 
 static unsigned count_kind(History *h, const char *kind);
 
-static int map(const char *path, Disk **ret, void *userdata)
-{
-	Fixture *fx = userdata;
-	return zfsevents_map(fx->z, path, ret);
-}
 
 static void changed(Disk *d, int change, const HistoryEvent *h, void *userdata)
 {
@@ -163,10 +170,11 @@ static void test_map(const char *t)
 	add_disk(r, "sdb", 16, NULL);
 	add_disk(r, "sdc", 32, "6982750226085199860");
 	Fixture fx = {0};
-	CHECK_INT(zfsevents_new(r, NULL, dev, sys, NULL, &fx.z), 0);
+	fx.m = tree_map(r, sys, dev);
+	CHECK_INT(zfsevents_new(r, NULL, fx.m, NULL, &fx.z), 0);
 	Rebuilds *rb = NULL;
-	RebuildsCallbacks cb = {.map = map, .userdata = &fx};
-	CHECK_INT(rebuilds_new(r, NULL, &cb, &rb), 0);
+	RebuildsCallbacks cb = {.userdata = &fx};
+	CHECK_INT(rebuilds_new(r, NULL, fx.m, &cb, &rb), 0);
 	CHECK(rebuilds_zfs_wanted(rb));	/* sdc is in a pool */
 
 	Disk *d = NULL;
@@ -198,6 +206,7 @@ static void test_map(const char *t)
 	}
 	rebuilds_free(rb);
 	zfsevents_free(fx.z);
+	devmap_free(fx.m);
 	registry_free(r);
 }
 
@@ -256,10 +265,11 @@ static void test_sequence(const char *t, const char *running, const char *ended)
 	CHECK(history_open(db, &h, &herr) >= 0 && h);
 	Fixture fx = {0};
 	ZfsEventsCallbacks zcb = {.event = heard, .userdata = &fx};
-	CHECK_INT(zfsevents_new(r, h, dev, sys, &zcb, &fx.z), 0);
-	RebuildsCallbacks cb = {.map = map, .changed = changed, .unwarned = unwarned, .userdata = &fx};
+	fx.m = tree_map(r, sys, dev);
+	CHECK_INT(zfsevents_new(r, h, fx.m, &zcb, &fx.z), 0);
+	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = &fx};
 	Rebuilds *rb = NULL;
-	CHECK_INT(rebuilds_new(r, h, &cb, &rb), 0);
+	CHECK_INT(rebuilds_new(r, h, fx.m, &cb, &rb), 0);
 	CHECK(!rebuilds_zfs_wanted(rb));	/* no pool, no rebuild */
 
 	ZpoolStatus *a = zpool(running), *b = zpool(ended ? ended : running);
@@ -335,6 +345,7 @@ static void test_sequence(const char *t, const char *running, const char *ended)
 	zpool_status_free(b);
 	rebuilds_free(rb);
 	zfsevents_free(fx.z);
+	devmap_free(fx.m);
 	history_close(h);
 	registry_free(r);
 }
@@ -409,10 +420,11 @@ static void test_btrfs(const char *t)
 	char dev[512];
 	snprintf(dev, sizeof dev, "%s/dev", t);
 	ZfsEventsCallbacks zcb = {.event = heard, .userdata = &fx};
-	CHECK_INT(zfsevents_new(r, h, dev, sys, &zcb, &fx.z), 0);
+	fx.m = tree_map(r, sys, dev);
+	CHECK_INT(zfsevents_new(r, h, fx.m, &zcb, &fx.z), 0);
 	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = &fx};
 	Rebuilds *rb = NULL;
-	CHECK_INT(rebuilds_new(r, h, &cb, &rb), 0);
+	CHECK_INT(rebuilds_new(r, h, fx.m, &cb, &rb), 0);
 	rebuilds_set_roots(rb, sys, mi);
 	/* the disk's own write counter, as the sampler keeps it */
 	if (sdb)
@@ -491,6 +503,7 @@ static void test_btrfs(const char *t)
 
 	rebuilds_free(rb);
 	zfsevents_free(fx.z);
+	devmap_free(fx.m);
 	history_close(h);
 	registry_free(r);
 }
@@ -525,10 +538,11 @@ static void test_btrfs_sysfs(const char *t)
 	char dev[512];
 	snprintf(dev, sizeof dev, "%s/dev", t);
 	ZfsEventsCallbacks zcb = {.event = heard, .userdata = &fx};
-	CHECK_INT(zfsevents_new(r, h, dev, sys, &zcb, &fx.z), 0);
+	fx.m = tree_map(r, sys, dev);
+	CHECK_INT(zfsevents_new(r, h, fx.m, &zcb, &fx.z), 0);
 	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = &fx};
 	Rebuilds *rb = NULL;
-	CHECK_INT(rebuilds_new(r, h, &cb, &rb), 0);
+	CHECK_INT(rebuilds_new(r, h, fx.m, &cb, &rb), 0);
 	rebuilds_set_roots(rb, sys, mi);
 	rebuilds_set_btrfs_sysfs(rb, true);
 	if (!sdb || !rb)
@@ -602,6 +616,7 @@ static void test_btrfs_sysfs(const char *t)
 	CHECK_INT(count_kind(h, "rebuild-warning"), 2);
 	rebuilds_free(rb);
 	zfsevents_free(fx.z);
+	devmap_free(fx.m);
 	history_close(h);
 	registry_free(r);
 }

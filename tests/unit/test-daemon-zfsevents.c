@@ -125,23 +125,27 @@ static void test_map_and_guard(const char *t)
 	Heard heard = {0};
 	ZfsEventsCallbacks cb = {.event = on_event, .userdata = &heard};
 	ZfsEvents *z = NULL;
-	CHECK_INT(zfsevents_new(r, h, dev, sys, &cb, &z), 0);
+	int sysfd = open(sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DevMap *m = NULL;
+	CHECK_INT(devmap_new(r, sysfd, -1, dev, &m), 0);
+	close(sysfd);
+	CHECK_INT(zfsevents_new(r, h, m, &cb, &z), 0);
 
 	Disk *d = NULL;
-	CHECK_INT(zfsevents_map(z, "/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1", &d), 0);
+	CHECK_INT(devmap_disk(m, "/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1", true, &d), 0);
 	CHECK(d && streq(d->name, "sdb"));
-	CHECK_INT(zfsevents_map(z, "/dev/sdb1", &d), 0);
+	CHECK_INT(devmap_disk(m, "/dev/sdb1", true, &d), 0);
 	CHECK(d && streq(d->name, "sdb"));
-	CHECK_INT(zfsevents_map(z, "/dev/disk/by-id/ata-TOSHIBA_HDWD120_C1", &d), 0);
+	CHECK_INT(devmap_disk(m, "/dev/disk/by-id/ata-TOSHIBA_HDWD120_C1", true, &d), 0);
 	CHECK(d && streq(d->name, "sdc"));
 	d = NULL;
-	CHECK_INT(zfsevents_map(z, "/dev/sdd", &d), -ENXIO);
-	CHECK_INT(zfsevents_map(z, "/dev/null", &d), -ENOTBLK);
-	CHECK_INT(zfsevents_map(z, "/dev/disk/by-id/evil", &d), -ENOTBLK);
-	CHECK_INT(zfsevents_map(z, "/dev/disk/by-id/out", &d), -ENOTBLK);
-	CHECK_INT(zfsevents_map(z, "/dev/disk/by-id/outblk", &d), -ENOTBLK);
-	CHECK_INT(zfsevents_map(z, "/dev/sdz", &d), -ENOENT);
-	CHECK_INT(zfsevents_map(z, "/dev/../etc/passwd", &d), -EINVAL);
+	CHECK_INT(devmap_disk(m, "/dev/sdd", true, &d), -ENXIO);
+	CHECK_INT(devmap_disk(m, "/dev/null", true, &d), -ENOTBLK);
+	CHECK_INT(devmap_disk(m, "/dev/disk/by-id/evil", true, &d), -ENOTBLK);
+	CHECK_INT(devmap_disk(m, "/dev/disk/by-id/out", true, &d), -ENOTBLK);
+	CHECK_INT(devmap_disk(m, "/dev/disk/by-id/outblk", true, &d), -ENOTBLK);
+	CHECK_INT(devmap_disk(m, "/dev/sdz", true, &d), -ENOENT);
+	CHECK_INT(devmap_disk(m, "/dev/../etc/passwd", true, &d), -EINVAL);
 	CHECK(d == NULL);
 
 	ZfsEventResult res;
@@ -186,6 +190,7 @@ static void test_map_and_guard(const char *t)
 	CHECK_INT(n, 1);
 
 	zfsevents_free(z);
+	devmap_free(m);
 	history_close(h);
 	registry_free(r);
 }
