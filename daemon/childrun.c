@@ -22,6 +22,7 @@ extern char **environ;
 
 struct ChildRun {
 	sd_event *event;
+	Reaper *reaper;
 	/* the run under way */
 	pid_t pid;
 	sd_event_source *child_src, *out_src, *deadline_src;
@@ -33,18 +34,20 @@ struct ChildRun {
 	void *userdata;
 };
 
-int childrun_new(sd_event *e, ChildRun **ret)
+int childrun_new(sd_event *e, Reaper *reaper, ChildRun **ret)
 {
 	ChildRun *c = calloc(1, sizeof *c);
 	if (!c)
 		return -ENOMEM;
-	*c = (ChildRun){.event = sd_event_ref(e), .out_fd = -1};
+	*c = (ChildRun){.event = sd_event_ref(e), .reaper = reaper, .out_fd = -1};
 	*ret = c;
 	return 0;
 }
 
 static void run_release(ChildRun *c)
 {
+	if (c->pid > 0)
+		reaper_release(c->reaper, c->pid);
 	c->child_src = sd_event_source_disable_unref(c->child_src);
 	c->out_src = sd_event_source_disable_unref(c->out_src);
 	c->deadline_src = sd_event_source_disable_unref(c->deadline_src);
@@ -137,6 +140,9 @@ static int on_child(sd_event_source *s, const siginfo_t *si, void *userdata)
 	ChildRun *c = userdata;
 	while (c->out_fd >= 0 && drain_once(c))
 		;
+	/* the run is its leader: what it left in its group goes with it (the
+	 * leader, a zombie until sd-event reaps it, keeps the group's id) */
+	(void)procgroup_kill(c->pid, SIGKILL);
 	_cleanup_free_ char *out = TAKE_PTR(c->out);
 	ChildRunResult res = {.exited = si->si_code == CLD_EXITED, .status = si->si_status, .timed_out = c->timed_out,
 			      .too_big = c->too_big, .out = out ?: "", .out_len = c->out_len};
@@ -194,6 +200,11 @@ int childrun_start(ChildRun *c, char *const argv[], char *const env[], size_t ma
 	int r = procgroup_spawn(argv, env, true, false, &c->pid, &c->out_fd);
 	if (r < 0)
 		return r;
+	r = reaper_own(c->reaper, c->pid);
+	if (r < 0) {
+		run_kill(c);
+		return r;
+	}
 	c->max_bytes = max_bytes;
 	c->done = done;
 	c->userdata = userdata;

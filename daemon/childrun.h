@@ -3,9 +3,11 @@
  * One child command run from the event loop, never blocking it: started in
  * a session of its own (procgroup_spawn: a kill reaches what it started),
  * stdin /dev/null, stderr discarded, its stdout read as it comes up to a
- * byte cap and its time bounded (past either its group is killed). Its user
- * owns the handle and is told how the run ended through the callback it
- * gave; one run at a time per handle.
+ * byte cap and its time bounded (past either its group is killed). Once
+ * it exits, what it left in its group is killed too, and what left the
+ * group (setsid) is the reaper's to find (reaper.h). Its user owns the
+ * handle and is told how the run ended through the callback it gave; one
+ * run at a time per handle.
  */
 #pragma once
 
@@ -13,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
+
+#include "reaper.h"
 
 typedef struct ChildRun ChildRun;
 
@@ -30,8 +34,9 @@ typedef struct ChildRunResult {
  * run on it, or free it). */
 typedef void (*ChildRunDone)(const ChildRunResult *res, void *userdata);
 
-/* An idle handle on event loop e; 0 or -errno. */
-int childrun_new(sd_event *e, ChildRun **ret);
+/* An idle handle on event loop e, its runs' groups owned in reaper (NULL:
+ * none, what a run leaves outside its group is not looked for); 0 or -errno. */
+int childrun_new(sd_event *e, Reaper *reaper, ChildRun **ret);
 /* Kills a run under way (its group) and reaps it; the callback is not called. */
 ChildRun *childrun_free(ChildRun *c);
 /* Starts argv[0] (looked up in PATH) with environment env; killed once it

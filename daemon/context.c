@@ -28,9 +28,7 @@
 #include "service.h"
 #include "statedir.h"
 #include "tracer.h"
-#include "zfsevents.h"
-#include "rebuilds.h"
-#include "scanwatch.h"
+#include "rebuildwatch.h"
 
 extern const char smrd_builtin_models[];
 
@@ -417,77 +415,6 @@ static void on_detector_event(Disk *d, DetectEventKind kind, const HistoryEvent 
 	notifier_event(ctx->notifier, d, kind, h);
 }
 
-/* The rebuild watcher's readings, to each disk's rebuild state. */
-static bool rebuild_wanted(void *userdata)
-{
-	Context *ctx = userdata;
-	return rebuilds_zfs_wanted(ctx->rebuilds);
-}
-
-static void rebuild_status(const ZpoolStatus *s, void *userdata)
-{
-	Context *ctx = userdata;
-	time_t now = time(NULL);
-	struct tm tm;
-	double offset = localtime_r(&now, &tm) ? (double)tm.tm_gmtoff : 0;
-	rebuilds_zpool(ctx->rebuilds, s, (double)now_usec(CLOCK_REALTIME) / 1e6, offset);
-}
-
-static unsigned rebuild_btrfs_mounts(char (*ret)[SCANWATCH_MOUNT_LEN], unsigned max, void *userdata)
-{
-	Context *ctx = userdata;
-	return rebuilds_btrfs_mounts(ctx->rebuilds, ret[0], SCANWATCH_MOUNT_LEN, max,
-				     (double)now_usec(CLOCK_REALTIME) / 1e6);
-}
-
-static void rebuild_btrfs_status(const char *mount, const BtrfsReplaceStatus *b, void *userdata)
-{
-	Context *ctx = userdata;
-	time_t now = time(NULL);
-	struct tm tm;
-	double offset = localtime_r(&now, &tm) ? (double)tm.tm_gmtoff : 0;
-	rebuilds_btrfs(ctx->rebuilds, mount, b, (double)now_usec(CLOCK_REALTIME) / 1e6, offset);
-}
-
-static void rebuild_btrfs_balance(const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show, void *userdata)
-{
-	rebuilds_btrfs_balance(((Context *)userdata)->rebuilds, mount, b, show, (double)now_usec(CLOCK_REALTIME) / 1e6);
-}
-
-/* a rebuild seen with no warning check yet (a btrfs replace, a resilver
- * whose attach came before smrd ran): the same guard as zed's attach */
-static void rebuild_unwarned(Disk *d, const char *source, const char *path, void *userdata)
-{
-	Context *ctx = userdata;
-	RebuildCheck check;
-	char warning[REBUILD_TEXT_MAX];
-	uint64_t now = now_usec(CLOCK_REALTIME);
-	zfsevents_warn(ctx->zfs, d, source, path, now, now, &check, warning);
-}
-
-static int start_rebuild_watch(Context *ctx)
-{
-	RebuildsCallbacks rcb = {.unwarned = rebuild_unwarned, .userdata = ctx};
-	int r = rebuilds_new(ctx->disks, monitor_history(ctx->monitor), ctx->devmap, &rcb, &ctx->rebuilds);
-	if (r < 0)
-		return r;
-	ScanWatchCallbacks wcb = {.wanted = rebuild_wanted, .status = rebuild_status, .btrfs_mounts = rebuild_btrfs_mounts,
-				  .btrfs_status = rebuild_btrfs_status, .btrfs_balance = rebuild_btrfs_balance, .userdata = ctx};
-	r = scanwatch_new(ctx->event, ctx->config.zpool_command, ctx->config.rebuild_interval, &wcb, &ctx->scanwatch);
-	return r < 0 ? r : scanwatch_set_btrfs(ctx->scanwatch, ctx->config.btrfs_command);
-}
-
-/* zed says a resilver or scrub began: its progress is read now, not at the
- * next interval (the watcher is made after zfsevents: none yet is none to
- * kick) */
-static void on_scan_started(const char *pool, void *userdata)
-{
-	Context *ctx = userdata;
-	(void)pool;
-	if (ctx->scanwatch)
-		scanwatch_kick(ctx->scanwatch);
-}
-
 static int start_services(Context *ctx)
 {
 	/* One smrd per state directory, reached through nothing another user could change. */
@@ -503,17 +430,19 @@ static int start_services(Context *ctx)
 	r = monitor_new(ctx->event, &ctx->config, ctx->disks, ctx->src.live, &mcb, &ctx->monitor);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the detector: %m");
+	/* before anything runs a child: what children leave comes to smrd */
+	r = reaper_new(ctx->event, &ctx->reaper);
+	if (r < 0)
+		log_warning_errno(r, "Cannot become the subreaper of smrd's children (what a zpool, btrfs or hook "
+				  "leaves outside its process group is not killed): %m");
 	r = notifier_new(ctx->event, &ctx->config, monitor_history(ctx->monitor), ctx->disks, &ctx->notifier);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up notifications: %m");
+	notifier_set_reaper(ctx->notifier, ctx->reaper);
 	/* zed's events: its warnings reach the notifier as the detector's do */
-	ZfsEventsCallbacks zcb = {.event = on_detector_event, .scan_started = on_scan_started, .userdata = ctx};
-	r = devmap_new(ctx->disks, ctx->src.sysfs_fd, ctx->src.udev_fd, "/dev", &ctx->devmap);
-	if (r >= 0)
-		r = zfsevents_new(ctx->disks, monitor_history(ctx->monitor), ctx->devmap, &zcb, &ctx->zfs);
-	if (r < 0 || (r = zfsevents_watch_slow_io(ctx->zfs, ctx->event, &ctx->config.zpool_command)) < 0)
-		return log_error_errno(r, "Out of memory");
-	r = start_rebuild_watch(ctx);
+	RebuildWatchCallbacks rcb = {.event = on_detector_event, .userdata = ctx};
+	r = rebuildwatch_new(ctx->event, &ctx->config, ctx->disks, monitor_history(ctx->monitor), &ctx->src, ctx->reaper,
+			     &rcb, &ctx->rebuild);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the rebuild watcher: %m");
 	r = start_tick(ctx);
@@ -572,11 +501,9 @@ void context_done(Context *ctx)
 	ctx->web = web_free(ctx->web);
 	ctx->tracer = tracer_free(ctx->tracer);
 	ctx->tick = sd_event_source_disable_unref(ctx->tick);
-	ctx->scanwatch = scanwatch_free(ctx->scanwatch);
-	ctx->rebuilds = rebuilds_free(ctx->rebuilds);
-	ctx->zfs = zfsevents_free(ctx->zfs);
-	ctx->devmap = devmap_free(ctx->devmap);
+	ctx->rebuild = rebuildwatch_free(ctx->rebuild);
 	ctx->notifier = notifier_free(ctx->notifier);
+	ctx->reaper = reaper_free(ctx->reaper);
 	ctx->monitor = monitor_free(ctx->monitor);
 	ctx->state = statedir_free(ctx->state);	/* the history is closed: the next smrd may have it */
 	ctx->sampler = sampler_free(ctx->sampler);
@@ -667,9 +594,7 @@ static int reload_config(Context *ctx, char **ret_error)
 	ctx->models = models;
 	apply_log_level(ctx->config.log_level);
 	notifier_configure(ctx->notifier);
-	if (ctx->scanwatch && (scanwatch_configure(ctx->scanwatch, ctx->config.zpool_command, ctx->config.rebuild_interval) < 0 ||
-			       scanwatch_set_btrfs(ctx->scanwatch, ctx->config.btrfs_command) < 0))
-		log_warning("rebuild watch: out of memory: keeping zpool-command and btrfs-command as they were");
+	rebuildwatch_configure(ctx->rebuild);
 	tracer_set_slow(ctx->tracer, fmin(context_slow_threshold(ctx), ctx->config.detect.collapse_stall),
 			context_slow_threshold(ctx));
 	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);

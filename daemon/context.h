@@ -86,10 +86,8 @@ typedef struct Context {
 	bool http_passed, control_passed;	/* the service manager's sockets, not listen and socket */
 	char restart_needed[160];	/* keys the last reload changed that only a restart applies */
 	Notifier *notifier;		/* notify-command, once per incident */
-	struct DevMap *devmap;		/* a tool's or client's device path to the disk (devmap.h) */
-	struct ZfsEvents *zfs;		/* zed's events (smrctl zevent) and the rebuild guard */
-	struct ScanWatch *scanwatch;	/* zpool status while a scan may run (scanwatch_kick on zed's resilver_start) */
-	struct Rebuilds *rebuilds;	/* each disk's rebuild from its readings */
+	struct Reaper *reaper;		/* smrd as its children's subreaper: what they leave is swept */
+	struct RebuildWatch *rebuild;	/* zed's events, the rebuild watcher and guard (rebuildwatch.h) */
 	sd_event_source *tick;		/* the sampling timer */
 	uint64_t last_rescan_usec;
 	TickTime now;		/* of the sample under way: slow I/Os it collects date by it */

@@ -40,6 +40,7 @@ struct Notifier {
 	IncidentParams params;		/* from cfg: notifier_configure() */
 	History *history;
 	DiskRegistry *disks;
+	Reaper *reaper;			/* NULL: what a hook leaves outside its group is not looked for */
 	IncidentBook *book;
 	Job *queue, *running;
 	unsigned n_queued, n_running;

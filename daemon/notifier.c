@@ -284,6 +284,7 @@ static void job_done(Notifier *n, Job *j, const siginfo_t *si)
 /* The job is over, its process group with it: it leaves the running. */
 static void job_finish(Notifier *n, Job *j)
 {
+	reaper_release(n->reaper, j->pid);
 	for (Job **p = &n->running; *p; p = &(*p)->next)
 		if (*p == j) {
 			*p = j->next;
@@ -341,6 +342,7 @@ static void job_abandon(Job *j)
 {
 	group_kill(j, SIGKILL);
 	(void)waitpid(j->pid, NULL, 0);
+	reaper_release(j->n->reaper, j->pid);
 	j->pid = 0;
 }
 
@@ -368,6 +370,11 @@ int notifier_job_spawn(Notifier *n, Job *j)
 	int r = procgroup_spawn(argv, j->env, false, true, &j->pid, &j->out_fd);
 	if (r < 0)
 		return r;
+	/* its group is held to its deadline (on_linger), not swept before */
+	if ((r = reaper_own(n->reaper, j->pid)) < 0) {
+		job_abandon(j);
+		return r;
+	}
 	return job_watch(n, j);
 }
 
@@ -579,6 +586,11 @@ Notifier *notifier_free(Notifier *n)
 	incident_book_free(n->book);
 	free(n);
 	return NULL;
+}
+
+void notifier_set_reaper(Notifier *n, Reaper *reaper)
+{
+	n->reaper = reaper;
 }
 
 void notifier_stats(const Notifier *n, NotifyStats *ret)

@@ -21,6 +21,7 @@
 #include "events.h"
 #include "history.h"
 #include "incident.h"
+#include "reaper.h"
 
 #define NOTIFY_RUNNING_MAX 3
 #define NOTIFY_QUEUE_MAX 32
@@ -66,6 +67,9 @@ int notifier_new(sd_event *e, const Config *cfg, History *history, DiskRegistry 
 void notifier_configure(Notifier *n);
 /* Kills what still runs (SIGTERM, then SIGKILL) and waits for it. */
 Notifier *notifier_free(Notifier *n);
+/* Each hook's process group is owned in reaper while it runs (reaper.h):
+ * what a hook leaves outside it is swept once it is over. */
+void notifier_set_reaper(Notifier *n, Reaper *reaper);
 /* A detector event, as the monitor recorded it. */
 void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h);
 /* Once per interval: aggregated events whose notify-interval is over. */

@@ -77,7 +77,7 @@ struct ScanWatch {
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
-int scanwatch_new(sd_event *e, const char *zpool, double interval, const ScanWatchCallbacks *cb, ScanWatch **ret)
+int scanwatch_new(sd_event *e, Reaper *reaper, const char *zpool, double interval, const ScanWatchCallbacks *cb, ScanWatch **ret)
 {
 	if (!zpool || !*zpool || !(interval > 0))
 		return -EINVAL;
@@ -92,7 +92,7 @@ int scanwatch_new(sd_event *e, const char *zpool, double interval, const ScanWat
 	static const char *const drop[] = {"ZFS_COLOR=", "LC_ALL=", NULL}, *const add[] = {"LC_ALL=C", NULL};
 	int r = !w->zpool || !w->btrfs || !w->mounts ? -ENOMEM : childrun_env_new(drop, add, &w->env);
 	if (r >= 0)
-		r = childrun_new(e, &w->run);
+		r = childrun_new(e, reaper, &w->run);
 	/* the first reading soon after start: a rebuild under way at a restart is picked up at once */
 	if (r >= 0)
 		r = sd_event_add_time_relative(e, &w->timer, CLOCK_MONOTONIC, w->interval_usec < 1000000ULL ? w->interval_usec : 1000000ULL, 0, on_timer, w);

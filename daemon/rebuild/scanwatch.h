@@ -19,6 +19,7 @@
 #include <systemd/sd-event.h>
 
 #include "btrfsbalance.h"
+#include "reaper.h"
 #include "btrfsreplace.h"
 #include "zpoolstatus.h"
 
@@ -55,8 +56,8 @@ typedef struct ScanWatchCallbacks {
 } ScanWatchCallbacks;
 
 /* zpool: the command (a name is looked up in PATH, else a path); interval
- * in seconds; both copied. */
-int scanwatch_new(sd_event *e, const char *zpool, double interval, const ScanWatchCallbacks *cb, ScanWatch **ret);
+ * in seconds; both copied. reaper: as childrun_new's. */
+int scanwatch_new(sd_event *e, Reaper *reaper, const char *zpool, double interval, const ScanWatchCallbacks *cb, ScanWatch **ret);
 /* The btrfs command (as zpool's); "btrfs" until set. -ENOMEM keeps the old one. */
 int scanwatch_set_btrfs(ScanWatch *w, const char *btrfs);
 /* A reload: the command (its form learnt again when it changed) and the

@@ -56,7 +56,7 @@ const char *slowio_state_to_string(SlowIoState s)
 	return (unsigned)s < _SLOWIO_STATE_MAX ? state_names[s] : NULL;
 }
 
-int slowio_new(sd_event *e, char *const *zpool, const SlowIoCallbacks *cb, SlowIo **ret)
+int slowio_new(sd_event *e, Reaper *reaper, char *const *zpool, const SlowIoCallbacks *cb, SlowIo **ret)
 {
 	if (!zpool)
 		return -EINVAL;
@@ -73,7 +73,7 @@ int slowio_new(sd_event *e, char *const *zpool, const SlowIoCallbacks *cb, SlowI
 	static const char *const add[] = {"LC_ALL=C", "ZPOOL_VDEV_NAME_PATH=1", NULL};
 	int r = childrun_env_new(drop, add, &w->env);
 	if (r >= 0)
-		r = childrun_new(e, &w->run);
+		r = childrun_new(e, reaper, &w->run);
 	if (r < 0)
 		return slowio_free(w), r;
 	*ret = w;

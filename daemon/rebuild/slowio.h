@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "reaper.h"
 #include "registry.h"
 #include "vdevprops.h"
 #include "zpoolstatus.h"
@@ -60,9 +61,9 @@ typedef struct SlowIoCallbacks {
 } SlowIoCallbacks;
 
 /* *zpool: the command as scanwatch_new's (a name looked up in PATH, else a
- * path), read at each run: the configuration's field, which a reload
+ * path; reaper as there), read at each run: the configuration's field, which a reload
  * replaces, so that zpool-command applies here as soon as it changes. */
-int slowio_new(sd_event *e, char *const *zpool, const SlowIoCallbacks *cb, SlowIo **ret);
+int slowio_new(sd_event *e, Reaper *reaper, char *const *zpool, const SlowIoCallbacks *cb, SlowIo **ret);
 /* Kills a zpool still running and reaps it. */
 SlowIo *slowio_free(SlowIo *w);
 /* Reads pool's settings for disk d, in the background; now in CLOCK_REALTIME

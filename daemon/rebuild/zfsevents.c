@@ -260,11 +260,11 @@ static int slow_io_map(const char *path, Disk **ret, void *userdata)
 	return devmap_disk(z->map, path, true, ret);
 }
 
-int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, char *const *zpool)
+int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, Reaper *reaper, char *const *zpool)
 {
 	SlowIoCallbacks cb = {.map = slow_io_map, .found = slow_io_found, .userdata = z};
 	z->slowio = slowio_free(z->slowio);
-	return slowio_new(e, zpool, &cb, &z->slowio);
+	return slowio_new(e, reaper, zpool, &cb, &z->slowio);
 }
 
 const char *zfsevents_slow_io(ZfsEvents *z, Disk *d, const SlowIoResult **ret)

@@ -73,7 +73,7 @@ bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path,
  * configuration's field, read at each run: slowio.h); when zed may degrade
  * the disk for slow I/O during a destage storm, a second rebuild-warning
  * says so, recorded and heard through the event callback as the first. */
-int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, char *const *zpool);
+int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, Reaper *reaper, char *const *zpool);
 /* For smrctl rebuild-check: the pool d is in, as far as smrd knows (the
  * resilver followed onto it, else its ZFS label), NULL none (or no pool
  * name zpool takes, or not watching slow I/O); the last

@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "log.h"
-#include "zfsevents.h"
+#include "rebuildwatch.h"
 
 static json_object *jdouble(double v) { return json_number(v, 6); }
 
@@ -88,12 +88,12 @@ int commands_zevent(Context *ctx, json_object *args, json_object **ret, ProtoErr
 		*err = PROTO_ERR_BAD_ARGUMENT;
 		return r;
 	}
-	if (!ctx->zfs) {
+	if (!ctx->rebuild) {
 		*err = PROTO_ERR_BUSY;
 		return set_errorf(msg, -EAGAIN, "smrd runs without a history (--oneshot): no ZFS events");
 	}
 	ZfsEventResult res;
-	r = zfsevents_handle(ctx->zfs, &e, now_usec(CLOCK_REALTIME), &res, msg);
+	r = zfsevents_handle(rebuildwatch_zfs(ctx->rebuild), &e, now_usec(CLOCK_REALTIME), &res, msg);
 	if (r < 0) {
 		*err = PROTO_ERR_NO_SUCH_DEVICE;
 		return r;
@@ -109,7 +109,7 @@ static Disk *check_disk(Context *ctx, const char *dev, ProtoError *err, char **m
 {
 	_cleanup_free_ char *safe = str_sanitize(dev);
 	Disk *d = NULL;
-	int r = startswith(dev, "/") ? (ctx->devmap ? devmap_disk(ctx->devmap, dev, false, &d) : -ENXIO)
+	int r = startswith(dev, "/") ? (ctx->rebuild ? devmap_disk(rebuildwatch_devmap(ctx->rebuild), dev, false, &d) : -ENXIO)
 				     : (d = registry_get(ctx->disks, dev)) ? 0 : -ENXIO;
 	if (r >= 0)
 		return d;
@@ -124,7 +124,7 @@ static Disk *check_disk(Context *ctx, const char *dev, ProtoError *err, char **m
 static json_object *slow_io_json(Context *ctx, Disk *d)
 {
 	const SlowIoResult *r = NULL;
-	const char *pool = zfsevents_slow_io(ctx->zfs, d, &r);
+	const char *pool = zfsevents_slow_io(rebuildwatch_zfs(ctx->rebuild), d, &r);
 	if (!pool)
 		return NULL;
 	json_object *o = json_object_new_object();

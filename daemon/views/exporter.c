@@ -21,7 +21,7 @@
 #include "notifier.h"
 #include "rebuild-views.h"
 #include "tracer.h"
-#include "zfsevents.h"
+#include "rebuildwatch.h"
 
 
 typedef struct StatMetric {
@@ -218,7 +218,7 @@ static void add_zfs_events(MetricSet *set, Context *ctx)
 {
 	MetricFamily *f = metricset_family(set, "smrd_zfs_events_total", METRIC_COUNTER,
 		"ZFS events zed handed smrd since it started (docs/zfs.md), by disk (\"\" for a pool's own) and class.");
-	zfsevents_counts(ctx->zfs, on_zfs_count, f);
+	zfsevents_counts(rebuildwatch_zfs(ctx->rebuild), on_zfs_count, f);
 }
 
 /* Events and the history database: the host's, not a disk's. */

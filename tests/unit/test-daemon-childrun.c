@@ -6,11 +6,15 @@
  * from the callback; a second start while one runs refused; a free while
  * one runs kills and reaps it, the callback never called. The environment
  * a child gets: the daemon's less what was dropped, plus what was added.
+ * With a reaper (the daemon's): what a run leaves in its group is killed
+ * when it exits, what left the group with setsid is swept, killed and
+ * reaped, and another run's group, still owned, is left to finish.
  */
 #include "childrun.h"
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "procgroup.h"
 #include "test.h"
@@ -141,7 +145,7 @@ static void test_env(sd_event *e, ChildRun *c)
 static void test_busy_free(sd_event *e)
 {
 	ChildRun *c = NULL;
-	CHECK_INT(childrun_new(e, &c), 0);
+	CHECK_INT(childrun_new(e, NULL, &c), 0);
 	char *argv[] = {"sleep", "30", NULL};
 	char *missing[] = {"/nonexistent/childrun-test", NULL};
 	Heard h = {0};
@@ -157,6 +161,55 @@ static void test_busy_free(sd_event *e)
 	CHECK(childrun_free(NULL) == NULL);
 }
 
+/* Whether process pid is gone for good (killed and reaped), running the
+ * loop meanwhile for at most 5 s. */
+static bool gone(sd_event *e, pid_t pid)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d", (int)pid);
+	uint64_t until = now_usec(CLOCK_MONOTONIC) + 5000000;
+	while (access(p, F_OK) == 0 && now_usec(CLOCK_MONOTONIC) < until)
+		CHECK(sd_event_run(e, 20000) >= 0);
+	return access(p, F_OK) < 0;
+}
+
+static void test_reaper(sd_event *e)
+{
+	Reaper *r = NULL;
+	CHECK_INT(reaper_new(e, &r), 0);
+	ChildRun *a = NULL, *b = NULL;
+	CHECK_INT(childrun_new(e, r, &a), 0);
+	CHECK_INT(childrun_new(e, r, &b), 0);
+	Heard h;
+	/* a sleep left in the run's group: killed as the run exits */
+	run_one(e, a, "sleep 300 & echo $!", 1024, 10000000, &h);
+	pid_t left = (pid_t)atoi(h.out);
+	CHECK(left > 1 && gone(e, left));
+	/* one that left the group (setsid), still holding the output pipe */
+	run_one(e, a, "setsid sleep 300 & echo $!", 1024, 10000000, &h);
+	pid_t escaped = (pid_t)atoi(h.out);
+	CHECK(escaped > 1 && gone(e, escaped));
+	CHECK(reaper_swept(r) >= 1);
+	/* a run still going is owned: another run's end sweeps around it */
+	char *slow[] = {"sh", "-c", "sleep 1; echo done", NULL};
+	Heard hs = {0};
+	CHECK_INT(childrun_start(b, slow, env, 1024, 10000000, on_done, &hs), 0);
+	run_one(e, a, "setsid sleep 300 & echo $!", 1024, 10000000, &h);
+	escaped = (pid_t)atoi(h.out);
+	CHECK(escaped > 1 && gone(e, escaped));
+	run_until(e, &hs, 1);
+	CHECK(hs.res.exited);
+	CHECK_INT(hs.res.status, 0);
+	CHECK_STR(hs.out, "done\n");
+	/* nothing left, not even a zombie */
+	for (int i = 0; i < 10; i++)
+		CHECK(sd_event_run(e, 20000) >= 0);
+	CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD);
+	childrun_free(a);
+	childrun_free(b);
+	reaper_free(r);
+}
+
 int main(void)
 {
 	/* sd-event reaps children only with SIGCHLD blocked, as the daemon has it */
@@ -167,7 +220,7 @@ int main(void)
 	sd_event *e = NULL;
 	CHECK(sd_event_new(&e) >= 0);
 	ChildRun *c = NULL;
-	CHECK_INT(childrun_new(e, &c), 0);
+	CHECK_INT(childrun_new(e, NULL, &c), 0);
 	test_prints(e, c);
 	test_too_big(e, c);
 	test_timeout(e, c);
@@ -175,6 +228,7 @@ int main(void)
 	test_env(e, c);
 	childrun_free(c);
 	test_busy_free(e);
+	test_reaper(e);
 	sd_event_unref(e);
 	return test_done("test-daemon-childrun");
 }

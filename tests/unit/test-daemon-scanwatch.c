@@ -79,7 +79,7 @@ static void test_forms(sd_event *e, const char *t)
 	Heard h = {0};
 	ScanWatchCallbacks cb = {.status = on_status, .failed = on_failed, .userdata = &h};
 	ScanWatch *w = NULL;
-	CHECK_INT(scanwatch_new(e, json, 3600, &cb, &w), 0);
+	CHECK_INT(scanwatch_new(e, NULL, json, 3600, &cb, &w), 0);
 	CHECK_INT(scanwatch_form(w), SCANWATCH_FORM_UNKNOWN);
 	scanwatch_kick(w);
 	run_until(e, &h, 1);
@@ -126,7 +126,7 @@ static void test_bad_commands(sd_event *e, const char *t)
 	Heard h = {0};
 	ScanWatchCallbacks cb = {.status = on_status, .failed = on_failed, .userdata = &h};
 	ScanWatch *w = NULL;
-	CHECK_INT(scanwatch_new(e, bad, 3600, &cb, &w), 0);
+	CHECK_INT(scanwatch_new(e, NULL, bad, 3600, &cb, &w), 0);
 	scanwatch_kick(w);
 	/* -jp failed, then -p: the text fallback fails too, once told */
 	run_until(e, &h, 1);
@@ -146,7 +146,7 @@ static void test_bad_commands(sd_event *e, const char *t)
 	CHECK(strstr(h.message, "could not run") != NULL);
 	CHECK_INT(h.status, 0);
 	scanwatch_free(w);
-	CHECK_INT(scanwatch_new(e, "", 10, &cb, &w), -EINVAL);
+	CHECK_INT(scanwatch_new(e, NULL, "", 10, &cb, &w), -EINVAL);
 }
 
 typedef struct BtrfsHeard {
@@ -221,7 +221,7 @@ static void test_btrfs(sd_event *e, const char *t)
 	ScanWatchCallbacks cb = {.btrfs_mounts = on_mounts, .btrfs_status = on_btrfs, .btrfs_balance = on_balance,
 				 .failed = on_btrfs_failed, .userdata = &h};
 	ScanWatch *w = NULL;
-	CHECK_INT(scanwatch_new(e, "zpool-is-not-run", 0.2, &cb, &w), 0);
+	CHECK_INT(scanwatch_new(e, NULL, "zpool-is-not-run", 0.2, &cb, &w), 0);
 	CHECK_INT(scanwatch_set_btrfs(w, btrfs), 0);
 	uint64_t until = now_usec(CLOCK_MONOTONIC) + 10000000;
 	while ((h.n < 1 || h.failed < 2 || h.balances < 1) && now_usec(CLOCK_MONOTONIC) < until)
@@ -280,7 +280,7 @@ static void test_balance_show(sd_event *e, const char *t)
 	ShowHeard h = {0};
 	ScanWatchCallbacks cb = {.btrfs_mounts = on_one_mount, .btrfs_balance = on_balance_show, .userdata = &h};
 	ScanWatch *w = NULL;
-	CHECK_INT(scanwatch_new(e, "zpool-is-not-run", 0.1, &cb, &w), 0);
+	CHECK_INT(scanwatch_new(e, NULL, "zpool-is-not-run", 0.1, &cb, &w), 0);
 	CHECK_INT(scanwatch_set_btrfs(w, btrfs), 0);
 	uint64_t until = now_usec(CLOCK_MONOTONIC) + 10000000;
 	while (h.balances < 4 && now_usec(CLOCK_MONOTONIC) < until)

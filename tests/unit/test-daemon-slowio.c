@@ -114,7 +114,7 @@ static SlowIoState check_with(sd_event *e, const char *t, const char *get, Heard
 	char *zpool = zpool_path;
 	SlowIoCallbacks cb = {.map = on_map, .found = on_found, .userdata = h};
 	SlowIo *w = NULL;
-	CHECK_INT(slowio_new(e, &zpool, &cb, &w), 0);
+	CHECK_INT(slowio_new(e, NULL, &zpool, &cb, &w), 0);
 	if (!w)
 		return _SLOWIO_STATE_MAX;
 	CHECK(!slowio_result(w, &h->disk));
@@ -180,7 +180,7 @@ static void test_refused(sd_event *e, const char *t)
 	snprintf(h.disk.name, sizeof h.disk.name, "sdb");
 	SlowIoCallbacks cb = {.map = on_map, .found = on_found, .userdata = &h};
 	SlowIo *w = NULL;
-	CHECK_INT(slowio_new(e, &zpool, &cb, &w), 0);
+	CHECK_INT(slowio_new(e, NULL, &zpool, &cb, &w), 0);
 	CHECK_INT(slowio_check(w, &h.disk, "-o", 1000), -EINVAL);
 	CHECK_INT(slowio_check(w, &h.disk, "", 1000), -EINVAL);
 	CHECK_INT(slowio_check(w, &h.disk, "tank;x", 1000), -EINVAL);
