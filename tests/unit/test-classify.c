@@ -133,6 +133,46 @@ static void test_solid_state_and_virtual(void)
 	CHECK_INT(disk_class_from_string("nope"), _DISK_CLASS_INVALID);
 }
 
+/* TRIM seen only in the drive's own IDENTIFY data (word 169 bit 0): a USB or
+ * SAS bridge that passes VPD 0x89 but reports no discard, or a kernel that
+ * does not say. The word is the decisive evidence then; with discard too,
+ * the block layer's figure is; with neither, no TRIM hint at all. */
+static void test_identify_trim(void)
+{
+	DiskFacts f = rotating();
+	f.id_status = 0;
+	f.id.rotation_rate = 5400;
+	f.id.trim = true;
+	snprintf(f.id.model, sizeof f.id.model, "SOME DISK");
+	Verdict v = run(&f);
+	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
+	CHECK_NEAR(v.smr_confidence, SMR_CONF_TRIM_HINT, 1e-9);
+	CHECK(has_decisive(&v, "ATA IDENTIFY word 169"));
+	CHECK(!has_decisive(&v, "sysfs queue/discard_max_hw_bytes"));
+
+	f.discard_max_bytes = -1;	/* not reported by the kernel */
+	v = run(&f);
+	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
+	CHECK(has_decisive(&v, "ATA IDENTIFY word 169"));
+
+	f.discard_max_bytes = 2147450880;
+	v = run(&f);
+	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
+	CHECK(has_decisive(&v, "sysfs queue/discard_max_hw_bytes"));
+	CHECK(!has_decisive(&v, "ATA IDENTIFY word 169"));
+
+	f.discard_max_bytes = 0;
+	f.id.trim = false;
+	v = run(&f);
+	CHECK_INT(v.class, DISK_CLASS_CMR);
+	CHECK_NEAR(v.smr_confidence, SMR_CONF_NO_EVIDENCE, 1e-9);
+
+	/* the word says nothing of a solid-state disk */
+	f.id.trim = true;
+	f.id.rotation_rate = 1;
+	CHECK_INT(run(&f).class, DISK_CLASS_SSD);
+}
+
 /* What discovery keeps (classify_match) gives the verdict a view shows
  * (classify_verdict) without matching again: the same as classify_disk. */
 static void test_kept_match(void)
@@ -171,6 +211,7 @@ int main(void)
 	test_ordering();
 	test_declarations();
 	test_solid_state_and_virtual();
+	test_identify_trim();
 	test_kept_match();
 	modellist_free(ml);
 	return test_done("test-classify");
