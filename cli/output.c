@@ -226,11 +226,14 @@ void output_disks(FILE *f, json_object *r)
 void output_evidence(FILE *f, json_object *ev)
 {
 	size_t n = ev && json_object_is_type(ev, json_type_array) ? json_object_array_length(ev) : 0;
-	fprintf(f, "evidence (* decided the class):\n");
+	fprintf(f, "evidence (* decided the class; rank: 1 is the strongest source, docs/classification.md):\n");
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(ev, i), *dec = jget(e, "decisive");
-		fprintf(f, "  %c %-34s %-22s -> %s\n", dec && json_object_get_boolean(dec) ? '*' : ' ',
-			jstr(e, "source"), jstr(e, "value"), jstr(e, "implies"));
+		json_object *e = json_object_array_get_idx(ev, i), *dec = jget(e, "decisive"), *rank = jget(e, "rank");
+		char r[8] = "-";
+		if (rank && json_object_is_type(rank, json_type_int))
+			snprintf(r, sizeof r, "%d", json_object_get_int(rank));
+		fprintf(f, "  %c %2s %-12s %-34s %-22s -> %s\n", dec && json_object_get_boolean(dec) ? '*' : ' ', r,
+			jstr(e, "class")[0] ? jstr(e, "class") : "-", jstr(e, "source"), jstr(e, "value"), jstr(e, "implies"));
 	}
 }
 

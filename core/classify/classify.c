@@ -39,6 +39,18 @@ DiskClass disk_class_from_string(const char *s)
 	return _DISK_CLASS_INVALID;
 }
 
+static const char *const rank_names[_EVIDENCE_RANK_MAX] = {
+	[EVIDENCE_FACT] = "fact", [EVIDENCE_UNREADABLE] = "unreadable", [EVIDENCE_ADMIN] = "smrd.conf",
+	[EVIDENCE_DECLARED] = "declared", [EVIDENCE_NOT_A_DISK] = "not-a-disk", [EVIDENCE_VENDOR_LOG] = "vendor-log",
+	[EVIDENCE_MODEL_LIST] = "model-list", [EVIDENCE_SOLID_STATE] = "solid-state", [EVIDENCE_VIRTUAL] = "virtual",
+	[EVIDENCE_TRIM] = "trim", [EVIDENCE_BEHAVIOUR] = "behaviour", [EVIDENCE_ROTATING] = "rotating",
+};
+
+const char *evidence_rank_to_string(EvidenceRank r)
+{
+	return r >= 0 && r < _EVIDENCE_RANK_MAX ? rank_names[r] : NULL;
+}
+
 const char *transport_to_string(Transport t)
 {
 	return t >= 0 && t < _TRANSPORT_MAX ? transport_names[t] : NULL;
@@ -73,22 +85,35 @@ void disk_facts_best_model(const DiskFacts *f, char *buf, size_t n)
 typedef struct Ctx {
 	const DiskFacts *f;
 	Verdict *v;
+	Evidence *not_a_disk;	/* the peripheral type that is not a disk's */
 } Ctx;
 
 static Evidence *add(Ctx *c, const char *source, const char *implies, const char *fmt, ...)
 	_printf_(4, 5);
 static Evidence *add(Ctx *c, const char *source, const char *implies, const char *fmt, ...)
 {
-	/* At most 14 pieces are ever added; past the cap one is dropped (NULL). */
+	/* At most 17 pieces are ever added, the detector's one more; past the cap one is dropped (NULL). */
 	if (c->v->n_evidence >= VERDICT_MAX_EVIDENCE)
 		return NULL;
 	Evidence *e = &c->v->evidence[c->v->n_evidence++];
+	e->rank = EVIDENCE_FACT;
+	e->class = -1;
 	va_list ap;
 	snprintf(e->source, sizeof e->source, "%s", source);
 	snprintf(e->implies, sizeof e->implies, "%s", implies);
 	va_start(ap, fmt);
 	vsnprintf(e->value, sizeof e->value, fmt, ap);
 	va_end(ap);
+	return e;
+}
+
+/* e speaks for cls at rank r (e may be the NULL of a full verdict). */
+static Evidence *speaks(Evidence *e, EvidenceRank r, DiskClass cls)
+{
+	if (e) {
+		e->rank = r;
+		e->class = (int)cls;
+	}
 	return e;
 }
 
@@ -108,8 +133,8 @@ static DiskClass zoned_evidence(Ctx *c, Evidence **decisive)
 	DiskClass d = _DISK_CLASS_INVALID;
 	Evidence *e;
 
-#define DECLARE(cls, ev) do { if (d == _DISK_CLASS_INVALID || (cls) == DISK_CLASS_HOST_MANAGED) { \
-		d = (cls); *decisive = (ev); } } while (0)
+#define DECLARE(cls, ev) do { Evidence *e_ = speaks((ev), EVIDENCE_DECLARED, (cls)); \
+		if (d == _DISK_CLASS_INVALID || (cls) == DISK_CLASS_HOST_MANAGED) { d = (cls); *decisive = e_; } } while (0)
 	if (f->zoned[0]) {
 		if (streq(f->zoned, "host-managed")) {
 			e = add(c, "sysfs queue/zoned", "host-managed zoned device", "%s", f->zoned);
@@ -126,7 +151,8 @@ static DiskClass zoned_evidence(Ctx *c, Evidence **decisive)
 		e = add(c, "sysfs device/type", "SCSI zoned block device (ZBC): host-managed", "0x14");
 		DECLARE(DISK_CLASS_HOST_MANAGED, e);
 	} else if (f->scsi_type > 0) {
-		add(c, "sysfs device/type", "not a direct-access disk", "0x%02x", (unsigned)f->scsi_type);
+		c->not_a_disk = speaks(add(c, "sysfs device/type", "not a direct-access disk", "0x%02x",
+					   (unsigned)f->scsi_type), EVIDENCE_NOT_A_DISK, DISK_CLASS_UNKNOWN);
 	}
 	if (f->zoned_cap[0]) {
 		if (streq(f->zoned_cap, "drive-managed")) {
@@ -171,49 +197,68 @@ static DiskClass zoned_evidence(Ctx *c, Evidence **decisive)
 	return d;
 }
 
-/* Rotation: 1 rotating, 0 solid state, -1 unknown; *strong when a drive page said so. */
-static int rotation_evidence(Ctx *c, bool *strong)
+/* What a piece that reports the medium speaks for: rotating (cmr, the
+ * weakest word) or not (ssd). */
+static Evidence *medium(Evidence *e, bool rotating)
+{
+	return speaks(e, rotating ? EVIDENCE_ROTATING : EVIDENCE_SOLID_STATE, rotating ? DISK_CLASS_CMR : DISK_CLASS_SSD);
+}
+
+/* Rotation: 1 rotating, 0 solid state, -1 unknown; *strong when a drive
+ * page said so, *ret_ev the piece that did. */
+static int rotation_evidence(Ctx *c, bool *strong, Evidence **ret_ev)
 {
 	const DiskFacts *f = c->f;
 	int rot = -1;
+	Evidence *e;
 	*strong = false;
 
 	if (f->b1_status == 0) {
 		unsigned r = f->b1.rotation_rate;
-		add(c, "VPD 0xB1 rotation rate", r == 1 ? "non-rotating medium" : r == 0 ? "not reported" : "rotating medium",
-		    r > 1 ? "%u rpm" : "%u", r);
+		e = add(c, "VPD 0xB1 rotation rate", r == 1 ? "non-rotating medium" : r == 0 ? "not reported" : "rotating medium",
+			r > 1 ? "%u rpm" : "%u", r);
 		if (r >= 1) {
 			rot = r > 1;
 			*strong = true;
+			*ret_ev = medium(e, rot);
 		}
 	}
 	if (f->id_status == 0) {
 		unsigned r = f->id.rotation_rate;
-		add(c, "ATA IDENTIFY word 217", r == 1 ? "non-rotating medium" : r >= 0x401 ? "rotating medium" : "not reported",
-		    r >= 0x401 ? "%u rpm" : "%u", r);
-		if (rot < 0 && (r == 1 || (r >= 0x401 && r < 0xffff))) {
-			rot = r != 1;
-			*strong = true;
+		e = add(c, "ATA IDENTIFY word 217", r == 1 ? "non-rotating medium" : r >= 0x401 ? "rotating medium" : "not reported",
+			r >= 0x401 ? "%u rpm" : "%u", r);
+		if (r == 1 || (r >= 0x401 && r < 0xffff)) {
+			medium(e, r != 1);
+			if (rot < 0) {
+				rot = r != 1;
+				*strong = true;
+				*ret_ev = e;
+			}
 		}
 	}
 	if (f->udev_rpm >= 0) {
-		add(c, "udev ID_ATA_ROTATION_RATE_RPM", f->udev_rpm ? "rotating medium" : "non-rotating medium", "%d", f->udev_rpm);
+		e = medium(add(c, "udev ID_ATA_ROTATION_RATE_RPM", f->udev_rpm ? "rotating medium" : "non-rotating medium",
+			       "%d", f->udev_rpm), f->udev_rpm > 0);
 		if (rot < 0) {
 			rot = f->udev_rpm > 0;
 			*strong = true;
+			*ret_ev = e;
 		}
 	}
 	if (f->rotational >= 0) {
-		add(c, "sysfs queue/rotational", f->rotational ? "rotating (as the transport reports it)" : "non-rotating",
-		    "%d", f->rotational);
-		if (rot < 0)
+		e = medium(add(c, "sysfs queue/rotational", f->rotational ? "rotating (as the transport reports it)"
+									: "non-rotating", "%d", f->rotational), f->rotational);
+		if (rot < 0) {
 			rot = f->rotational;
+			*ret_ev = e;
+		}
 	}
 	return rot;
 }
 
-/* Returns whether the disk takes TRIM; *ret_ev is the evidence that says so. */
-static bool trim_evidence(Ctx *c, Evidence **ret_ev)
+/* Returns whether the disk takes TRIM; *ret_ev is the evidence that says
+ * so. It speaks for dm-smr only on a rotating physical disk. */
+static bool trim_evidence(Ctx *c, bool hint, Evidence **ret_ev)
 {
 	const DiskFacts *f = c->f;
 	bool trim = false;
@@ -222,11 +267,13 @@ static bool trim_evidence(Ctx *c, Evidence **ret_ev)
 		Evidence *e = add(c, "sysfs queue/discard_max_hw_bytes", trim ? "accepts TRIM/discard" : "no TRIM/discard",
 				  "%lld", (long long)f->discard_max_bytes);
 		if (trim)
-			*ret_ev = e;
+			*ret_ev = hint ? speaks(e, EVIDENCE_TRIM, DISK_CLASS_DM_SMR) : e;
 	}
 	if (f->id_status == 0) {
 		Evidence *e = add(c, "ATA IDENTIFY word 169", f->id.trim ? "supports DATA SET MANAGEMENT TRIM" : "no TRIM",
 				  "bit0=%d", f->id.trim);
+		if (f->id.trim && hint)
+			speaks(e, EVIDENCE_TRIM, DISK_CLASS_DM_SMR);
 		if (f->id.trim && !trim)
 			*ret_ev = e;
 		trim = trim || f->id.trim;
@@ -288,7 +335,7 @@ static int model_evidence(Ctx *c, const ModelMatch *m, Evidence **ret_ev)
 	Evidence *e = add(c, m->ev.source, m->ev.implies, "%s", m->ev.value);
 	if (!m->matched)
 		return -1;
-	*ret_ev = e;
+	*ret_ev = speaks(e, EVIDENCE_MODEL_LIST, m->class == MODEL_CLASS_CMR ? DISK_CLASS_CMR : DISK_CLASS_DM_SMR);
 	return (int)m->class;
 }
 
@@ -313,24 +360,27 @@ void classify_verdict(const DiskFacts *f, const ModelMatch *mm, Verdict *ret)
 {
 	Verdict v = {0};
 	Ctx c = {.f = f, .v = &v};
-	Evidence *decl_ev = NULL, *model_ev = NULL, *trim_ev = NULL;
+	Evidence *decl_ev = NULL, *model_ev = NULL, *trim_ev = NULL, *rot_ev = NULL;
 	bool strong_rot, is_virtual = f->transport == TRANSPORT_VIRTUAL || f->transport == TRANSPORT_VIRTIO;
 
 	Evidence *transport_ev = add(&c, "transport", is_virtual ? "virtual device: the medium behind it is hidden"
 								  : "physical transport",
 				     "%s", transport_to_string(f->transport));
+	if (is_virtual)
+		speaks(transport_ev, EVIDENCE_VIRTUAL, DISK_CLASS_UNKNOWN);
 	Evidence *size_ev = NULL;
 	if (f->size_status < 0)
-		size_ev = add(&c, "sysfs size", "cannot tell whether a medium is present: the attributes are not trusted",
-			      "unreadable: %s", read_error_string(f->size_status));
+		size_ev = speaks(add(&c, "sysfs size", "cannot tell whether a medium is present: the attributes are not trusted",
+				     "unreadable: %s", read_error_string(f->size_status)), EVIDENCE_UNREADABLE, DISK_CLASS_UNKNOWN);
 	Evidence *admin_ev = NULL;
 	if (f->admin_class >= 0 && f->admin_class < _DISK_CLASS_MAX)
-		admin_ev = add(&c, "smrd.conf", "declared by the administrator: kept as the class, behaviour still watched",
-			       "%s = %s", f->admin_rule, disk_class_to_string((DiskClass)f->admin_class));
+		admin_ev = speaks(add(&c, "smrd.conf", "declared by the administrator: kept as the class, behaviour still watched",
+				      "%s = %s", f->admin_rule, disk_class_to_string((DiskClass)f->admin_class)),
+				  EVIDENCE_ADMIN, (DiskClass)f->admin_class);
 	DiskClass declared = zoned_evidence(&c, &decl_ev);
 	int listed = model_evidence(&c, mm, &model_ev);
-	int rot = rotation_evidence(&c, &strong_rot);
-	bool trim = trim_evidence(&c, &trim_ev);
+	int rot = rotation_evidence(&c, &strong_rot, &rot_ev);
+	bool trim = trim_evidence(&c, rot == 1 && !is_virtual, &trim_ev);
 
 	if (size_ev)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, size_ev,
@@ -343,13 +393,13 @@ void classify_verdict(const DiskFacts *f, const ModelMatch *mm, Verdict *ret)
 	} else if (declared >= 0)
 		decide(&v, declared, 1.0, SMR_CONF_DECLARED, decl_ev, "declared by the drive or kernel");
 	else if (f->scsi_type > 0)
-		decide(&v, DISK_CLASS_UNKNOWN, 0.9, SMR_CONF_SOLID_STATE, NULL,
+		decide(&v, DISK_CLASS_UNKNOWN, 0.9, SMR_CONF_SOLID_STATE, c.not_a_disk,
 		       "not a direct-access disk (SCSI peripheral type): nothing to shingle");
 	else if (listed == MODEL_CLASS_DM_SMR)
 		decide(&v, DISK_CLASS_DM_SMR, 0.85, SMR_CONF_MODEL_LIST, model_ev,
 		       "model is on the DM-SMR list (strong evidence, not proof)");
 	else if (rot == 0)
-		decide(&v, DISK_CLASS_SSD, strong_rot ? 0.95 : 0.8, SMR_CONF_SOLID_STATE, NULL,
+		decide(&v, DISK_CLASS_SSD, strong_rot ? 0.95 : 0.8, SMR_CONF_SOLID_STATE, rot_ev,
 		       strong_rot ? "the drive reports a non-rotating medium" : "the kernel reports a non-rotating device");
 	else if (listed == MODEL_CLASS_CMR)
 		decide(&v, DISK_CLASS_CMR, 0.8, SMR_CONF_KNOWN_CMR, model_ev, "model is listed as CMR");
@@ -360,15 +410,32 @@ void classify_verdict(const DiskFacts *f, const ModelMatch *mm, Verdict *ret)
 		decide(&v, DISK_CLASS_DM_SMR, 0.5, SMR_CONF_TRIM_HINT, trim_ev,
 		       "rotating disk that accepts TRIM: DM-SMR suspected");
 	else if (rot == 1)
-		decide(&v, DISK_CLASS_CMR, 0.7, SMR_CONF_NO_EVIDENCE, NULL,
+		decide(&v, DISK_CLASS_CMR, 0.7, SMR_CONF_NO_EVIDENCE, rot_ev,
 		       "rotating disk with no SMR evidence (a hidden DM-SMR disk would look the same)");
 	else
 		decide(&v, DISK_CLASS_UNKNOWN, 0.0, SMR_CONF_NO_EVIDENCE, NULL, "no evidence either way");
 	*ret = v;
 }
 
+bool evidence_sources_add(EvidenceSource *s, unsigned *n, unsigned max, const Evidence *e)
+{
+	if (e->rank == EVIDENCE_FACT || e->class < 0)
+		return true;
+	for (unsigned i = 0; i < *n; i++)
+		if (s[i].rank == e->rank && s[i].class == e->class) {
+			s[i].decisive |= e->decisive;
+			return true;
+		}
+	if (*n >= max)
+		return false;
+	s[(*n)++] = (EvidenceSource){.rank = e->rank, .class = e->class, .decisive = e->decisive};
+	return true;
+}
+
 void verdict_summarize(const Verdict *v, VerdictSummary *ret)
 {
 	*ret = (VerdictSummary){.class = v->class, .confidence = v->confidence, .smr_confidence = v->smr_confidence};
 	memcpy(ret->basis, v->basis, sizeof ret->basis);
+	for (unsigned i = 0; i < v->n_evidence; i++)
+		evidence_sources_add(ret->sources, &ret->n_sources, VERDICT_MAX_SOURCES, &v->evidence[i]);
 }

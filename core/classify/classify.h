@@ -71,15 +71,51 @@ typedef struct DiskFacts {
 /* Initialises facts to "nothing known". */
 void disk_facts_init(DiskFacts *f, const char *name);
 
-#define VERDICT_MAX_EVIDENCE 16
+#define VERDICT_MAX_EVIDENCE 20
 #define EVIDENCE_STR 128
+
+/* Where a piece of evidence stands among the sources, strongest first, as
+ * docs/classification.md numbers them: the strongest that speaks decides.
+ * EVIDENCE_FACT is a fact read that speaks for no class (the transport, a
+ * field the drive leaves unreported). Behaviour only ever adds SMR: it
+ * decides over the weaker static kinds that say CMR, never over SMR. */
+typedef enum EvidenceRank {
+	EVIDENCE_FACT,
+	EVIDENCE_UNREADABLE,	/* its size unreadable: not classified at all */
+	EVIDENCE_ADMIN,		/* smrd.conf disk.<ID>.expect */
+	EVIDENCE_DECLARED,	/* the drive's or the kernel's zoned declaration */
+	EVIDENCE_NOT_A_DISK,	/* a SCSI peripheral type other than a disk */
+	EVIDENCE_VENDOR_LOG,	/* the vendor's own recording type for this drive (Seagate FARM) */
+	EVIDENCE_MODEL_LIST,	/* drivedb.h's marked families, smrd's list */
+	EVIDENCE_SOLID_STATE,	/* a non-rotating medium */
+	EVIDENCE_VIRTUAL,	/* loop, dm, md, virtio: the medium is hidden */
+	EVIDENCE_TRIM,		/* a rotating disk that takes TRIM */
+	EVIDENCE_BEHAVIOUR,	/* the detector's destage storms */
+	EVIDENCE_ROTATING,	/* a rotating medium, nothing else */
+	_EVIDENCE_RANK_MAX,
+	_EVIDENCE_RANK_INVALID = -EINVAL,
+} EvidenceRank;
 
 typedef struct Evidence {
 	char source[48];		/* e.g. "sysfs queue/zoned" */
 	char value[EVIDENCE_STR];	/* what was read */
-	char implies[EVIDENCE_STR];	/* what it means */
+	char implies[EVIDENCE_STR];	/* what it means, with its provenance */
+	EvidenceRank rank;		/* EVIDENCE_FACT for a fact that speaks for no class */
+	int class;			/* the DiskClass it speaks for, -1 for none */
 	bool decisive;			/* this is what decided the class */
 } Evidence;
+
+/* The rank's name ("vendor-log", "model-list"): the metric's source label. */
+const char *evidence_rank_to_string(EvidenceRank r);
+
+/* One source's word on a disk, as the metric shows it: each rank and class
+ * that some piece of evidence speaks for, once, and whether it decided. */
+#define VERDICT_MAX_SOURCES 8
+typedef struct EvidenceSource {
+	EvidenceRank rank;
+	int class;
+	bool decisive;
+} EvidenceSource;
 
 typedef struct Verdict {
 	DiskClass class;
@@ -107,9 +143,14 @@ typedef struct VerdictSummary {
 	DiskClass class;
 	double confidence, smr_confidence;
 	char basis[EVIDENCE_STR];
+	unsigned n_sources;
+	EvidenceSource sources[VERDICT_MAX_SOURCES];
 } VerdictSummary;
 
 void verdict_summarize(const Verdict *v, VerdictSummary *ret);
+/* Adds what e speaks for to the sources (a rank and class already there is
+ * decisive if either is); false when full. */
+bool evidence_sources_add(EvidenceSource *s, unsigned *n, unsigned max, const Evidence *e);
 
 /* SMR confidence per kind of static evidence; the ordering is the contract. */
 #define SMR_CONF_DECLARED 1.0

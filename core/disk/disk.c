@@ -121,7 +121,7 @@ void disk_summary(const Disk *d, VerdictSummary *ret)
 
 static void detector_evidence(const Disk *d, Evidence *e, bool decisive, const char *implies)
 {
-	*e = (Evidence){.decisive = decisive};
+	*e = (Evidence){.rank = EVIDENCE_BEHAVIOUR, .class = DISK_CLASS_DM_SMR, .decisive = decisive};
 	snprintf(e->source, sizeof e->source, "smrd detector");
 	snprintf(e->value, sizeof e->value, "%" PRIu64 " destage storm(s) on record, GC score %.2f",
 		 d->view.storms_known, d->view.score.score);
@@ -145,4 +145,18 @@ void disk_verdict(const Disk *d, Verdict *ret)
 	unsigned i = ret->n_evidence < VERDICT_MAX_EVIDENCE ? ret->n_evidence++ : VERDICT_MAX_EVIDENCE - 1;
 	detector_evidence(d, &ret->evidence[i], true,
 			  "drive-managed SMR by behaviour (the media cache fills, then writes stall)");
+}
+
+unsigned disk_sources(const Disk *d, EvidenceSource *ret, unsigned max)
+{
+	unsigned n = d->verdict.n_sources < max ? d->verdict.n_sources : max;
+	memcpy(ret, d->verdict.sources, n * sizeof *ret);
+	bool by_behaviour = disk_by_behaviour(d);
+	if (!by_behaviour && !(d->view.storms_known && !static_smr(d)))
+		return n;
+	for (unsigned i = 0; by_behaviour && i < n; i++)
+		ret[i].decisive = false;
+	Evidence e = {.rank = EVIDENCE_BEHAVIOUR, .class = DISK_CLASS_DM_SMR, .decisive = by_behaviour};
+	evidence_sources_add(ret, &n, max, &e);
+	return n;
 }

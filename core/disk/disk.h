@@ -85,3 +85,6 @@ void disk_summary(const Disk *d, VerdictSummary *ret);
 /* From what the disk keeps (its facts and model): it matches nothing, so
  * a view costs the same whatever the model list holds. */
 void disk_verdict(const Disk *d, Verdict *ret);
+/* What each source says of the disk's class (the static ones the disk
+ * keeps, and behaviour) as disk_verdict()'s evidence would: at most max. */
+unsigned disk_sources(const Disk *d, EvidenceSource *ret, unsigned max);

@@ -16,6 +16,11 @@ json_object *verdict_to_json(const Verdict *v)
 		json_object_object_add(x, "source", json_object_new_string(e->source));
 		json_object_object_add(x, "value", json_object_new_string(e->value));
 		json_object_object_add(x, "implies", json_object_new_string(e->implies));
+		/* where it stands among the sources (docs/classification.md), and what it speaks for */
+		bool ranked = e->rank != EVIDENCE_FACT && e->class >= 0;
+		json_object_object_add(x, "rank", ranked ? json_object_new_int(e->rank) : NULL);
+		json_object_object_add(x, "kind", ranked ? json_object_new_string(evidence_rank_to_string(e->rank)) : NULL);
+		json_object_object_add(x, "class", ranked ? json_object_new_string(disk_class_to_string(e->class)) : NULL);
 		json_object_object_add(x, "decisive", json_object_new_boolean(e->decisive));
 		json_object_array_add(ev, x);
 	}

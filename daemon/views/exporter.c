@@ -55,7 +55,7 @@ static const StatMetric stat_metrics[] = {
  * detection and cache ones stay NULL with --oneshot (no detector ran). */
 typedef struct DiskFamilies {
 	MetricSet *set;
-	MetricFamily *info, *confidence, *member, *zones, *zone_size, *timeout;
+	MetricFamily *info, *confidence, *evidence, *member, *zones, *zone_size, *timeout;
 	MetricFamily *stat[ELEMENTSOF(stat_metrics)];
 	MetricFamily *latency;
 	char le[HIST_LE][24];		/* the buckets' bounds, as labels */
@@ -70,6 +70,9 @@ static void classification_families(MetricSet *set, DiskFamilies *fam)
 		"declared is the class smrd.conf declares for it (disk.<ID>.expect), empty if none.");
 	fam->confidence = metric_family_decimals(metricset_family(set, "smrd_disk_smr_confidence", METRIC_GAUGE,
 		"How sure smrd is that the disk shingles (0..1), from static and behavioural evidence."), 4);
+	fam->evidence = metricset_family(set, "smrd_disk_class_evidence", METRIC_GAUGE,
+		"What each source of evidence says of the disk's class: one series per source (the rank's name in "
+		"docs/classification.md) and class it speaks for; 1 for the one that decided the class, 0 for the others.");
 	fam->member = metricset_family(set, "smrd_disk_membership_info", METRIC_GAUGE,
 		"What the disk belongs to: type zfs (pool), md (array), lvm (volume group), bcache or btrfs; one series each.");
 	fam->zones = metricset_family(set, "smrd_disk_zones", METRIC_GAUGE,
@@ -91,6 +94,13 @@ static void classification_samples(const DiskFamilies *fam, const Disk *d, Metri
 				"zoned", f->zoned[0] ? f->zoned : "none", NULL};
 	metric_add(fam->info, NULL, labels, 1);
 	metric_add_labels(fam->confidence, NULL, dev, disk_smr_confidence(d));
+	EvidenceSource src[VERDICT_MAX_SOURCES];
+	unsigned n = disk_sources(d, src, VERDICT_MAX_SOURCES);
+	for (unsigned k = 0; k < n; k++) {
+		const char *el[] = {"device", d->name, "source", evidence_rank_to_string(src[k].rank),
+				    "class", disk_class_to_string(src[k].class), NULL};
+		metric_add(fam->evidence, NULL, el, src[k].decisive);
+	}
 	for (unsigned k = 0; k < d->n_members; k++) {
 		const char *ml[] = {"device", d->name, "type", member_type_to_string(d->members[k].type),
 				    "name", d->members[k].name, NULL};

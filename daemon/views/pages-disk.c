@@ -117,12 +117,18 @@ static void disk_class_section(Buf *b, const Verdict *v)
 	page_num(b, v->smr_confidence, 2);
 	buf_puts(b, ": ");
 	page_esc(b, v->basis);
-	buf_puts(b, "</p><div class=\"wide\"><table id=\"evidence\"><thead><tr><th></th><th>source</th><th>value</th><th>implies</th>"
+	buf_puts(b, "</p><div class=\"wide\"><table id=\"evidence\"><thead><tr><th></th><th title=\"1 is the strongest "
+		    "source (docs/classification.md)\">rank</th><th>speaks for</th><th>source</th><th>value</th><th>implies</th>"
 		    "</tr></thead><tbody>");
 	for (unsigned i = 0; i < v->n_evidence; i++) {
 		const Evidence *e = &v->evidence[i];
+		bool ranked = e->rank != EVIDENCE_FACT && e->class >= 0;
+		char rank[8] = "";
+		if (ranked)
+			snprintf(rank, sizeof rank, "%d", (int)e->rank);
 		buf_printf(b, "<tr%s><td>%s</td>", e->decisive ? " class=\"decisive\"" : "", e->decisive ? "★" : "");
-		page_cells(b, (const char *const[]){e->source, e->value, e->implies}, 3);
+		page_cells(b, (const char *const[]){rank, ranked ? disk_class_to_string(e->class) : "", e->source, e->value,
+						    e->implies}, 5);
 	}
 	buf_puts(b, "</tbody></table></div>\n");
 }
