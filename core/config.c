@@ -92,6 +92,9 @@ static const ConfigItem items[] = {
 	ITEM("zpool-command", CONFIG_STRING, zpool_command, "zpool",
 	     "zpool, run for a resilver's progress while a watched disk is in a pool (a name looked up in PATH, or a path)"),
 	ITEM("btrfs-command", CONFIG_STRING, btrfs_command, "btrfs", "btrfs, run for a replace's progress"),
+	ITEM("smartctl-command", CONFIG_STRING, smartctl_command, "smartctl",
+	     "smartctl (7.4 or later), run once per Seagate disk for its FARM recording type, never waking it "
+	     "(a name looked up in PATH, a path, or empty: never)"),
 	NUMBER("rebuild-interval", rebuild_interval, "10", 1, 3600, "seconds",
 	       "seconds between readings of a rebuild's progress (zpool status, btrfs replace status)"),
 };

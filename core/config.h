@@ -40,6 +40,7 @@ typedef struct Config {
 	double notify_coalesce;	/* seconds a storm's first notification waits to fold in its verdict */
 	char *zpool_command;	/* zpool, for a scan's progress: a name looked up in PATH, or a path */
 	char *btrfs_command;	/* btrfs, for a replace's progress */
+	char *smartctl_command;	/* smartctl, for Seagate's FARM recording type; "" never */
 	double rebuild_interval;	/* seconds between readings while a rebuild may run */
 	DetectParams detect;	/* detect.* keys */
 	DiskRules disks;	/* disk.<ID>.* keys */

@@ -309,6 +309,7 @@ void classify_match(const DiskFacts *f, const ModelList *ml, ModelMatch *ret)
 			snprintf(ret->ev.value, sizeof ret->ev.value, "%s", cand[i].model);
 			snprintf(ret->ev.implies, sizeof ret->ev.implies, "%s line %u (%s): %.60s", m->origin, m->line,
 				 model_class_to_string(m->class), m->source);
+			snprintf(ret->warning, sizeof ret->warning, "%s", m->warning ? m->warning : "");
 			return;
 		}
 	}
@@ -336,6 +337,9 @@ static int model_evidence(Ctx *c, const ModelMatch *m, Evidence **ret_ev)
 	if (!m->matched)
 		return -1;
 	*ret_ev = speaks(e, EVIDENCE_MODEL_LIST, m->class == MODEL_CLASS_CMR ? DISK_CLASS_CMR : DISK_CLASS_DM_SMR);
+	/* free text: shown with its provenance, it classifies nothing (the family's mark does) */
+	if (m->warning[0])
+		add(c, "drivedb.h warning", "smartctl's warning for this family, from its drive database", "%s", m->warning);
 	return (int)m->class;
 }
 
@@ -353,14 +357,48 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 {
 	ModelMatch m;
 	classify_match(f, ml, &m);
-	classify_verdict(f, &m, ret);
+	classify_verdict(f, &m, NULL, ret);
 }
 
-void classify_verdict(const DiskFacts *f, const ModelMatch *mm, Verdict *ret)
+bool classify_farm_supported(const DiskFacts *f)
+{
+	/* smartctl decides by the model; a stacked device's log is its members' */
+	char model[FACT_STR];
+	disk_facts_best_model(f, model, sizeof model);
+	return !f->stacked[0] && f->scsi_type <= 0 && farm_vendor_supports(model, f->sysfs_vendor);
+}
+
+/* What smartctl read of the vendor's log; the class it states, or -1. */
+static int farm_evidence(Ctx *c, const FarmReading *r, Evidence **ret_ev)
+{
+	if (!r || r->state == FARM_NOT_READ)
+		return -1;
+	const char *why = NULL;
+	switch (r->state) {
+	case FARM_SMR:
+	case FARM_CMR: {
+		DiskClass cls = r->state == FARM_SMR ? DISK_CLASS_DM_SMR : DISK_CLASS_CMR;
+		*ret_ev = speaks(add(c, "Seagate FARM log", r->state == FARM_SMR ? "the drive's own log: shingled (drive-managed SMR)"
+										 : "the drive's own log: conventional (CMR)",
+				     "%s (smartctl %s%s%s)", r->detail, r->smartctl, r->serial[0] ? ", serial " : "", r->serial),
+				 EVIDENCE_VENDOR_LOG, cls);
+		return (int)cls;
+	}
+	case FARM_UNKNOWN: why = "the log does not say"; break;
+	case FARM_UNSUPPORTED: why = "the drive keeps no FARM log"; break;
+	case FARM_STANDBY: why = "not read: the drive was spun down (smartctl -n standby), asked again on reread"; break;
+	case FARM_NO_OPTION: why = "not read: this smartctl predates -l farm (smartmontools 7.4)"; break;
+	default: why = "not read"; break;
+	}
+	add(c, "Seagate FARM log", why, "%s", r->detail);
+	return -1;
+}
+
+void classify_verdict(const DiskFacts *f, const ModelMatch *mm, const FarmReading *farm, Verdict *ret)
 {
 	Verdict v = {0};
 	Ctx c = {.f = f, .v = &v};
-	Evidence *decl_ev = NULL, *model_ev = NULL, *trim_ev = NULL, *rot_ev = NULL;
+	Evidence *decl_ev = NULL, *model_ev = NULL, *trim_ev = NULL, *rot_ev = NULL, *farm_ev = NULL;
 	bool strong_rot, is_virtual = f->transport == TRANSPORT_VIRTUAL || f->transport == TRANSPORT_VIRTIO;
 
 	Evidence *transport_ev = add(&c, "transport", is_virtual ? "virtual device: the medium behind it is hidden"
@@ -378,6 +416,7 @@ void classify_verdict(const DiskFacts *f, const ModelMatch *mm, Verdict *ret)
 				      "%s = %s", f->admin_rule, disk_class_to_string((DiskClass)f->admin_class)),
 				  EVIDENCE_ADMIN, (DiskClass)f->admin_class);
 	DiskClass declared = zoned_evidence(&c, &decl_ev);
+	int stated = farm_evidence(&c, farm, &farm_ev);
 	int listed = model_evidence(&c, mm, &model_ev);
 	int rot = rotation_evidence(&c, &strong_rot, &rot_ev);
 	bool trim = trim_evidence(&c, rot == 1 && !is_virtual, &trim_ev);
@@ -395,6 +434,10 @@ void classify_verdict(const DiskFacts *f, const ModelMatch *mm, Verdict *ret)
 	else if (f->scsi_type > 0)
 		decide(&v, DISK_CLASS_UNKNOWN, 0.9, SMR_CONF_SOLID_STATE, c.not_a_disk,
 		       "not a direct-access disk (SCSI peripheral type): nothing to shingle");
+	else if (stated >= 0)
+		decide(&v, (DiskClass)stated, 0.95, stated == DISK_CLASS_DM_SMR ? SMR_CONF_VENDOR_LOG : SMR_CONF_KNOWN_CMR,
+		       farm_ev, stated == DISK_CLASS_DM_SMR ? "the drive's own FARM log says SMR"
+							    : "the drive's own FARM log says CMR");
 	else if (listed == MODEL_CLASS_DM_SMR)
 		decide(&v, DISK_CLASS_DM_SMR, 0.85, SMR_CONF_MODEL_LIST, model_ev,
 		       "model is on the DM-SMR list (strong evidence, not proof)");

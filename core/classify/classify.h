@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "farm.h"
 #include "modellist.h"
 #include "vpd.h"
 
@@ -77,20 +78,21 @@ void disk_facts_init(DiskFacts *f, const char *name);
 /* Where a piece of evidence stands among the sources, strongest first, as
  * docs/classification.md numbers them: the strongest that speaks decides.
  * EVIDENCE_FACT is a fact read that speaks for no class (the transport, a
- * field the drive leaves unreported). Behaviour only ever adds SMR: it
- * decides over the weaker static kinds that say CMR, never over SMR. */
+ * field the drive leaves unreported). Behaviour only ever says SMR: it
+ * decides over every weaker source, which says something else; a weaker
+ * static source that says SMR too keeps the decision. */
 typedef enum EvidenceRank {
 	EVIDENCE_FACT,
 	EVIDENCE_UNREADABLE,	/* its size unreadable: not classified at all */
 	EVIDENCE_ADMIN,		/* smrd.conf disk.<ID>.expect */
 	EVIDENCE_DECLARED,	/* the drive's or the kernel's zoned declaration */
+	EVIDENCE_BEHAVIOUR,	/* the detector's destage storms */
 	EVIDENCE_NOT_A_DISK,	/* a SCSI peripheral type other than a disk */
 	EVIDENCE_VENDOR_LOG,	/* the vendor's own recording type for this drive (Seagate FARM) */
 	EVIDENCE_MODEL_LIST,	/* drivedb.h's marked families, smrd's list */
 	EVIDENCE_SOLID_STATE,	/* a non-rotating medium */
 	EVIDENCE_VIRTUAL,	/* loop, dm, md, virtio: the medium is hidden */
 	EVIDENCE_TRIM,		/* a rotating disk that takes TRIM */
-	EVIDENCE_BEHAVIOUR,	/* the detector's destage storms */
 	EVIDENCE_ROTATING,	/* a rotating medium, nothing else */
 	_EVIDENCE_RANK_MAX,
 	_EVIDENCE_RANK_INVALID = -EINVAL,
@@ -134,6 +136,7 @@ typedef struct ModelMatch {
 	bool matched;		/* an entry matched: class is its class */
 	ModelClass class;
 	Evidence ev;		/* the first model string and "not on the model list", or the one that matched */
+	char warning[EVIDENCE_STR];	/* drivedb.h's warning for the matched family, "" for none */
 } ModelMatch;
 
 /* What a disk keeps of its verdict: the evidence itself (5 KiB) is worked
@@ -154,6 +157,7 @@ bool evidence_sources_add(EvidenceSource *s, unsigned *n, unsigned max, const Ev
 
 /* SMR confidence per kind of static evidence; the ordering is the contract. */
 #define SMR_CONF_DECLARED 1.0
+#define SMR_CONF_VENDOR_LOG 0.95
 #define SMR_CONF_MODEL_LIST 0.85
 #define SMR_CONF_TRIM_HINT 0.5
 #define SMR_CONF_NO_EVIDENCE 0.1
@@ -167,8 +171,11 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret);
 void classify_match(const DiskFacts *f, const ModelList *ml, ModelMatch *ret);
 /* Whether a and b give the model list the same model strings to match. */
 bool classify_same_subjects(const DiskFacts *a, const DiskFacts *b);
-/* The verdict from the facts and the model list's answer kept for them. */
-void classify_verdict(const DiskFacts *f, const ModelMatch *m, Verdict *ret);
+/* The verdict from the facts, the model list's answer kept for them and
+ * what the vendor's log said (NULL: nothing read). */
+void classify_verdict(const DiskFacts *f, const ModelMatch *m, const FarmReading *farm, Verdict *ret);
+/* Whether smartctl reads the vendor's log (FARM) of such a disk. */
+bool classify_farm_supported(const DiskFacts *f);
 
 const char *disk_class_to_string(DiskClass c);
 DiskClass disk_class_from_string(const char *s);

@@ -128,6 +128,7 @@ static int entry_end(Parser *ps, DriveDbVisit visit, void *userdata)
 		r = fail(ps, "more than 20000 entries");
 	else if (ps->nfield > 0) {
 		DriveDbEntry e = {.family = ps->f[0].s, .model = ps->f[1].s, .firmware = ps->f[2].s ? ps->f[2].s : "",
+				  .warning = ps->f[3].s ? ps->f[3].s : "",
 				  .comment = ps->comment.s ? ps->comment.s : "", .line = ps->entry_line};
 		r = visit(&e, userdata);
 	}

@@ -12,6 +12,8 @@ typedef struct DriveDbEntry {
 	const char *family;
 	const char *model;	/* POSIX extended, matched against the whole model */
 	const char *firmware;	/* "" for any */
+	const char *warning;	/* what smartctl warns of the family ("" none): known firmware bugs, and since
+				 * smartmontools commit 33da3bf5 (2025-11) data loss on WD's SMR families */
 	const char *comment;	/* the comments inside the entry: "tested with MODEL/FW, ..." */
 	unsigned line;		/* of its opening brace */
 } DriveDbEntry;

@@ -50,6 +50,7 @@ ModelList *modellist_free(ModelList *ml)
 		pattern_free(ml->entries[i].re);
 		free((char *)ml->entries[i].pub.pattern);
 		free((char *)ml->entries[i].pub.source);
+		free((char *)ml->entries[i].pub.warning);
 	}
 	free(ml->entries);
 	free(ml->matches);
@@ -116,8 +117,20 @@ static int read_text(const char *path, size_t max, char **ret, char **ret_error)
 }
 
 
+/* A warning as one printable line: drivedb.h breaks them with "\n". */
+static char *one_line(const char *s)
+{
+	char *d = strdup(s);
+	for (char *p = d; p && *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+		else if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			*p = '?';
+	return d;
+}
+
 static int entry_init(Entry *e, ModelClass c, const char *pattern, const char *source, const char *origin,
-		      unsigned lineno, char **ret_error)
+		      const char *warning, unsigned lineno, char **ret_error)
 {
 	_cleanup_free_ char *shown = str_sanitize(pattern);
 	if (!shown)
@@ -132,11 +145,12 @@ static int entry_init(Entry *e, ModelClass c, const char *pattern, const char *s
 		return -EINVAL;
 	}
 	e->pub = (ModelEntry){.class = c, .pattern = strdup(pattern), .source = strdup(source), .origin = origin,
-			      .line = lineno};
-	if (!e->pub.pattern || !e->pub.source) {
+			      .line = lineno, .warning = warning && *warning ? one_line(warning) : NULL};
+	if (!e->pub.pattern || !e->pub.source || (warning && *warning && !e->pub.warning)) {
 		e->re = pattern_free(e->re);
 		free((char *)e->pub.pattern);
 		free((char *)e->pub.source);
+		free((char *)e->pub.warning);
 		return -ENOMEM;
 	}
 	return 0;
@@ -182,7 +196,7 @@ static int parse_entry(char *line, unsigned lineno, Entry *e, char **ret_error)
 			*ret_error = NULL;
 		return -EINVAL;
 	}
-	return entry_init(e, (ModelClass)c, f[1], strstrip(f[2]), "model list", lineno, ret_error);
+	return entry_init(e, (ModelClass)c, f[1], strstrip(f[2]), "model list", NULL, lineno, ret_error);
 }
 
 int modellist_parse(const char *text, ModelList **ret, char **ret_error)
@@ -251,7 +265,7 @@ static int on_drivedb(const DriveDbEntry *d, void *userdata)
 	if (!family || asprintf(&source, "smartmontools family \"%s\"", family) < 0)
 		return -ENOMEM;
 	r = entry_init(&run->ml->entries[run->ml->n], mark == DRIVEDB_SMR ? MODEL_CLASS_DM_SMR : MODEL_CLASS_CMR,
-		       d->model, source, "drivedb.h", d->line, run->ret_error);
+		       d->model, source, "drivedb.h", d->warning, d->line, run->ret_error);
 	if (r < 0)
 		return r;
 	run->ml->n++;

@@ -42,6 +42,7 @@ typedef struct ModelEntry {
 	const char *source;
 	const char *origin;	/* "model list" or "drivedb.h": what line counts in */
 	unsigned line;
+	const char *warning;	/* drivedb.h's warning for the family, one line, printable; NULL for none */
 } ModelEntry;
 
 /* Parses the TSV text; on error *ret_error says which line and why

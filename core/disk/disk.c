@@ -130,7 +130,7 @@ static void detector_evidence(const Disk *d, Evidence *e, bool decisive, const c
 
 void disk_verdict(const Disk *d, Verdict *ret)
 {
-	classify_verdict(&d->sys.facts, &d->model, ret);
+	classify_verdict(&d->sys.facts, &d->model, &d->farm, ret);
 	if (!apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis)) {
 		/* a declared or stacked disk keeps its class; what it did is still evidence to read */
 		if (d->view.storms_known && !static_smr(d) && ret->n_evidence < VERDICT_MAX_EVIDENCE)

@@ -32,6 +32,8 @@ typedef struct Disk {
 	VerdictSummary verdict;	/* the full one: monitor_verdict() */
 	ModelMatch model;	/* the model list's answer: classify_match() when found, when a re-read changes
 				 * its model strings, and on reload; never for a view */
+	FarmReading farm;	/* what smartctl read of the vendor's log (FARM), asked as often as the model
+				 * list is matched and on reread; FARM_NOT_READ until then */
 	DiskstatAccum ds;
 	double interval;	/* seconds covered by ds.delta */
 	uint64_t added_usec;	/* CLOCK_REALTIME */

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "farmreader.h"
 #include "log.h"
 #include "sigreader.h"
 
@@ -30,6 +31,7 @@ struct Discovery {
 	struct udev_monitor *monitor;
 	sd_event_source *source;
 	SigReader *sigs;		/* signatures off the loop; NULL but for the live /sys */
+	FarmReader *farm;		/* smartctl for Seagate's FARM log: discovery_read_farm() */
 	uint64_t read_errors;
 	/* A partial scan re-reads only `budget` of the known disks, the next
 	 * ones in turn from `rr`; 0 means every one. */
@@ -62,8 +64,36 @@ static void classify_into(Discovery *disc, Disk *d, bool rematch)
 	Verdict v;
 	if (rematch)
 		classify_match(&d->sys.facts, disc->models, &d->model);
-	classify_verdict(&d->sys.facts, &d->model, &v);
+	classify_verdict(&d->sys.facts, &d->model, &d->farm, &v);
 	verdict_summarize(&v, &d->verdict);
+}
+
+/* After classify_into(d, true) of a disk in the registry: what is read as
+ * seldom as the model list is matched follows. */
+static void matched(Discovery *disc, Disk *d)
+{
+	if (disc->farm && classify_farm_supported(&d->sys.facts))
+		(void)farmreader_ask(disc->farm, d->name, d->sys.major, d->sys.minor);
+}
+
+void discovery_ask_farm(Discovery *disc, const char *name)
+{
+	Disk *d = registry_get(disc->disks, name);
+	if (d)
+		matched(disc, d);
+}
+
+static void on_farm(const char *name, unsigned major, unsigned minor, const FarmReading *r, void *userdata)
+{
+	discovery_set_farm(userdata, name, major, minor, r);
+}
+
+int discovery_read_farm(Discovery *disc, char *const *smartctl, const char *dev_dir)
+{
+	if (disc->farm)
+		return 0;
+	FarmReaderCallbacks cb = {.read = on_farm, .userdata = disc};
+	return farmreader_new(disc->event, smartctl, dev_dir, &cb, &disc->farm);
 }
 
 static void log_verdict(const Disk *d, const char *what)
@@ -238,6 +268,8 @@ void discovery_reread(Discovery *disc, const char *name)
 		classify_into(disc, d, rematch);
 		if (old != d->verdict.class)
 			log_verdict(d, "reclassified");
+		if (rematch)
+			matched(disc, d);
 		read_members(disc, d, true, udev);
 		return;
 	}
@@ -251,6 +283,7 @@ void discovery_reread(Discovery *disc, const char *name)
 		return;
 	}
 	log_verdict(d, "watching");
+	matched(disc, d);
 	read_members(disc, d, true, udev);
 	if (disc->cb.added)
 		disc->cb.added(d, disc->cb.userdata);
@@ -437,6 +470,8 @@ void discovery_set_rules(Discovery *disc, const DeviceFilter *filter, const Mode
 
 void discovery_reclassify(Discovery *disc)
 {
+	if (disc->farm)
+		farmreader_reset(disc->farm);	/* a smartctl found unable is tried again */
 	for (size_t i = registry_size(disc->disks); i-- > 0;) {
 		Disk *d = registry_at(disc->disks, i);
 		if (!filter_wants(disc->filter, d->name))
@@ -449,9 +484,29 @@ void discovery_reclassify(Discovery *disc)
 				udev = NULL;
 			apply_disk_rules(disc, d->name, &d->sys, udev, &d->tuning);
 			classify_into(disc, d, true);
+			matched(disc, d);
 		}
 	}
 	discovery_scan(disc);
+}
+
+void discovery_set_farm(Discovery *disc, const char *name, unsigned major, unsigned minor, const FarmReading *r)
+{
+	Disk *d = registry_get(disc->disks, name);
+	if (!d || d->sys.major != major || d->sys.minor != minor)
+		return;		/* gone, or another device by now */
+	if (r->state == FARM_SMR || r->state == FARM_CMR || r->state == FARM_UNKNOWN)
+		log_info("%s: Seagate FARM log: %s (smartctl %s)", name, r->detail, r->smartctl);
+	else if (r->state == FARM_STANDBY)
+		log_info("%s is spun down: its FARM log is not read now (smrctl reread %s, or a reload, asks again)",
+			 name, name);
+	else
+		log_info("%s: no FARM log read: %s", name, r->detail);
+	DiskClass old = d->verdict.class;
+	d->farm = *r;
+	classify_into(disc, d, false);
+	if (old != d->verdict.class)
+		log_verdict(d, "reclassified");
 }
 
 void discovery_set_disk_rules(Discovery *disc, const DiskRules *rules) { disc->disk_rules = rules; }
@@ -531,6 +586,7 @@ Discovery *discovery_free(Discovery *d)
 		return NULL;
 	sd_event_source_disable_unref(d->source);
 	d->sigs = sigreader_free(d->sigs);
+	d->farm = farmreader_free(d->farm);
 	if (d->monitor)
 		udev_monitor_unref(d->monitor);
 	if (d->udev)

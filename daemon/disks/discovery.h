@@ -62,5 +62,18 @@ void discovery_set_disk_rules(Discovery *d, const DiskRules *rules);
 unsigned discovery_report_disk_rules(Discovery *d);
 /* Re-applies the rules to every watched disk (after a reload). */
 void discovery_reclassify(Discovery *d);
+/* Reads Seagate's FARM recording type of the disks smartctl reads it from
+ * with *smartctl (the configuration's smartctl-command, read at each run;
+ * "" never), their nodes under dev_dir: as often as the model list is
+ * matched for a disk (when it is found, when its model strings change, on
+ * a reload), off the loop (farmreader.h). The live /sys only: a captured
+ * tree's device names are not this kernel's. 0 or -ENOMEM. */
+int discovery_read_farm(Discovery *d, char *const *smartctl, const char *dev_dir);
+/* Asks for the disk's FARM log now (smrctl reread): its answer comes later. */
+void discovery_ask_farm(Discovery *d, const char *name);
+/* What smartctl read of the vendor's log of the device that was
+ * major:minor when asked: kept with the disk (if it still is that device),
+ * which is classified again. */
+void discovery_set_farm(Discovery *d, const char *name, unsigned major, unsigned minor, const FarmReading *r);
 /* Failed reads of a disk's sysfs attributes, since start. */
 uint64_t discovery_read_errors(const Discovery *d);

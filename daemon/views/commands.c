@@ -467,6 +467,7 @@ static int cmd_reread(Context *ctx, json_object *args, json_object **ret, ProtoE
 		set_errorf(msg, 0, "%s went away while it was re-read", name);
 		return -ENOENT;
 	}
+	discovery_ask_farm(ctx->discovery, name);	/* its answer comes later, in show's evidence */
 	*ret = summary_json(d);
 	return 0;
 }

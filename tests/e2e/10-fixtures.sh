@@ -91,7 +91,7 @@ check "nvme0n1's by /dev/disk/by-id: 3 s" \
 check "sdb keeps the default (1 s)" \
 	[ "$(metrics_py get "$T/decl2.prom" smrd_disk_stall_threshold_seconds device=sdb)" = 1 ]
 check "smrctl show sdb lists the declaration as decisive evidence" \
-	sh -c "'$SMRCTL' --socket '$SOCK' show sdb | grep -q '^  \* smrd.conf .*disk.WD-WCC7K0AAAAAA.expect = dm-smr'"
+	sh -c "'$SMRCTL' --socket '$SOCK' show sdb | grep -Eq '^  \* +2 dm-smr +smrd.conf .*disk.WD-WCC7K0AAAAAA.expect = dm-smr'"
 sed -i 's/^disk.WD-NOSUCHDISK.expect = cmr$/disk.WD-STILLNOSUCH.expect = cmr/' "$T/disks.conf"
 ctl reload >/dev/null
 wait_until 5 "the reload's report" grep -q 'disk.WD-STILLNOSUCH names no watched disk' "$T/smrd.log"

@@ -186,7 +186,7 @@ static void test_kept_match(void)
 	uint64_t after = modellist_matches(ml);
 	CHECK(after > before && after - before <= MODELLIST_SUBJECTS * modellist_size(ml));
 	Verdict kept, fresh;
-	classify_verdict(&f, &m, &kept);
+	classify_verdict(&f, &m, NULL, &kept);
 	CHECK_INT(modellist_matches(ml), after);
 	classify_disk(&f, ml, &fresh);
 	CHECK(memcmp(&kept, &fresh, sizeof kept) == 0);

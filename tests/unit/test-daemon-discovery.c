@@ -44,6 +44,7 @@ static void on_changed(void *userdata)
 	((Heard *)userdata)->n_changed++;
 }
 
+
 static bool heard(char (*list)[32], unsigned n, const char *name)
 {
 	for (unsigned i = 0; i < n && i < 16; i++)
@@ -126,6 +127,101 @@ static void test_members(const char *fixtures, const ModelList *models, const De
 	CHECK(sdg && sdg->n_members == 1 && streq(sdg->members[0].name, "0") &&
 	      streq(sdg->members[0].detail, "not assembled"));
 	CHECK_INT(h.n_changed, 1);
+
+	discovery_free(disc);
+	registry_free(disks);
+	sd_event_unref(e);
+	close(src.sysfs_fd), close(src.procfs_fd), close(src.udev_fd);
+}
+
+static bool decided_by(const Disk *d, EvidenceRank rank)
+{
+	for (unsigned i = 0; i < d->verdict.n_sources; i++)
+		if (d->verdict.sources[i].decisive)
+			return d->verdict.sources[i].rank == rank;
+	return false;
+}
+
+/* The disks asked for their FARM log since the last call: with no device
+ * nodes where the reader looks, each ask is answered at once, without a
+ * smartctl run ("is not device"). */
+static unsigned asked(DiskRegistry *disks)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < registry_size(disks); i++) {
+		Disk *d = registry_at(disks, i);
+		if (d->farm.state == FARM_FAILED) {
+			CHECK(strstr(d->farm.detail, "is not device") != NULL);
+			n++;
+		}
+		if (d->farm.state != FARM_SMR)
+			d->farm = (FarmReading){.state = FARM_NOT_READ};
+	}
+	return n;
+}
+
+/* Seagate's FARM log is asked for as often as the model list is matched
+ * (when a disk is found, when its model strings change, on a reload) and
+ * on smrctl reread, never on a rescan or a re-read the kernel asked for;
+ * only of the disks smartctl reads it from (the tree's three Seagates);
+ * what smartctl read is kept with the disk through re-reads and
+ * classifies it, for the device it was asked for only. */
+static void test_farm(const char *fixtures, const ModelList *models, const DeviceFilter *all)
+{
+	_cleanup_(unit_tree_freep) char *root = unit_tree_copy(fixtures, "pools");
+	CHECK(root != NULL);
+	if (!root)
+		return;
+	DiskSources src = {.sysfs_fd = unit_tree_open(root, "sys"), .procfs_fd = unit_tree_open(root, "proc"),
+			   .udev_fd = unit_tree_open(root, "udev"), .live = false};
+	sd_event *e = NULL;
+	CHECK_INT(sd_event_new(&e), 0);
+	DiskRegistry *disks = registry_new();
+	Discovery *disc = NULL;
+	CHECK_INT(discovery_new(e, &src, disks, NULL, false, &disc), 0);
+	discovery_set_rules(disc, all, models);
+	char *smartctl = (char *)"smartctl", nodes[600];
+	snprintf(nodes, sizeof nodes, "%s/no-such-dev", root);
+	CHECK_INT(discovery_read_farm(disc, &smartctl, nodes), 0);
+	CHECK_INT(discovery_scan(disc), 0);
+	CHECK_INT(registry_size(disks), 9);
+	CHECK_INT(asked(disks), 3);
+	CHECK_INT(discovery_scan(disc), 0);
+	discovery_reread(disc, "sdg");
+	CHECK_INT(asked(disks), 0);
+	discovery_ask_farm(disc, "sdg");	/* smrctl reread */
+	discovery_ask_farm(disc, "sda");	/* a WD: smartctl reads no FARM of it */
+	CHECK_INT(asked(disks), 1);
+
+	/* sdg, an IronWolf no list names: cmr by its rotation; its log says SMR */
+	Disk *sdg = registry_get(disks, "sdg");
+	CHECK(sdg && sdg->verdict.class == DISK_CLASS_CMR && decided_by(sdg, EVIDENCE_ROTATING));
+	FarmReading smr = {.state = FARM_SMR};
+	snprintf(smr.detail, sizeof smr.detail, "Drive Recording Type: SMR");
+	discovery_set_farm(disc, "sdg", 8, 97, &smr);	/* another device's answer: not sdg's */
+	CHECK(sdg && sdg->verdict.class == DISK_CLASS_CMR);
+	discovery_set_farm(disc, "sdg", 8, 96, &smr);
+	CHECK(sdg && sdg->verdict.class == DISK_CLASS_DM_SMR && decided_by(sdg, EVIDENCE_VENDOR_LOG));
+	discovery_reread(disc, "sdg");
+	sdg = registry_get(disks, "sdg");
+	CHECK(sdg && sdg->verdict.class == DISK_CLASS_DM_SMR && sdg->farm.state == FARM_SMR);
+	CHECK_INT(asked(disks), 0);
+
+	/* its model string changes: asked again */
+	CHECK_INT(unit_tree_write(src.udev_fd, "data/b8:96", "E:ID_MODEL=ST4000VN006-3CW104\nE:ID_SERIAL_SHORT=ZGY0MD00\n"), 0);
+	discovery_reread(disc, "sdg");
+	CHECK(sdg && sdg->farm.state == FARM_FAILED);	/* the new answer in place of the old */
+	CHECK(sdg && sdg->verdict.class == DISK_CLASS_CMR);
+	CHECK_INT(asked(disks), 1);
+	discovery_reread(disc, "sdg");
+	CHECK_INT(asked(disks), 0);	/* the same strings again: not asked */
+	CHECK_INT(unit_tree_write(src.udev_fd, "data/b8:96", "E:ID_MODEL=ST4000VN008-2DR166\nE:ID_SERIAL_SHORT=ZGY0MD00\n"), 0);
+	discovery_reread(disc, "sdg");
+	CHECK_INT(asked(disks), 1);
+	/* a reload asks every one of them again */
+	discovery_reclassify(disc);
+	CHECK_INT(asked(disks), 3);
+	discovery_set_farm(disc, "nosuch", 8, 96, &smr);	/* gone: nothing */
 
 	discovery_free(disc);
 	registry_free(disks);
@@ -325,6 +421,7 @@ int main(int argc, char **argv)
 
 	discovery_free(disc);
 	test_members(fixtures, models, all);
+	test_farm(fixtures, models, all);
 	filter_free(all);
 	filter_free(no_sdb);
 	modellist_free(models);

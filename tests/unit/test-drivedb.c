@@ -398,9 +398,77 @@ static void test_refused(void)
 	rmdir(dir);
 }
 
-int main(void)
+static bool has_evidence(const Verdict *v, const char *source, const char *value)
 {
+	for (unsigned i = 0; i < v->n_evidence; i++)
+		if (streq(v->evidence[i].source, source) && (!value || streq(v->evidence[i].value, value)))
+			return true;
+	return false;
+}
+
+/* smartmontools commit 33da3bf5 (2025-11) gave WD's Red and Blue (SMR)
+ * families a warning: shown with the disk's evidence, in one line, as a
+ * fact that classifies nothing (the family's mark does); a family without
+ * one (Debian 12's copy of the same entries) shows none. */
+static void test_warnings(const char *src)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/tests/fixtures/drivedb-warnings.h", src);
+	_cleanup_free_ char *text = NULL, *err = NULL;
+	CHECK_INT(read_file_at(AT_FDCWD, path, 1 << 20, &text, NULL), 0);
+	if (!text)
+		return;
+	Seen s = {0};
+	CHECK_INT(drivedb_parse(text, collect, &s, &err), 0);
+	CHECK_INT(s.n, 3);
+	static const char want[] = "Data recovery specialists reported serious problems with older WD SMR HDDs: "
+				   "https://www.heise.de/-10800960.html";
+	ModelList *ml = NULL;
+	CHECK_INT(modellist_parse_drivedb(text, &ml, NULL, &err), 0);
+	const ModelEntry *e = modellist_match(ml, "WDC WD60EFAX-68SHWN0");
+	CHECK(e && e->warning && streq(e->warning, want));
+	e = modellist_match(ml, "WDC WD40EDAZ-11SLVB0");
+	CHECK(e && e->warning && streq(e->warning, want) && strstr(e->source, "Western Digital Blue (SMR)"));
+
+	DiskFacts f;
+	disk_facts_init(&f, "sda");
+	f.transport = TRANSPORT_ATA;
+	f.rotational = 1;
+	f.discard_max_bytes = 0;
+	snprintf(f.udev_model, sizeof f.udev_model, "WDC_WD60EFAX-68SHWN0");
+	Verdict v;
+	classify_disk(&f, ml, &v);
+	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
+	CHECK(has_evidence(&v, "drivedb.h warning", want));
+	for (unsigned i = 0; i < v.n_evidence; i++)
+		if (streq(v.evidence[i].source, "drivedb.h warning"))
+			CHECK(!v.evidence[i].decisive && v.evidence[i].rank == EVIDENCE_FACT && v.evidence[i].class < 0);
+	CHECK(has_evidence(&v, "udev ID_MODEL", NULL));
+	modellist_free(ml);
+
+	/* the same family from Debian 12's drivedb.h: no warning then */
+	_cleanup_free_ char *old = NULL;
+	snprintf(path, sizeof path, "%s/tests/fixtures/drivedb.h", src);
+	CHECK_INT(read_file_at(AT_FDCWD, path, 1 << 20, &old, NULL), 0);
+	ml = NULL;
+	if (old)
+		CHECK_INT(modellist_parse_drivedb(old, &ml, NULL, &err), 0);
+	classify_disk(&f, ml, &v);
+	CHECK_INT(v.class, DISK_CLASS_DM_SMR);
+	CHECK(!has_evidence(&v, "drivedb.h warning", NULL));
+	e = modellist_match(ml, "WDC WD60EFAX-68SHWN0");
+	CHECK(e && !e->warning);
+	modellist_free(ml);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: test-drivedb SRCDIR\n");
+		return 2;
+	}
 	test_parse();
+	test_warnings(argv[1]);
 	test_broken();
 	test_fallback();
 	test_refused();
