@@ -59,6 +59,13 @@ static void reset(Heard *h)
 	*h = (Heard){.disks = disks};
 }
 
+/* A copied tree's roots, as smrd opens them (not the live /sys). */
+static DiskSources tree_sources(const char *root)
+{
+	return (DiskSources){.sysfs_fd = unit_tree_open(root, "sys"), .procfs_fd = unit_tree_open(root, "proc"),
+			     .udev_fd = unit_tree_open(root, "udev"), .live = false};
+}
+
 /* The pools tree: each disk's memberships, then a pool destroyed and a
  * disk joining a volume group, seen at the next scan with a changed(). */
 static void test_members(const char *fixtures, const ModelList *models, const DeviceFilter *all)
@@ -67,8 +74,7 @@ static void test_members(const char *fixtures, const ModelList *models, const De
 	CHECK(root != NULL);
 	if (!root)
 		return;
-	DiskSources src = {.sysfs_fd = unit_tree_open(root, "sys"), .procfs_fd = unit_tree_open(root, "proc"),
-			   .udev_fd = unit_tree_open(root, "udev"), .live = false};
+	DiskSources src = tree_sources(root);
 	sd_event *e = NULL;
 	CHECK_INT(sd_event_new(&e), 0);
 	DiskRegistry *disks = registry_new();
@@ -172,8 +178,7 @@ static void test_farm(const char *fixtures, const ModelList *models, const Devic
 	CHECK(root != NULL);
 	if (!root)
 		return;
-	DiskSources src = {.sysfs_fd = unit_tree_open(root, "sys"), .procfs_fd = unit_tree_open(root, "proc"),
-			   .udev_fd = unit_tree_open(root, "udev"), .live = false};
+	DiskSources src = tree_sources(root);
 	sd_event *e = NULL;
 	CHECK_INT(sd_event_new(&e), 0);
 	DiskRegistry *disks = registry_new();
@@ -238,8 +243,7 @@ int main(int argc, char **argv)
 	if (!root)
 		return test_done("daemon-discovery");
 
-	DiskSources src = {.sysfs_fd = unit_tree_open(root, "sys"), .procfs_fd = unit_tree_open(root, "proc"),
-			   .udev_fd = unit_tree_open(root, "udev"), .live = false};
+	DiskSources src = tree_sources(root);
 	CHECK(src.sysfs_fd >= 0 && src.procfs_fd >= 0 && src.udev_fd >= 0);
 	sd_event *e = NULL;
 	CHECK_INT(sd_event_new(&e), 0);
