@@ -439,6 +439,8 @@ static int start_services(Context *ctx)
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up notifications: %m");
 	notifier_set_reaper(ctx->notifier, ctx->reaper);
+	if (ctx->src.live && discovery_read_farm(ctx->discovery, &ctx->config.smartctl_command, "/dev", ctx->reaper) < 0)
+		return log_error_errno(-ENOMEM, "Out of memory");
 	/* zed's events: its warnings reach the notifier as the detector's do */
 	RebuildWatchCallbacks rcb = {.event = on_detector_event, .userdata = ctx};
 	r = rebuildwatch_new(ctx->event, &ctx->config, ctx->disks, monitor_history(ctx->monitor), &ctx->src, ctx->reaper,
@@ -485,8 +487,6 @@ int context_init(Context *ctx)
 		return log_error_errno(r, "Failed to set up disk discovery: %m");
 	discovery_set_rules(ctx->discovery, ctx->filter, ctx->models.list);
 	discovery_set_disk_rules(ctx->discovery, &ctx->config.disks);
-	if (ctx->src.live && !ctx->oneshot && discovery_read_farm(ctx->discovery, &ctx->config.smartctl_command, "/dev") < 0)
-		return log_error_errno(-ENOMEM, "Out of memory");	/* before the first scan: it asks */
 	discovery_scan(ctx->discovery);
 	discovery_report_disk_rules(ctx->discovery);
 	r = sampler_new(ctx->src.procfs_fd, ctx->disks, &ctx->sampler);

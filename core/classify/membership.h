@@ -42,6 +42,7 @@ typedef struct Membership {
 	char name[MEMBER_STR];		/* the pool, array, volume group, set, filesystem */
 	char via[32];			/* the device carrying it: sdc, sdc1 */
 	char detail[MEMBER_STR + 16];	/* the vdev GUID, holder, or why the name is a UUID */
+	char vdev_guid[24];		/* ZFS: the leaf vdev's GUID (decimal, as zpool takes it for VDEV), "" if unknown */
 } Membership;
 
 typedef struct Memberships {

@@ -88,12 +88,15 @@ static void on_farm(const char *name, unsigned major, unsigned minor, const Farm
 	discovery_set_farm(userdata, name, major, minor, r);
 }
 
-int discovery_read_farm(Discovery *disc, char *const *smartctl, const char *dev_dir)
+int discovery_read_farm(Discovery *disc, char *const *smartctl, const char *dev_dir, Reaper *reaper)
 {
 	if (disc->farm)
 		return 0;
 	FarmReaderCallbacks cb = {.read = on_farm, .userdata = disc};
-	return farmreader_new(disc->event, smartctl, dev_dir, &cb, &disc->farm);
+	int r = farmreader_new(disc->event, reaper, smartctl, dev_dir, &cb, &disc->farm);
+	for (size_t i = 0; r >= 0 && i < registry_size(disc->disks); i++)
+		matched(disc, registry_at(disc->disks, i));
+	return r;
 }
 
 static void log_verdict(const Disk *d, const char *what)
@@ -124,7 +127,7 @@ static bool same_members(const Disk *d, const Memberships *b)
 		return false;
 	for (unsigned i = 0; i < b->n; i++)
 		if (d->members[i].type != b->m[i].type || !streq(d->members[i].name, b->m[i].name) ||
-		    !streq(d->members[i].via, b->m[i].via))
+		    !streq(d->members[i].via, b->m[i].via) || !streq(d->members[i].vdev_guid, b->m[i].vdev_guid))
 			return false;
 	return true;
 }

@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "filter.h"
 #include "modellist.h"
+#include "reaper.h"
 #include "sysfs.h"
 
 typedef struct Discovery Discovery;
@@ -64,11 +65,12 @@ unsigned discovery_report_disk_rules(Discovery *d);
 void discovery_reclassify(Discovery *d);
 /* Reads Seagate's FARM recording type of the disks smartctl reads it from
  * with *smartctl (the configuration's smartctl-command, read at each run;
- * "" never), their nodes under dev_dir: as often as the model list is
- * matched for a disk (when it is found, when its model strings change, on
- * a reload), off the loop (farmreader.h). The live /sys only: a captured
+ * "" never), their nodes under dev_dir, its runs' groups owned in reaper:
+ * of every disk watched now, then as often as the model list is matched
+ * for a disk (when it is found, when its model strings change, on a
+ * reload), off the loop (farmreader.h). The live /sys only: a captured
  * tree's device names are not this kernel's. 0 or -ENOMEM. */
-int discovery_read_farm(Discovery *d, char *const *smartctl, const char *dev_dir);
+int discovery_read_farm(Discovery *d, char *const *smartctl, const char *dev_dir, Reaper *reaper);
 /* Asks for the disk's FARM log now (smrctl reread): its answer comes later. */
 void discovery_ask_farm(Discovery *d, const char *name);
 /* What smartctl read of the vendor's log of the device that was

@@ -40,8 +40,8 @@ struct FarmReader {
 	uint64_t runs;
 };
 
-int farmreader_new(sd_event *e, char *const *smartctl, const char *dev_dir, const FarmReaderCallbacks *cb,
-		   FarmReader **ret)
+int farmreader_new(sd_event *e, Reaper *reaper, char *const *smartctl, const char *dev_dir,
+		   const FarmReaderCallbacks *cb, FarmReader **ret)
 {
 	FarmReader *r = calloc(1, sizeof *r);
 	if (!r)
@@ -54,7 +54,7 @@ int farmreader_new(sd_event *e, char *const *smartctl, const char *dev_dir, cons
 	static const char *const add[] = {"LC_ALL=C", NULL};
 	int k = r->dev_dir ? childrun_env_new(drop, add, &r->env) : -ENOMEM;
 	if (k >= 0)
-		k = childrun_new(e, NULL, &r->run);	/* smartctl starts nothing: its group is all it leaves */
+		k = childrun_new(e, reaper, &r->run);
 	if (k < 0)
 		return farmreader_free(r), k;
 	*ret = r;

@@ -15,6 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "farm.h"
+#include "reaper.h"
 
 #define FARMREADER_TIMEOUT_USEC (30 * 1000000ULL)	/* one smartctl run; killed past it */
 #define FARMREADER_OUTPUT_MAX (1024 * 1024)		/* a SAS drive's log is some tens of KiB */
@@ -30,9 +31,10 @@ typedef struct FarmReaderCallbacks {
 } FarmReaderCallbacks;
 
 /* smartctl: the configuration's smartctl-command, read at each run ("" or
- * NULL: never run); dev_dir: where the device nodes are ("/dev"). */
-int farmreader_new(sd_event *e, char *const *smartctl, const char *dev_dir, const FarmReaderCallbacks *cb,
-		   FarmReader **ret);
+ * NULL: never run); dev_dir: where the device nodes are ("/dev"); reaper:
+ * where its runs' groups are owned (childrun.h). */
+int farmreader_new(sd_event *e, Reaper *reaper, char *const *smartctl, const char *dev_dir,
+		   const FarmReaderCallbacks *cb, FarmReader **ret);
 /* Kills a run under way; nothing more is told. */
 FarmReader *farmreader_free(FarmReader *r);
 /* Queues a read of the disk, unless it is waiting already: 0; -ENOTSUP

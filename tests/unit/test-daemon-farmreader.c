@@ -108,7 +108,7 @@ static void test_reads(sd_event *e, char *smartctl)
 	char devdir[128];
 	snprintf(devdir, sizeof devdir, "%s/dev", dir);
 	FarmReader *r = NULL;
-	CHECK_INT(farmreader_new(e, &cmd, devdir, &cb, &r), 0);
+	CHECK_INT(farmreader_new(e, NULL, &cmd, devdir, &cb, &r), 0);
 	if (!r)
 		return;
 
