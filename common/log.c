@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
+
 static int max_level = LOG_INFO;
 
 bool log_stderr_is_journal(void)
@@ -40,10 +42,15 @@ int log_full_errno(int level, int r, const char *fmt, ...)
 	va_end(ap);
 	static const char *const names[] = {"emerg", "alert", "crit", "error",
 					    "warning", "notice", "info", "debug"};
+	/* one line, whatever a message carries (a mount point's newline, a
+	 * pool's escape sequence): journald takes each line, and a leading
+	 * <N>, for an entry of its own */
+	char line[sizeof msg * 2];
+	str_escape_control(msg, line, sizeof line);
 	if (log_stderr_is_journal())
-		fprintf(stderr, "<%d>%s\n", level, msg);
+		fprintf(stderr, "<%d>%s\n", level, line);
 	else
-		fprintf(stderr, "smrd[%s]: %s\n", names[level & 7], msg);
+		fprintf(stderr, "smrd[%s]: %s\n", names[level & 7], line);
 	errno = saved;
 	return r < 0 ? r : -r;
 }

@@ -245,6 +245,24 @@ char *str_sanitize(const char *s)
 	return d;
 }
 
+char *str_escape_control(const char *s, char *out, size_t n)
+{
+	size_t k = 0;
+	if (!n)
+		return out;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		bool ctl = *p < 0x20 || *p == 0x7f;
+		if (k + (ctl ? 4 : 1) >= n)
+			break;
+		if (ctl)
+			k += (size_t)snprintf(out + k, n - k, "\\x%02x", *p);
+		else
+			out[k++] = (char)*p;
+	}
+	out[k] = 0;
+	return out;
+}
+
 const char *read_error_string(int r)
 {
 	switch (r) {

@@ -84,6 +84,11 @@ void buf_free(Buf *b);
 size_t format_number(char out[static 32], double v, int decimals);
 /* Returns a malloc'd copy of s with characters outside printable ASCII replaced. */
 char *str_sanitize(const char *s);
+/* s into out (n bytes, NUL-terminated, cut at a whole escape) with each
+ * control byte (below 0x20, and 0x7f) as \xNN: one line of text, whatever
+ * came in, that no terminal, log or journal takes for a command or a
+ * line of its own. Other bytes (UTF-8) are kept. Returns out. */
+char *str_escape_control(const char *s, char *out, size_t n);
 /* The clock's time in microseconds, or in seconds. */
 uint64_t now_usec(clockid_t clock);
 /* What one turn of the event loop calls "now" (sd_event_now), read once

@@ -20,8 +20,11 @@ static int env_add(char *env[], unsigned *k, const char *key, const char *value)
 {
 	if (*k >= HOOKENV_MAX)
 		return -E2BIG;
-	/* an environment string ends at a NUL: the value is otherwise as it came */
-	if (asprintf(&env[*k], "%s=%s", key, value ? value : "") < 0) {
+	/* one line each: a newline or escape sequence in a model, a mount
+	 * point or a pool forges no variable and reaches no terminal */
+	char clean[HOOKENV_VALUE_MAX];
+	str_escape_control(value, clean, sizeof clean);
+	if (asprintf(&env[*k], "%s=%s", key, clean) < 0) {
 		env[*k] = NULL;
 		return -ENOMEM;
 	}

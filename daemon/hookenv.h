@@ -3,7 +3,9 @@
  * A notify hook's environment: the event, the disk and where to send it
  * (SMRD_EVENT, SMRD_DEVICE, ... docs/notify.md), and nothing of smrd's own
  * environment but a fixed PATH and locale. Each value is as it came, up to
- * its NUL: the hook runs without a shell, so no byte of it is a command.
+ * its NUL, but for its control bytes, each written \xNN: the hook runs
+ * without a shell, so no byte of it is a command, and every value is one
+ * line, so none forges another variable in what the hook prints of them.
  */
 #pragma once
 
@@ -12,6 +14,7 @@
 #include "incident.h"
 
 #define HOOKENV_MAX 24
+#define HOOKENV_VALUE_MAX 2048	/* bytes of one value, escaped (a message is 320) */
 
 /* Fills env[HOOKENV_MAX + 1] with owned "KEY=value" strings, NULL-terminated;
  * d may be NULL (a disk gone since). 0, or -ENOMEM with env freed. */

@@ -466,6 +466,23 @@ static void hook_links(Config *cfg, DiskRegistry *disks)
 	hookenv_free(env);
 	free(cfg->notify_url);
 	cfg->notify_url = strdup("");
+
+	/* a model and a message (a mount point's) with a newline, an escape
+	 * sequence and a <N> prefix: each value one line, no control byte */
+	Disk *sdb = registry_get(disks, "sdb");
+	char model[sizeof sdb->sys.model];
+	snprintf(model, sizeof model, "%s", sdb->sys.model);
+	snprintf(sdb->sys.model, sizeof sdb->sys.model, "WD\e]0;x\a\nSMRD_CLASS=cmr");
+	snprintf(note.message, sizeof note.message, "btrfs file system /mnt/j\n<2>smrd: forged\e[31m");
+	CHECK_INT(hookenv_build(env, sdb, &note, "dm-smr", "nas", cfg), 0);
+	CHECK_STR(env_get(env, "SMRD_MODEL"), "WD\\x1b]0;x\\x07\\x0aSMRD_CLASS=cmr");
+	CHECK_STR(env_get(env, "SMRD_MESSAGE"), "btrfs file system /mnt/j\\x0a<2>smrd: forged\\x1b[31m");
+	CHECK_STR(env_get(env, "SMRD_CLASS"), "dm-smr");
+	for (unsigned i = 0; env[i]; i++)
+		for (const char *c = env[i]; *c; c++)
+			CHECK((unsigned char)*c >= 0x20 && *c != 0x7f);
+	hookenv_free(env);
+	snprintf(sdb->sys.model, sizeof sdb->sys.model, "%s", model);
 }
 
 /* An ack expires, an unack withdraws it, and both hold across a restart. */

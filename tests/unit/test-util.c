@@ -67,8 +67,22 @@ static void test_absolute_path(void)
 	free(cwd);
 }
 
+/* One printable line from any bytes: control bytes as \xNN, UTF-8 kept,
+ * cut only at a whole escape. */
+static void test_escape_control(void)
+{
+	char out[64];
+	CHECK_STR(str_escape_control("/mnt/a\n<2>smrd: x\x1b[31m\x07\x7f", out, sizeof out),
+		  "/mnt/a\\x0a<2>smrd: x\\x1b[31m\\x07\\x7f");
+	CHECK_STR(str_escape_control("caf\xc3\xa9 \t", out, sizeof out), "caf\xc3\xa9 \\x09");
+	CHECK_STR(str_escape_control(NULL, out, sizeof out), "");
+	CHECK_STR(str_escape_control("ab\ncd", out, 7), "ab\\x0a");
+	CHECK_STR(str_escape_control("ab\ncd", out, 6), "ab");
+}
+
 int main(void)
 {
+	test_escape_control();
 	test_devname_order();
 	test_registry_order();
 	test_absolute_path();
