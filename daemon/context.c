@@ -24,6 +24,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "notifier.h"
+#include "recorder.h"
 #include "sampler.h"
 #include "service.h"
 #include "statedir.h"
@@ -265,10 +266,14 @@ void context_tick(Context *ctx, const TickTime *tick)
 	step_done(ctx, TICK_DISKSTATS, &mark);
 	if (ctx->oneshot)
 		return;		/* one page of counters: no tracer, detector, notifier or service */
+	/* what the sample records waits for its views: the notifier reads them */
+	recorder_hold(ctx->recorder);
 	tracer_collect(ctx->tracer, now, tick->real_usec);
 	step_done(ctx, TICK_TRACER, &mark);
+	recorder_upkeep(ctx->recorder, tick);
 	monitor_tick(ctx->monitor, tick, sampler_stats(ctx->sampler)->steal_last);
 	step_done(ctx, TICK_DETECTOR, &mark);
+	recorder_release(ctx->recorder);
 	notifier_tick(ctx->notifier, tick->real_usec);
 	step_done(ctx, TICK_NOTIFIER, &mark);
 	if (service_wants_status(ctx->service)) {
@@ -408,8 +413,8 @@ static int start_servers(Context *ctx)
 	return 0;
 }
 
-/* The monitor recorded an event: the notifier decides whether it is news. */
-static void on_detector_event(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
+/* An event was recorded: the notifier decides whether it is news. */
+static void on_recorded(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
 {
 	Context *ctx = userdata;
 	notifier_event(ctx->notifier, d, kind, h);
@@ -426,8 +431,11 @@ static int start_services(Context *ctx)
 	if (r < 0)
 		return log_error_errno(r, "State directory %s: %s: not using it", ctx->config.state_dir,
 				       why ? why : strerror(-r));
-	MonitorCallbacks mcb = {.event = on_detector_event, .userdata = ctx};
-	r = monitor_new(ctx->event, &ctx->config, ctx->disks, ctx->src.live, &mcb, &ctx->monitor);
+	RecorderCallbacks ecb = {.heard = on_recorded, .userdata = ctx};
+	if ((r = recorder_open(ctx->config.state_dir, &ctx->config, ctx->disks, &ecb, &ctx->recorder)) < 0)
+		return r;
+	ctx->history = recorder_history(ctx->recorder);
+	r = monitor_new(ctx->event, &ctx->config, ctx->disks, ctx->history, ctx->recorder, ctx->src.live, &ctx->monitor);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the detector: %m");
 	/* before anything runs a child: what children leave comes to smrd */
@@ -435,16 +443,13 @@ static int start_services(Context *ctx)
 	if (r < 0)
 		log_warning_errno(r, "Cannot become the subreaper of smrd's children (what a zpool, btrfs or hook "
 				  "leaves outside its process group is not killed): %m");
-	r = notifier_new(ctx->event, &ctx->config, monitor_history(ctx->monitor), ctx->disks, &ctx->notifier);
+	r = notifier_new(ctx->event, &ctx->config, ctx->history, ctx->disks, &ctx->notifier);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up notifications: %m");
 	notifier_set_reaper(ctx->notifier, ctx->reaper);
 	if (ctx->src.live && discovery_read_farm(ctx->discovery, &ctx->config.smartctl_command, "/dev", ctx->reaper) < 0)
 		return log_error_errno(-ENOMEM, "Out of memory");
-	/* zed's events: its warnings reach the notifier as the detector's do */
-	RebuildWatchCallbacks rcb = {.event = on_detector_event, .userdata = ctx};
-	r = rebuildwatch_new(ctx->event, &ctx->config, ctx->disks, monitor_history(ctx->monitor), &ctx->src, ctx->reaper,
-			     &rcb, &ctx->rebuild);
+	r = rebuildwatch_new(ctx->event, &ctx->config, ctx->disks, ctx->recorder, &ctx->src, ctx->reaper, &ctx->rebuild);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up the rebuild watcher: %m");
 	r = start_tick(ctx);
@@ -492,6 +497,9 @@ int context_init(Context *ctx)
 	r = sampler_new(ctx->src.procfs_fd, ctx->disks, &ctx->sampler);
 	if (r < 0)
 		return log_error_errno(r, "Out of memory");
+	/* --oneshot: one page of counters, whose events go nowhere but the counts */
+	if (ctx->oneshot && recorder_new(NULL, &ctx->config, ctx->disks, NULL, &ctx->recorder) < 0)
+		return log_error_errno(-ENOMEM, "Out of memory");
 	return ctx->oneshot ? 0 : start_services(ctx);
 }
 
@@ -507,6 +515,8 @@ void context_done(Context *ctx)
 	ctx->notifier = notifier_free(ctx->notifier);
 	ctx->reaper = reaper_free(ctx->reaper);
 	ctx->monitor = monitor_free(ctx->monitor);
+	ctx->history = NULL;
+	ctx->recorder = recorder_free(ctx->recorder);	/* and the history */
 	ctx->state = statedir_free(ctx->state);	/* the history is closed: the next smrd may have it */
 	ctx->sampler = sampler_free(ctx->sampler);
 	ctx->discovery = discovery_free(ctx->discovery);

@@ -82,6 +82,8 @@ typedef struct Context {
 	Sampler *sampler;
 	Tracer *tracer;
 	Monitor *monitor;
+	struct Recorder *recorder;	/* the one event path (--oneshot: a null sink) */
+	struct History *history;	/* the recorder's store, beside the state directory; NULL --oneshot */
 	struct StateDir *state;		/* the state directory, locked while smrd runs */
 	bool http_passed, control_passed;	/* the service manager's sockets, not listen and socket */
 	char restart_needed[160];	/* keys the last reload changed that only a restart applies */

@@ -1,51 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Events are stored first (SQLite), then logged; the journal gets them with
- * the stable MESSAGE_ID of their kind (core/detect/events.c) so that
- * `journalctl MESSAGE_ID=...` finds every storm on every host. Stall
- * messages in the log are rate-limited per disk (the database and the
- * counters keep every one).
+ * The detector's shell. Its events go through the one event path
+ * (recorder.h): history, journal, log, counts and the notifier are there.
  */
 #include "monitor.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
-#include <systemd/sd-journal.h>
 
 #include "format.h"
 #include "log.h"
 #include "prober.h"
 
-#define STALL_LOGS_PER_MINUTE 10
 #define RESTORE_MAX 5000
 
 struct Monitor {
 	const Config *cfg;
 	DiskRegistry *disks;
-	History *history;
-	HistoryState history_said;	/* the state last logged */
+	History *history;		/* the context's: a disk's past is restored from it */
+	Recorder *recorder;
 	Prober *prober;			/* NULL: probes are never sent (not the live /sys) */
-	bool journal;
-	Retention retention;
-	bool age_prune_said;
-	uint64_t events[_EVENT_KIND_MAX];
 	uint64_t now_mono_usec, now_real_usec;	/* of the tick or slow I/O being handled */
 	uint64_t samples;			/* ticks so far */
 	double host_steal;			/* of this tick's interval; NaN unknown */
 	uint64_t host_stalls;			/* intervals detect_host_stalled() */
 	uint64_t host_stall_said;		/* CLOCK_MONOTONIC of the last one logged */
-	MonitorCallbacks cb;
 };
 
 /* What the monitor keeps of a disk besides the detector's state. */
 struct MonitorDisk {
 	ProbeSlot probe;
-	uint64_t stall_log_minute;
-	unsigned stall_log_count, stall_log_suppressed;
 };
 
-/* NULL without memory: no probe, and every stall logged. */
+/* NULL without memory: no probe. */
 static MonitorDisk *mon_of(Disk *d)
 {
 	if (!d->mon)
@@ -69,20 +57,6 @@ static DiskViewClock view_clock(const Monitor *m)
 			       .sample = m->samples};
 }
 
-/* Logs each change of the history's health once, not each failed insert. */
-static void history_said(Monitor *m)
-{
-	HistoryState s = history_state(m->history);
-	if (s == m->history_said)
-		return;
-	m->history_said = s;
-	if (s == HISTORY_OK || s == HISTORY_RECOVERED)
-		log_notice("history: %s works again, every event is stored", history_path(m->history));
-	else
-		log_warning("history: %s; %u event(s) kept in memory (up to %d), written back when it works again",
-			    history_last_error(m->history), history_pending(m->history), HISTORY_PENDING_MAX);
-}
-
 static void clocks(Monitor *m)
 {
 	m->now_mono_usec = now_usec(CLOCK_MONOTONIC);
@@ -94,64 +68,20 @@ typedef struct EmitCtx {
 	Disk *disk;
 } EmitCtx;
 
-/* Stalls can come by the thousand: at most a few log lines per disk a minute. */
-static bool stall_log_allowed(Monitor *m, Disk *d)
-{
-	MonitorDisk *md = mon_of(d);
-	if (!md)
-		return true;
-	if (md->stall_log_minute != m->now_mono_usec / 60000000) {
-		if (md->stall_log_suppressed)
-			log_notice("%s: %u more stall(s) not logged in the last minute (all are in the history)", d->name,
-				   md->stall_log_suppressed);
-		md->stall_log_minute = m->now_mono_usec / 60000000;
-		md->stall_log_count = md->stall_log_suppressed = 0;
-	}
-	if (md->stall_log_count++ < STALL_LOGS_PER_MINUTE)
-		return true;
-	md->stall_log_suppressed++;
-	return false;
-}
-
 static void on_event(const DetectEvent *e, void *userdata)
 {
 	EmitCtx *ec = userdata;
 	Monitor *m = ec->m;
-	Disk *d = ec->disk;
-	const EventKindInfo *k = event_kind_info(e->kind);
 	double ago = (double)m->now_mono_usec / 1e6 - e->time;
-	HistoryEvent h = {
-		.time_usec = m->now_real_usec - (uint64_t)(fmax(ago, 0) * 1e6),
-		.logged_usec = m->now_real_usec,
+	EventRecord r = {
+		.kind = e->kind, .disk = ec->disk,
+		.time_usec = m->now_real_usec - (uint64_t)fmin(fmax(ago, 0) * 1e6, (double)m->now_real_usec),
+		.op = e->op >= 0 ? trace_op_to_string(e->op) : NULL,
 		.duration = e->duration, .latency = e->latency, .value = e->value,
 		.count = (int64_t)e->count, .bytes = (int64_t)e->bytes, .sector = (int64_t)e->sector,
+		.message = e->message,
 	};
-	snprintf(h.device, sizeof h.device, "%s", d->name);
-	registry_disk_key(m->disks, d, h.serial);
-	snprintf(h.kind, sizeof h.kind, "%s", k->name);
-	snprintf(h.op, sizeof h.op, "%s", e->op >= 0 ? trace_op_to_string(e->op) : "");
-	snprintf(h.severity, sizeof h.severity, "%s", k->severity);
-	snprintf(h.message, sizeof h.message, "%s", e->message);
-	m->events[e->kind]++;
-	if (history_add(m->history, &h) < 0)
-		history_said(m);
-	if (m->cb.event)
-		m->cb.event(d, e->kind, &h, m->cb.userdata);
-	if (e->kind == EVENT_STALL && !stall_log_allowed(m, d))
-		return;
-	/* under systemd stderr is the journal: the native entry (with its
-	 * MESSAGE_ID and fields) is the one, not a second line beside it */
-	if (!m->journal || !log_stderr_is_journal())
-		log_full(k->priority, "%s: %s", d->name, e->message);
-	char lat[FORMAT_MAX], dur[FORMAT_MAX];
-	if (m->journal)	/* _SEC for programs, the others for the catalog's sentences */
-		sd_journal_send("MESSAGE=%s: %s", d->name, e->message, "MESSAGE_ID=%s", k->message_id,
-				"PRIORITY=%d", k->priority, "SMRD_EVENT=%s", h.kind, "DEVICE=/dev/%s", d->name,
-				"SMRD_DEVICE=%s", d->name, "SMRD_DISK_ID=%s", h.serial, "SMRD_OP=%s", h.op,
-				"SMRD_LATENCY_SEC=%g", e->latency, "SMRD_DURATION_SEC=%g", e->duration,
-				"SMRD_LATENCY=%s", format_duration(lat, e->latency),
-				"SMRD_DURATION=%s", format_duration(dur, e->duration),
-				"SMRD_COUNT=%" PRId64, h.count, "SMRD_EVENT_ID=%" PRId64, h.id, NULL);
+	(void)recorder_record(m->recorder, &r, m->now_real_usec, NULL);
 }
 
 typedef struct RestoreRun {
@@ -272,29 +202,6 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 	}
 }
 
-/* A jump of the wall clock is said; see core/detect/retention.h for what it stops. */
-static void watch_clock(Monitor *m)
-{
-	int64_t jump = retention_watch(&m->retention, m->now_mono_usec, m->now_real_usec);
-	if (jump)
-		log_warning("the wall clock jumped %s by %.0f s: events are dated by it; none is pruned by age until it "
-			    "has held steady for an hour", jump > 0 ? "forward" : "back", fabs((double)jump) / 1e6);
-}
-
-static void prune(Monitor *m)
-{
-	uint64_t before;
-	const char *why;
-	if (!retention_due(&m->retention, m->now_mono_usec, m->now_real_usec, m->cfg->history_days, &before, &why))
-		return;
-	if (why && !m->age_prune_said)
-		log_notice("history: not pruning by age (%s), only down to %.0f events", why, m->cfg->history_max_events);
-	m->age_prune_said = why != NULL;
-	int r = history_prune(m->history, before, (uint64_t)m->cfg->history_max_events);
-	if (r > 0)
-		log_info("history: pruned %d old event(s)", r);
-}
-
 /* Said at most once an hour: a busy hypervisor does it all day. */
 static void host_stall(Monitor *m, double dt)
 {
@@ -323,14 +230,6 @@ void monitor_tick(Monitor *m, const TickTime *tick, double host_steal)
 	m->now_real_usec = tick->real_usec;
 	m->host_steal = host_steal;
 	host_stall(m, m->cfg->interval);
-	int written = history_maintain(m->history, now_mono_usec);
-	const char *notice = history_take_notice(m->history);
-	if (notice)
-		log_warning("history: %s", notice);
-	if (written > 0)
-		log_notice("history: wrote %d event(s) kept in memory to %s", written, history_path(m->history));
-	history_said(m);
-	watch_clock(m);
 	m->samples++;
 	double now = (double)now_mono_usec / 1e6;
 	DiskViewClock c = view_clock(m);
@@ -354,7 +253,6 @@ void monitor_tick(Monitor *m, const TickTime *tick, double host_steal)
 		}
 		diskview_update(d, &m->cfg->detect, &c);
 	}
-	prune(m);
 }
 
 void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r, const TickTime *now)
@@ -413,31 +311,16 @@ int monitor_forget(Monitor *m, Disk *d)
 	return n;
 }
 
-int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, bool live, const MonitorCallbacks *cb,
+int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, History *history, Recorder *recorder, bool live,
 		Monitor **ret)
 {
 	Monitor *m = calloc(1, sizeof *m);
 	if (!m)
 		return -ENOMEM;
-	*m = (Monitor){.cfg = cfg, .disks = disks, .host_steal = NAN, .cb = cb ? *cb : (MonitorCallbacks){0}};
-	_cleanup_free_ char *err = NULL;
-	int r = history_open(cfg->state_dir, &m->history, &err);
-	if (!m->history) {
-		free(m);
-		return r;
-	}
-	if (r == -ESTALE)
-		log_warning("history: %s", err ? err : "database was corrupt, started a new one");
-	else if (r < 0)
-		log_error("history: %s", err ? err : "cannot open");
-	else
-		log_info("history: %s", history_path(m->history));
-	m->history_said = history_state(m->history);
-	retention_init(&m->retention, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
-		       history_newest_logged(m->history));
-	m->journal = access("/run/systemd/journal/socket", W_OK) == 0;
+	*m = (Monitor){.cfg = cfg, .disks = disks, .history = history, .recorder = recorder, .host_steal = NAN};
 	/* Probes read whole disks: only this host's, never a captured tree's. */
 	ProberCallbacks pcb = {.result = on_probe, .userdata = m};
+	int r;
 	if (live && (r = prober_new(e, "/dev", &pcb, &m->prober)) < 0) {
 		monitor_free(m);
 		return r;
@@ -453,19 +336,6 @@ Monitor *monitor_free(Monitor *m)
 	for (size_t i = 0; i < registry_size(m->disks); i++)
 		mon_free(m, registry_at(m->disks, i));
 	m->prober = prober_free(m->prober);
-	history_close(m->history);
 	free(m);
 	return NULL;
-}
-
-History *monitor_history(const Monitor *m)
-{
-	assert(m);
-	return m->history;
-}
-
-uint64_t monitor_events_total(const Monitor *m, DetectEventKind k)
-{
-	assert(m);
-	return (unsigned)k < _EVENT_KIND_MAX ? m->events[k] : 0;
 }

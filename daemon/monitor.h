@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The detector's shell: feeds each disk's interval, latency windows and slow
- * I/Os to the pure detector, and sends its events to the history database,
- * the log and the journal. It owns the history and the idle-cleaning
- * prober, and fills each disk's view (core/disk/diskview.h) once per sample.
+ * I/Os to the pure detector, and hands its events to the one event path
+ * (recorder.h). It restores each disk's past from the history, owns the
+ * idle-cleaning prober, and fills each disk's view (core/disk/diskview.h)
+ * once per sample.
  */
 #pragma once
 
@@ -14,22 +15,17 @@
 #include "registry.h"
 #include "history.h"
 #include "prober.h"
-#include "retention.h"
+#include "recorder.h"
 #include "tracer.h"
 
 typedef struct Monitor Monitor;
 typedef struct MonitorDisk MonitorDisk;
 
-/* What the monitor tells others: each detector event, once recorded. */
-typedef struct MonitorCallbacks {
-	void (*event)(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata);
-	void *userdata;
-} MonitorCallbacks;
-
 /* cfg stays the caller's and is read at every tick (a reload changes it in
- * place); live: probes may be sent (the registry's disks are this host's);
- * cb may be NULL. Logs how the history database opened. */
-int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, bool live, const MonitorCallbacks *cb,
+ * place); history and recorder are the context's (a disk's past is read
+ * from the one, its events go to the other); live: probes may be sent (the
+ * registry's disks are this host's). */
+int monitor_new(sd_event *e, const Config *cfg, DiskRegistry *disks, History *history, Recorder *recorder, bool live,
 		Monitor **ret);
 /* Open storms stay open: a restart restores them from the history. */
 Monitor *monitor_free(Monitor *m);
@@ -43,7 +39,5 @@ void monitor_slow_io(Monitor *m, Disk *d, const SlowRecord *r, const TickTime *n
 void monitor_disk_gone(Monitor *m, Disk *d);
 /* Deletes a disk's events and resets its detector (after a replacement). */
 int monitor_forget(Monitor *m, Disk *d);
-History *monitor_history(const Monitor *m);
-uint64_t monitor_events_total(const Monitor *m, DetectEventKind k);
 /* Intervals in which the host held a CPU long enough that no disk's waits were taken as evidence. */
 uint64_t monitor_host_stalls(const Monitor *m);

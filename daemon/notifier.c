@@ -473,10 +473,9 @@ void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const Hist
 {
 	if (!enabled(n))
 		return;
-	/* the views catch up at the end of the sample: the verdict itself
-	 * says what the class now is */
-	const char *cls = kind == EVENT_BEHAVIOUR ? disk_class_to_string(DISK_CLASS_DM_SMR)
-						  : disk_class_to_string(disk_class(d));
+	/* heard once the sample's views are updated (recorder.h): the class
+	 * is the one the event made */
+	const char *cls = disk_class_to_string(disk_class(d));
 	char key[96];
 	IncidentEvent e = {.kind = kind, .device = d->name, .identity = notifier_disk_key(n, d, key),
 			   .disk_class = cls, .time_usec = h->logged_usec, .message = h->message};

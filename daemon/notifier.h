@@ -70,7 +70,8 @@ Notifier *notifier_free(Notifier *n);
 /* Each hook's process group is owned in reaper while it runs (reaper.h):
  * what a hook leaves outside it is swept once it is over. */
 void notifier_set_reaper(Notifier *n, Reaper *reaper);
-/* A detector event, as the monitor recorded it. */
+/* An event as the recorder recorded it: within a sample once its views
+ * are updated, at once off it (recorder.h). */
 void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h);
 /* Once per interval: aggregated events whose notify-interval is over. */
 void notifier_tick(Notifier *n, uint64_t now_real_usec);

@@ -39,7 +39,7 @@ typedef struct DiskWritten {
 
 struct Rebuilds {
 	DiskRegistry *disks;
-	History *history;
+	Recorder *recorder;
 	DevMap *map;
 	RebuildsCallbacks cb;
 	const char *sys_root, *mountinfo;
@@ -61,12 +61,12 @@ struct Rebuilds {
 	bool sysfs;		/* no CAP_SYS_ADMIN: btrfs read from sysfs, not its tools */
 };
 
-int rebuilds_new(DiskRegistry *disks, History *history, DevMap *map, const RebuildsCallbacks *cb, Rebuilds **ret)
+int rebuilds_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const RebuildsCallbacks *cb, Rebuilds **ret)
 {
 	Rebuilds *r = calloc(1, sizeof *r);
 	if (!r)
 		return -ENOMEM;
-	*r = (Rebuilds){.disks = disks, .history = history, .map = map, .sys_root = "/sys", .mountinfo = "/proc/self/mountinfo"};
+	*r = (Rebuilds){.disks = disks, .recorder = recorder, .map = map, .sys_root = "/sys", .mountinfo = "/proc/self/mountinfo"};
 	if (cb)
 		r->cb = *cb;
 	if (!rebuilds_btrfs_privileged()) {
@@ -175,25 +175,17 @@ static void facts(const Disk *d, RebuildDiskFacts *ret)
 	};
 }
 
-static void record_end(Rebuilds *r, Disk *d)
+/* at its end (now), through the one event path */
+static void record_end(Rebuilds *r, Disk *d, double now)
 {
-	HistoryEvent h = {.time_usec = (uint64_t)(fmax(disk_rebuild(d)->started, 0) * 1e6),
-			  .duration = disk_rebuild(d)->duration, .value = NAN, .latency = NAN};
-	h.value = rebuild_done_text(disk_rebuild(d), d->name, h.message);
-	const EventKindInfo *k = event_kind_info(EVENT_REBUILD_DONE);
-	snprintf(h.kind, sizeof h.kind, "%s", k->name);
-	snprintf(h.severity, sizeof h.severity, "%s", k->severity);
-	snprintf(h.device, sizeof h.device, "%s", d->name);
-	registry_disk_key(r->disks, d, h.serial);	/* as the monitor's events */
-	h.bytes = isfinite(disk_rebuild(d)->total_bytes) ? (int64_t)disk_rebuild(d)->total_bytes : 0;
-	log_info("%s", h.message);
-	if (r->history) {
-		int e = history_add(r->history, &h);
-		if (e < 0 && e != -EIO)
-			log_warning_errno(e, "history: could not record the end of the rebuild onto %s: %m", d->name);
-	}
-	if (r->cb.changed)
-		r->cb.changed(d, REBUILD_CHANGE_ENDED, &h, r->cb.userdata);
+	const RebuildState *s = disk_rebuild(d);
+	char text[REBUILD_DONE_TEXT_MAX];
+	double error = rebuild_done_text(s, d->name, text);
+	EventRecord e = {.kind = EVENT_REBUILD_DONE, .disk = d, .time_usec = (uint64_t)(fmax(now, 0) * 1e6),
+			 .duration = s->duration, .value = error, .latency = NAN, .message = text,
+			 .bytes = isfinite(s->total_bytes) ? (int64_t)s->total_bytes : 0};
+	if (r->recorder)
+		(void)recorder_record(r->recorder, &e, e.time_usec, NULL);
 }
 
 /* source: what rebuilds, for the warning (NULL: not a start's reading) */
@@ -207,12 +199,10 @@ static void apply(Rebuilds *r, Disk *d, const RebuildSample *o, const char *sour
 		return;
 	}
 	RebuildChange c = rebuild_state_observe(s, o, &f, now);
-	if (c == REBUILD_CHANGE_STARTED) {
+	if (c == REBUILD_CHANGE_STARTED)
 		log_info("%s of %s onto %s seen", rebuild_kind_to_string(o->kind), o->pool, d->name);
-		if (r->cb.changed)
-			r->cb.changed(d, c, NULL, r->cb.userdata);
-	} else if (c == REBUILD_CHANGE_ENDED)
-		record_end(r, d);
+	else if (c == REBUILD_CHANGE_ENDED)
+		record_end(r, d, now);
 	if (source && r->cb.unwarned && rebuild_state_wants_warning(s))
 		r->cb.unwarned(d, source, path, r->cb.userdata);
 }
@@ -254,7 +244,7 @@ void rebuilds_zpool(Rebuilds *r, const ZpoolStatus *s, double now, double utc_of
 			o.total_bytes = NAN;
 			apply(r, d, &o, NULL, NULL, now);
 		} else if (!s->pools_truncated && rebuild_state_gone(d->rebuild, now) == REBUILD_CHANGE_ENDED)
-			record_end(r, d);
+			record_end(r, d, now);
 	}
 }
 
@@ -390,7 +380,7 @@ unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigne
 			there = streq(disk_rebuild(d)->pool, ret + (size_t)j * mount_len);
 		if (!there && disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING && rebuild_kind_btrfs(disk_rebuild(d)->kind) &&
 		    rebuild_state_gone(d->rebuild, now) == REBUILD_CHANGE_ENDED)
-			record_end(r, d);
+			record_end(r, d, now);
 	}
 	if (!r->sysfs)
 		return n;

@@ -4,8 +4,8 @@
  * a resilver writes onto is mapped to the disk smrd watches (by the vdev
  * GUID in the disk's ZFS membership, else by its path, through the mapper
  * it was given: devmap.h), the disk's RebuildState moved along
- * with its model's ETA, and an ended rebuild recorded in the history with
- * the real duration beside the estimate made at its start. A btrfs replace
+ * with its model's ETA, and an ended rebuild recorded (recorder.h) at its
+ * end with the real duration beside the estimate made at its start. A btrfs replace
  * is read per file system (btrfsfs.h); it writes onto the one watched disk
  * among the file system's devices that carries no btrfs signature (a fresh
  * target: udev read it before the replace began). A balance writes onto
@@ -20,16 +20,13 @@
 #include "btrfsfs.h"
 #include "btrfsreplace.h"
 #include "devmap.h"
-#include "history.h"
+#include "recorder.h"
 #include "registry.h"
 #include "zpoolstatus.h"
 
 typedef struct Rebuilds Rebuilds;
 
 typedef struct RebuildsCallbacks {
-	/* A rebuild onto d began (change REBUILD_CHANGE_STARTED) or ended
-	 * (REBUILD_CHANGE_ENDED; h is what was recorded, NULL otherwise). */
-	void (*changed)(Disk *d, int change, const HistoryEvent *h, void *userdata);
 	/* A rebuild onto d is followed and no rebuild-warning check was made
 	 * for it yet (rebuild_state_wants_warning(): none at a zed vdev_attach,
 	 * a btrfs replace, smrd started after the attach): source says what
@@ -41,9 +38,10 @@ typedef struct RebuildsCallbacks {
 	void *userdata;
 } RebuildsCallbacks;
 
-/* history may be NULL (nothing recorded); map finds the disk a tool's
- * device path is on (devmap.h), kept. */
-int rebuilds_new(DiskRegistry *disks, History *history, DevMap *map, const RebuildsCallbacks *cb, Rebuilds **ret);
+/* recorder: the one event path, where a rebuild's end goes (rebuild-done,
+ * at the end, with the real duration; NULL: nothing recorded); map finds
+ * the disk a tool's device path is on (devmap.h); both kept. */
+int rebuilds_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const RebuildsCallbacks *cb, Rebuilds **ret);
 /* Where btrfs file systems are read from: "/sys" and "/proc/self/mountinfo"
  * until set (a test's own); kept, not copied. */
 void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo);

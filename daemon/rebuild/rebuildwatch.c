@@ -21,7 +21,6 @@ struct RebuildWatch {
 	ZfsEvents *zfs;
 	Rebuilds *rebuilds;
 	ScanWatch *scan;
-	RebuildWatchCallbacks cb;
 };
 
 /* Seconds local time is ahead of UTC at now (the tools' text dates). */
@@ -80,13 +79,6 @@ static void on_unwarned(Disk *d, const char *source, const char *path, void *use
 	zfsevents_warn(w->zfs, d, source, path, now, now, &check, warning);
 }
 
-static void on_zfs_event(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
-{
-	RebuildWatch *w = userdata;
-	if (w->cb.event)
-		w->cb.event(d, kind, h, w->cb.userdata);
-}
-
 /* zed says a resilver or scrub began: its progress is read now, not at the next interval */
 static void on_scan_started(const char *pool, void *userdata)
 {
@@ -96,27 +88,25 @@ static void on_scan_started(const char *pool, void *userdata)
 		scanwatch_kick(w->scan);
 }
 
-int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, History *history, const DiskSources *src,
-		     Reaper *reaper, const RebuildWatchCallbacks *cb, RebuildWatch **ret)
+int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, Recorder *recorder, const DiskSources *src,
+		     Reaper *reaper, RebuildWatch **ret)
 {
 	RebuildWatch *w = calloc(1, sizeof *w);
 	if (!w)
 		return -ENOMEM;
 	w->cfg = cfg;
-	if (cb)
-		w->cb = *cb;
-	ZfsEventsCallbacks zcb = {.event = on_zfs_event, .scan_started = on_scan_started, .userdata = w};
+	ZfsEventsCallbacks zcb = {.scan_started = on_scan_started, .userdata = w};
 	RebuildsCallbacks rcb = {.unwarned = on_unwarned, .userdata = w};
 	ScanWatchCallbacks scb = {.wanted = on_wanted, .status = on_status, .btrfs_mounts = on_btrfs_mounts,
 				  .btrfs_status = on_btrfs_status, .btrfs_balance = on_btrfs_balance, .userdata = w};
 	int r = devmap_new(disks, src->sysfs_fd, src->udev_fd, "/dev", &w->map);
 	if (r >= 0)
-		r = zfsevents_new(disks, history, w->map, &zcb, &w->zfs);
+		r = zfsevents_new(disks, recorder, w->map, &zcb, &w->zfs);
 	/* the configuration's field, read at each run: a reload applies at once */
 	if (r >= 0)
 		r = zfsevents_watch_slow_io(w->zfs, e, reaper, &cfg->zpool_command);
 	if (r >= 0)
-		r = rebuilds_new(disks, history, w->map, &rcb, &w->rebuilds);
+		r = rebuilds_new(disks, recorder, w->map, &rcb, &w->rebuilds);
 	if (r >= 0)
 		r = scanwatch_new(e, reaper, cfg->zpool_command, cfg->rebuild_interval, &scb, &w->scan);
 	if (r >= 0)

@@ -5,8 +5,8 @@
  * btrfs (scanwatch.h) and the rebuilds it reads (rebuilds.h), wired to
  * each other here, so that the context holds one handle and tells it only
  * what it needs: where disks are read from, the configuration (read again
- * at rebuildwatch_configure()), the history, the reaper for its children,
- * and whom to tell of an event (the notifier).
+ * at rebuildwatch_configure()), the one event path its events take
+ * (recorder.h) and the reaper for its children.
  */
 #pragma once
 
@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "devmap.h"
-#include "history.h"
+#include "recorder.h"
 #include "reaper.h"
 #include "registry.h"
 #include "sysdisk.h"
@@ -22,17 +22,11 @@
 
 typedef struct RebuildWatch RebuildWatch;
 
-typedef struct RebuildWatchCallbacks {
-	/* An event recorded about a watched disk (a ZFS kind, a rebuild-warning). */
-	void (*event)(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata);
-	void *userdata;
-} RebuildWatchCallbacks;
-
 /* cfg is the daemon's, kept (its zpool-command, btrfs-command and
  * rebuild-interval are read again at rebuildwatch_configure()); src's
- * sysfs and udev roots are duplicated; history may be NULL. */
-int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, History *history, const DiskSources *src,
-		     Reaper *reaper, const RebuildWatchCallbacks *cb, RebuildWatch **ret);
+ * sysfs and udev roots are duplicated; recorder may be NULL (nothing recorded). */
+int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, Recorder *recorder, const DiskSources *src,
+		     Reaper *reaper, RebuildWatch **ret);
 RebuildWatch *rebuildwatch_free(RebuildWatch *w);
 /* After a reload: the commands and the interval from cfg. */
 void rebuildwatch_configure(RebuildWatch *w);

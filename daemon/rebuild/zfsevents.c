@@ -30,7 +30,7 @@ typedef struct ZfsCounter {
 
 struct ZfsEvents {
 	DiskRegistry *disks;
-	History *history;
+	Recorder *recorder;
 	DevMap *map;
 	ZfsEventsCallbacks cb;
 	ZfsCounter *counters;
@@ -38,12 +38,12 @@ struct ZfsEvents {
 	SlowIo *slowio;		/* NULL until zfsevents_watch_slow_io() */
 };
 
-int zfsevents_new(DiskRegistry *disks, History *history, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret)
+int zfsevents_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret)
 {
 	ZfsEvents *z = calloc(1, sizeof *z);
 	if (!z)
 		return -ENOMEM;
-	*z = (ZfsEvents){.disks = disks, .history = history, .map = map,
+	*z = (ZfsEvents){.disks = disks, .recorder = recorder, .map = map,
 			 .counters = calloc(ZFSEVENTS_COUNTERS_MAX + 1, sizeof(ZfsCounter))};
 	if (cb)
 		z->cb = *cb;
@@ -139,23 +139,10 @@ static uint64_t event_time(const ZfsEvent *e, uint64_t now)
 	return e->time_sec > 0 && t <= now + 60 * UINT64_C(1000000) && t + 86400 * UINT64_C(1000000) >= now ? t : now;
 }
 
-static void record(ZfsEvents *z, Disk *d, DetectEventKind kind, HistoryEvent *h)
+/* Through the one event path; -EALREADY a duplicate, nothing recorded. */
+static int record(ZfsEvents *z, EventRecord *r, uint64_t now, HistoryEvent *h)
 {
-	const EventKindInfo *k = event_kind_info(kind);
-	snprintf(h->kind, sizeof h->kind, "%s", k->name);
-	if (!h->severity[0])
-		snprintf(h->severity, sizeof h->severity, "%s", k->severity);
-	if (d) {
-		snprintf(h->device, sizeof h->device, "%s", d->name);
-		registry_disk_key(z->disks, d, h->serial);	/* as the monitor's events */
-	}
-	int r = history_add(z->history, h);
-	if (r < 0)
-		log_warning("%s: the event is kept in memory for now: %s", h->device[0] ? h->device : "zfs",
-			    history_last_error(z->history));
-	log_full(streq(h->severity, "warning") ? LOG_WARNING : LOG_NOTICE, "%s", h->message);
-	if (d && z->cb.event)
-		z->cb.event(d, kind, h, z->cb.userdata);
+	return z->recorder ? recorder_record(z->recorder, r, now, h) : -ENODEV;
 }
 
 bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path, uint64_t when_usec,
@@ -185,12 +172,11 @@ bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path,
 	/* one per rebuild: the watcher may have seen the resilver before zed's attach came */
 	if (rs->phase == REBUILD_PHASE_RUNNING && !rebuild_state_wants_warning(rs))
 		return true;
-	HistoryEvent h = {.time_usec = when_usec, .logged_usec = now_real_usec, .count = 1,
-			  .duration = check->expected_seconds, .latency = NAN, .value = (double)check->risk,
-			  .bytes = (int64_t)f.size_bytes};
-	snprintf(h.severity, sizeof h.severity, "warning");
-	snprintf(h.message, sizeof h.message, "%s", warning);
-	record(z, d, EVENT_REBUILD_WARNING, &h);
+	EventRecord r = {.kind = EVENT_REBUILD_WARNING, .disk = d, .time_usec = when_usec, .severity = "warning",
+			 .once_per_rebuild = true, .count = 1, .duration = check->expected_seconds, .latency = NAN,
+			 .value = (double)check->risk, .bytes = (int64_t)f.size_bytes, .message = warning};
+	/* -EALREADY: this rebuild's warning is in the history (a restart, zed's replay) */
+	(void)record(z, &r, now_real_usec, NULL);
 	RebuildState *s = disk_rebuild_mut(d);
 	if (s)
 		rebuild_state_warned(s, (double)now_real_usec / 1e6);
@@ -222,16 +208,24 @@ int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, Zf
 	}
 	double storm = d && d->view.storm && isfinite(d->view.storm_since)
 		? fmax((double)now_real_usec / 1e6 - d->view.storm_since, 0) : NAN;
-	HistoryEvent h = {.time_usec = event_time(e, now_real_usec), .logged_usec = now_real_usec, .count = 1,
-			  .latency = e->has_zio_delay ? (double)e->zio_delay_ns / 1e9 : NAN, .duration = storm,
-			  .value = (double)e->eid};
-	zfs_event_text(e, d ? d->name : NULL, d ? disk_class_to_string(disk_class(d)) : NULL, storm, h.message);
-	if (warning_kind(e))
-		snprintf(h.severity, sizeof h.severity, "warning");
-	record(z, d, history_kind(e->kind), &h);
-	count(z, d ? d->name : "", e->kind);
+	char text[REBUILD_TEXT_MAX];
+	zfs_event_text(e, d ? d->name : NULL, d ? disk_class_to_string(disk_class(d)) : NULL, storm, text);
+	EventRecord rec = {.kind = history_kind(e->kind), .disk = d, .time_usec = event_time(e, now_real_usec),
+			   .severity = warning_kind(e) ? "warning" : NULL, .count = 1,
+			   .latency = e->has_zio_delay ? (double)e->zio_delay_ns / 1e9 : NAN, .duration = storm,
+			   .value = (double)e->eid, .message = text, .has_eid = true, .eid = e->eid,
+			   .eid_time_usec = (uint64_t)e->time_sec * 1000000 + e->time_nsec / 1000};
+	HistoryEvent h = {0};
 	snprintf(res.device, sizeof res.device, "%s", d ? d->name : "");
-	snprintf(res.message, sizeof res.message, "%s", h.message);
+	if (record(z, &rec, now_real_usec, &h) == -EALREADY) {
+		/* zed replays its queue (zed_event_seek()): recorded once */
+		res.duplicate = true;
+		snprintf(res.message, sizeof res.message, "event %" PRIu64 " was recorded before: not again", e->eid);
+		*ret = res;
+		return 0;
+	}
+	count(z, d ? d->name : "", e->kind);
+	snprintf(res.message, sizeof res.message, "%s", h.message[0] ? h.message : text);
 	res.event_id = h.id;
 	if (d && e->kind == ZFS_EVENT_VDEV_ATTACH)
 		guard(z, d, e, now_real_usec, &res);
@@ -247,11 +241,9 @@ static void slow_io_found(Disk *d, const SlowIoResult *r, void *userdata)
 {
 	ZfsEvents *z = userdata;
 	uint64_t now = now_usec(CLOCK_REALTIME);
-	HistoryEvent h = {.time_usec = now, .logged_usec = now, .count = 1, .duration = NAN, .latency = NAN,
-			  .value = NAN};
-	snprintf(h.severity, sizeof h.severity, "warning");
-	snprintf(h.message, sizeof h.message, "%s", r->text);
-	record(z, d, EVENT_REBUILD_WARNING, &h);
+	EventRecord rec = {.kind = EVENT_REBUILD_WARNING, .disk = d, .time_usec = now, .severity = "warning", .count = 1,
+			   .duration = NAN, .latency = NAN, .value = NAN, .message = r->text};
+	(void)record(z, &rec, now, NULL);
 }
 
 static int slow_io_map(const char *path, Disk **ret, void *userdata)

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ZFS events heard from zed (smrctl zevent, docs/zfs.md): each is mapped
- * from its vdev path to the disk smrd watches, recorded in the history
- * beside smrd's own events (rebuild-start, rebuild-end, zfs-delay,
- * zfs-deadman, zfs-sitout, zfs-statechange), counted for the metrics, and said
- * with what smrd knows of the disk (a delay during a destage storm). On
- * vdev_attach the rebuild guard (core/rebuild/guard.h) judges the new disk
- * and, if it takes a rebuild slowly, records a "rebuild-warning",
- * which the notifier hears through the callback like any event; the
- * pool's slow_io_n/slow_io_t are then read in the background (slowio.h),
- * and a second rebuild-warning follows when zed may degrade the disk.
+ * from its vdev path to the disk smrd watches, recorded through the one
+ * event path (recorder.h: history, journal, notifier) beside smrd's own
+ * events (rebuild-start, rebuild-end, zfs-delay, zfs-deadman, zfs-sitout,
+ * zfs-statechange), counted for the metrics, and said with what smrd knows
+ * of the disk (a delay during a destage storm). On vdev_attach the rebuild
+ * guard (core/rebuild/guard.h) judges the new disk and, if it takes a
+ * rebuild slowly, records a "rebuild-warning", which the notifier hears
+ * like any event; the pool's slow_io_n/slow_io_t are then read in the
+ * background (slowio.h), and a second rebuild-warning follows when zed may
+ * degrade the disk.
  */
 #pragma once
 
@@ -21,6 +22,7 @@
 #include "events.h"
 #include "guard.h"
 #include "history.h"
+#include "recorder.h"
 #include "registry.h"
 #include "slowio.h"
 #include "zevent.h"
@@ -30,8 +32,6 @@
 typedef struct ZfsEvents ZfsEvents;
 
 typedef struct ZfsEventsCallbacks {
-	/* An event recorded about a watched disk: one of the ZFS kinds, or EVENT_REBUILD_WARNING. */
-	void (*event)(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata);
 	/* A resilver or scrub began in a pool (zed's resilver_start,
 	 * scrub_start, or a vdev_attach, which starts a resilver): its
 	 * progress is worth reading now. */
@@ -42,6 +42,7 @@ typedef struct ZfsEventsCallbacks {
 /* What was done with one event. */
 typedef struct ZfsEventResult {
 	char device[32];		/* the watched disk, "" when the event names none */
+	bool duplicate;			/* its EID was recorded before (zed replays): not again */
 	char message[REBUILD_TEXT_MAX];	/* as recorded */
 	int64_t event_id;		/* the history's id */
 	bool warned;
@@ -49,11 +50,13 @@ typedef struct ZfsEventResult {
 	char warning[REBUILD_TEXT_MAX];	/* the rebuild-warning's message when warned */
 } ZfsEventResult;
 
-/* map: how a vdev path finds its disk (devmap.h); kept, not owned. */
-int zfsevents_new(DiskRegistry *disks, History *history, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret);
+/* recorder: the one event path (NULL: nothing recorded); map: how a vdev
+ * path finds its disk (devmap.h); both kept, not owned. */
+int zfsevents_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret);
 ZfsEvents *zfsevents_free(ZfsEvents *z);
 /* Records e (received at now_real_usec): -ENXIO (ret_error says) when its
- * vdev path is not a watched disk, nothing recorded; 0 otherwise. */
+ * vdev path is not a watched disk, nothing recorded; 0 otherwise (ret's
+ * duplicate when its EID and time were recorded before: nothing again). */
 int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, ZfsEventResult *ret,
 		     char **ret_error);
 /* What the daemon knows of d, for the guard; basis is left NULL (the
@@ -62,8 +65,8 @@ void zfsevents_facts(const Disk *d, uint64_t now_real_usec, RebuildFacts *ret);
 /* The rebuild guard on d, which `source` ("ZFS pool tank", "btrfs file
  * system /srv") rebuilds onto through `path`: *check its verdict, and when
  * it warns, warning's text and true; the rebuild-warning is recorded at
- * when_usec and heard through the event callback once per rebuild
- * (rebuild_state_warned(); not again when the rebuild followed has one).
+ * when_usec once per rebuild (rebuild_state_warned(); not again when the
+ * rebuild followed has one, nor when the history has it: a restart).
  * zed's vdev_attach and the rebuild watcher both come here. */
 bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path, uint64_t when_usec,
 		    uint64_t now_real_usec, RebuildCheck *check, char warning[static REBUILD_TEXT_MAX]);
@@ -72,7 +75,7 @@ bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path,
  * slow_io_t are read in the background with the zpool *zpool names (the
  * configuration's field, read at each run: slowio.h); when zed may degrade
  * the disk for slow I/O during a destage storm, a second rebuild-warning
- * says so, recorded and heard through the event callback as the first. */
+ * says so, recorded as the first. */
 int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, Reaper *reaper, char *const *zpool);
 /* For smrctl rebuild-check: the pool d is in, as far as smrd knows (the
  * resilver followed onto it, else its ZFS label), NULL none (or no pool

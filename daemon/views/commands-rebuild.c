@@ -60,6 +60,7 @@ static json_object *result_json(const ZfsEvent *e, const ZfsEventResult *res)
 	json_object_object_add(o, "pool", json_object_new_string(e->pool));
 	json_object_object_add(o, "device", res->device[0] ? json_object_new_string(res->device) : NULL);
 	json_object_object_add(o, "event_id", json_object_new_int64(res->event_id));
+	json_object_object_add(o, "duplicate", json_object_new_boolean(res->duplicate));
 	json_object_object_add(o, "message", json_object_new_string(res->message));
 	json_object *w = NULL;
 	if (res->warned) {

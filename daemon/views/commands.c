@@ -75,7 +75,7 @@ static int cmd_status(Context *ctx, json_object *args, json_object **ret, ProtoE
 	json_object_object_add(o, "event_loop_lag_seconds", jdouble(context_loop_lag(ctx, now_usec(CLOCK_MONOTONIC))));
 	json_object_object_add(o, "diskstats_malformed_lines", json_object_new_int64((int64_t)ss->bad_lines));
 	json_object_object_add(o, "storms_active", json_object_new_int((int)storms));
-	History *h = monitor_history(ctx->monitor);
+	History *h = ctx->history;
 	json_object *hist = json_object_new_object();
 	json_object_object_add(hist, "path", json_object_new_string(history_path(h)));
 	json_object_object_add(hist, "persistent", json_object_new_boolean(history_persistent(h)));
@@ -343,7 +343,7 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	json_object_object_add(o, "media_cache", cache_json(v));
 	json_object *recent = json_object_new_array();
 	HistoryFilter f = {.device = d->name, .limit = 10};
-	history_query(monitor_history(ctx->monitor), &f, add_event, recent);
+	history_query(ctx->history, &f, add_event, recent);
 	json_object_object_add(o, "recent_events", recent);
 	return o;
 }
@@ -379,7 +379,7 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 		f.limit = (unsigned)l;
 	}
 	json_object *a = json_object_new_array();
-	int r = history_query(monitor_history(ctx->monitor), &f, add_event, a);
+	int r = history_query(ctx->history, &f, add_event, a);
 	if (r < 0) {
 		json_object_put(a);
 		*err = PROTO_ERR_INTERNAL;
@@ -396,7 +396,7 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 	}
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "events", a);
-	json_object_object_add(o, "persistent", json_object_new_boolean(history_persistent(monitor_history(ctx->monitor))));
+	json_object_object_add(o, "persistent", json_object_new_boolean(history_persistent(ctx->history)));
 	*ret = o;
 	return 0;
 bad:
@@ -481,7 +481,7 @@ static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoE
 	int n = monitor_forget(ctx->monitor, d);
 	if (n < 0) {
 		*err = PROTO_ERR_INTERNAL;
-		set_errorf(msg, 0, "the event history could not be changed: %s", history_last_error(monitor_history(ctx->monitor)));
+		set_errorf(msg, 0, "the event history could not be changed: %s", history_last_error(ctx->history));
 		return n;
 	}
 	notifier_forget(ctx->notifier, d);

@@ -20,6 +20,7 @@
 #include "monitor.h"
 #include "notifier.h"
 #include "rebuild-views.h"
+#include "recorder.h"
 #include "tracer.h"
 #include "rebuildwatch.h"
 
@@ -235,12 +236,13 @@ static void add_zfs_events(MetricSet *set, Context *ctx)
 static void add_events(MetricSet *set, Context *ctx)
 {
 	/* --oneshot runs no monitor: no history, no events (zeros, not gaps) */
-	History *h = ctx->monitor ? monitor_history(ctx->monitor) : NULL;
+	/* --oneshot has no history and records nothing (zeros, not gaps) */
+	History *h = ctx->history;
 	MetricFamily *ev = metricset_family(set, "smrd_events_total", METRIC_COUNTER,
-		"Detector events recorded since smrd started, by kind.");
+		"Events recorded since smrd started, by kind: the detector's, zed's and the rebuild watcher's.");
 	for (int k = 0; k < _EVENT_KIND_MAX; k++) {
 		const char *l[] = {"kind", detect_event_kind_to_string(k), NULL};
-		metric_add(ev, NULL, l, ctx->monitor ? (double)monitor_events_total(ctx->monitor, k) : 0);
+		metric_add(ev, NULL, l, (double)recorder_total(ctx->recorder, k));
 	}
 	metric_add(metricset_family(set, "smrd_history_persistent", METRIC_GAUGE,
 				    "1 when every event is stored in the history database, 0 when some are only in memory."),

@@ -155,7 +155,7 @@ static int disk_latency_section(Buf *b, const Context *ctx, const Disk *d, Timel
 	t->span = ncols * (double)WINDOW_SLOT_SECONDS;
 	t->open_storm = t->open_idle = NAN;
 	HistoryFilter hf = {.device = d->name, .since_usec = (uint64_t)((t->now - t->span) * 1e6), .limit = 1000};
-	bool history_ok = history_query(monitor_history(ctx->monitor), &hf, on_event, t) >= 0;
+	bool history_ok = history_query(ctx->history, &hf, on_event, t) >= 0;
 	if (v->storm)
 		mark(t, "storm", t->now - v->storm_since, 0, "destage storm (under way)");
 	else if (isfinite(t->open_storm))
@@ -252,7 +252,7 @@ static bool storms_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 		HistoryFilter f = {.device = d->name, .kind = end ? "storm-end" : "storm-start",
 				   .limit = ELEMENTSOF(t->storms[0])};
 		StormsRun run = {t, end};
-		ok &= history_query(monitor_history(ctx->monitor), &f, on_storm, &run) >= 0;
+		ok &= history_query(ctx->history, &f, on_storm, &run) >= 0;
 	}
 	buf_puts(b, "<h2>Destage storms</h2><div class=\"wide\"><table id=\"storms\"><thead><tr><th>time</th><th>event</th>"
 		    "<th>message</th></tr></thead><tbody>");
@@ -277,7 +277,7 @@ static void events_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 {
 	bool ok = storms_table(b, ctx, d, t);
 	HistoryFilter f = {.device = d->name, .limit = ELEMENTSOF(t->recent)};
-	ok &= history_query(monitor_history(ctx->monitor), &f, on_recent, t) >= 0;
+	ok &= history_query(ctx->history, &f, on_recent, t) >= 0;
 	buf_printf(b, "<h2>Last events</h2><p class=\"mute\">The newest %zu on record, newest first; all of them: "
 		      "<code>smrctl events --device ", ELEMENTSOF(t->recent));
 	page_esc(b, d->name);

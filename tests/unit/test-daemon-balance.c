@@ -5,13 +5,13 @@
  * (tests/fixtures/btrfs/balance-*.txt, their mount point swapped for the
  * test's) and devices' figures as `btrfs filesystem show --raw` gives them,
  * in a test's own /sys/fs/btrfs and /dev (device nodes by mknod, so root,
- * as the suite runs), with the real mapper and guard (zfsevents) and
- * history. A raid1 of sdd (watched, signed) and sdg (not watched), sdb
- * added (watched, DM-SMR): the balance is followed onto sdb alone, warned
- * of once, moved along, ended as the tools say; a paused one that goes is
- * canceled unless sdb then holds its share; one whose file system is
- * unmounted ends unfinished; a disk seen joining is followed however far
- * the first reading finds the balance.
+ * as the suite runs), with the real mapper and guard (zfsevents),
+ * recorder and history. A raid1 of sdd (watched, signed) and sdg (not
+ * watched), sdb added (watched, DM-SMR): the balance is followed onto sdb
+ * alone, warned of once, moved along, ended as the tools say; a paused
+ * one that goes is canceled unless sdb then holds its share; one whose
+ * file system is unmounted ends unfinished; a disk seen joining is
+ * followed however far the first reading finds the balance.
  */
 #include "rebuilds.h"
 
@@ -22,6 +22,7 @@
 
 #include "disk.h"
 #include "events.h"
+#include "rebuild-heard.h"
 #include "test.h"
 #include "util.h"
 #include "zfsevents.h"
@@ -35,12 +36,13 @@ typedef struct Fixture {
 	char t[64], sys[128], mi[128];	/* rebuilds keeps the roots: the fixture outlives it */
 	DiskRegistry *r;
 	History *h;
+	Config cfg;
+	Recorder *rec;			/* the one event path, as the daemon's */
 	ZfsEvents *z;
 	DevMap *m;
 	Rebuilds *rb;
 	Disk *sdb, *sdd;
-	unsigned started, ended, warnings;
-	char message[320];
+	RebuildHeard heard;		/* warnings and ends, as the notifier would hear them */
 	char warning[REBUILD_TEXT_MAX];
 } Fixture;
 
@@ -90,24 +92,6 @@ static void unwarned(Disk *d, const char *source, const char *path, void *userda
 		snprintf(fx->warning, sizeof fx->warning, "%s", w);
 }
 
-static void heard(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
-{
-	Fixture *fx = userdata;
-	(void)d, (void)h;
-	fx->warnings += kind == EVENT_REBUILD_WARNING;
-}
-
-
-static void changed(Disk *d, int change, const HistoryEvent *h, void *userdata)
-{
-	Fixture *fx = userdata;
-	CHECK_STR(d->name, "sdb");
-	fx->started += change == REBUILD_CHANGE_STARTED;
-	if (change == REBUILD_CHANGE_ENDED && h) {
-		fx->ended++;
-		snprintf(fx->message, sizeof fx->message, "%s", h->message);
-	}
-}
 
 static int count_events(const HistoryEvent *e, void *userdata)
 {
@@ -214,11 +198,14 @@ static bool setup(Fixture *fx)
 		CHECK_INT(disk_set_members(fx->sdd, &ms), 0);
 	_cleanup_free_ char *herr = NULL;
 	CHECK(history_open(db, &fx->h, &herr) >= 0 && fx->h);
-	ZfsEventsCallbacks zcb = {.event = heard, .userdata = fx};
+	CHECK_INT(config_init(&fx->cfg), 0);
+	fx->heard.r = fx->r;
+	RecorderCallbacks ecb = {.heard = rebuild_heard, .userdata = &fx->heard};
+	CHECK_INT(recorder_new(fx->h, &fx->cfg, fx->r, &ecb, &fx->rec), 0);
 	fx->m = tree_map(fx->r, fx->sys, dev);
-	CHECK_INT(zfsevents_new(fx->r, fx->h, fx->m, &zcb, &fx->z), 0);
-	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = fx};
-	CHECK_INT(rebuilds_new(fx->r, fx->h, fx->m, &cb, &fx->rb), 0);
+	CHECK_INT(zfsevents_new(fx->r, fx->rec, fx->m, NULL, &fx->z), 0);
+	RebuildsCallbacks cb = {.unwarned = unwarned, .userdata = fx};
+	CHECK_INT(rebuilds_new(fx->r, fx->rec, fx->m, &cb, &fx->rb), 0);
 	if (!fx->sdb || !fx->sdd || !fx->rb || !fx->z || !fx->h)
 		return false;
 	rebuilds_set_roots(fx->rb, fx->sys, fx->mi);
@@ -234,18 +221,18 @@ static void test_follow(Fixture *fx, double now)
 	BtrfsBalanceStatus b = balance("balance-none.txt");
 	BtrfsShow s = show3(3e9, 0);
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, NULL, now);	/* none, none followed */
-	CHECK_INT(fx->started, 0);
+	CHECK_INT(rebuild_starts(&fx->heard), 0);
 	b = balance("balance-running.txt");
 	rebuilds_btrfs_balance(fx->rb, "/mnt/elsewhere", &b, &s, now);
-	CHECK_INT(fx->started, 0);
+	CHECK_INT(rebuild_starts(&fx->heard), 0);
 	/* first seen a fifth of the way: the layout says nothing any more */
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now);
-	CHECK_INT(fx->started, 0);
+	CHECK_INT(rebuild_starts(&fx->heard), 0);
 	b.completed = 0;	/* seen at its start */
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now);
-	CHECK_INT(fx->started, 1);
+	CHECK_INT(rebuild_starts(&fx->heard), 1);
 	b.completed = 1;
-	CHECK_INT(fx->warnings, 1);
+	CHECK_INT(fx->heard.warnings, 1);
 	CHECK(strstr(fx->warning, "btrfs file system /mnt/b is rebuilding onto sdb") == fx->warning);
 	CHECK_INT(state(fx)->kind, REBUILD_KIND_BTRFS_BALANCE);
 	CHECK_INT(state(fx)->phase, REBUILD_PHASE_RUNNING);
@@ -272,12 +259,12 @@ static void test_follow(Fixture *fx, double now)
 	CHECK_INT(state(fx)->kind, REBUILD_KIND_BTRFS_BALANCE);
 	b = balance("balance-none.txt");
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, NULL, now + 20);
-	CHECK_INT(fx->ended, 1);
+	CHECK_INT(fx->heard.ended, 1);
 	CHECK_INT(state(fx)->phase, REBUILD_PHASE_FINISHED);
 	CHECK_NEAR(state(fx)->duration, 20, 0);
-	CHECK(strstr(fx->message, "balance of /mnt/b onto sdb finished in 20 s") == fx->message);
+	CHECK(strstr(fx->heard.message, "balance of /mnt/b onto sdb finished in 20 s") == fx->heard.message);
 	CHECK_INT(count_kind(fx->h, "rebuild-done"), 1);
-	CHECK_INT(fx->warnings, 1);
+	CHECK_INT(fx->heard.warnings, 1);
 }
 
 /* Paused when seen and gone at the next reading: canceled, unless sdb then
@@ -289,29 +276,29 @@ static void test_ends(Fixture *fx, double now)
 	BtrfsBalanceStatus b = balance("balance-paused.txt");
 	b.completed = 0;
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now);
-	CHECK_INT(fx->started, 2);
+	CHECK_INT(rebuild_starts(&fx->heard), 2);
 	b = balance("balance-none.txt");
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, NULL, now + 10);
-	CHECK_INT(fx->ended, 2);
+	CHECK_INT(fx->heard.ended, 2);
 	CHECK_INT(state(fx)->phase, REBUILD_PHASE_CANCELED);
 
 	b = balance("balance-paused.txt");
 	b.completed = 0;
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now + 12);
-	CHECK_INT(fx->started, 3);
+	CHECK_INT(rebuild_starts(&fx->heard), 3);
 	b = balance("balance-none.txt");
 	BtrfsShow filled = show3(2e9, 2.2e9);
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &filled, now + 14);
-	CHECK_INT(fx->ended, 3);
+	CHECK_INT(fx->heard.ended, 3);
 	CHECK_INT(state(fx)->phase, REBUILD_PHASE_FINISHED);
 
 	b = balance("balance-running.txt");
 	b.completed = 0;
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now + 20);
-	CHECK_INT(fx->started, 4);
+	CHECK_INT(rebuild_starts(&fx->heard), 4);
 	put(fx->t, "mountinfo", "22 1 8:2 / / rw - ext4 /dev/sda2 rw\n");
 	CHECK_INT(mounts(fx, now + 30), 0);
-	CHECK_INT(fx->ended, 4);
+	CHECK_INT(fx->heard.ended, 4);
 	CHECK_INT(state(fx)->phase, REBUILD_PHASE_CANCELED);
 	put(fx->t, "mountinfo", "36 22 0:46 / " MNT " rw - btrfs /dev/sdg rw\n");
 }
@@ -328,7 +315,7 @@ static void test_joined(Fixture *fx, double now)
 	b.completed = 0;
 	BtrfsShow s = show3(2e9, 2e9);
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now);
-	CHECK_INT(fx->started, 4);
+	CHECK_INT(rebuild_starts(&fx->heard), 4);
 
 	snprintf(p, sizeof p, "%s/sys/fs/btrfs/" UUID "/devices/sdb/dev", fx->t);
 	CHECK(unlink(p) == 0);
@@ -336,20 +323,20 @@ static void test_joined(Fixture *fx, double now)
 	CHECK(rmdir(p) == 0);
 	CHECK_INT(mounts(fx, now + 10), 1);
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now + 10);	/* not a member: nothing */
-	CHECK_INT(fx->started, 4);
+	CHECK_INT(rebuild_starts(&fx->heard), 4);
 	CHECK(mkdir(p, 0755) == 0);
 	put(fx->t, "sys/fs/btrfs/" UUID "/devices/sdb/dev", "8:16\n");
 	CHECK_INT(mounts(fx, now + 20), 1);
 	b.completed = 1;
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now + 20);
-	CHECK_INT(fx->started, 5);
+	CHECK_INT(rebuild_starts(&fx->heard), 5);
 	b = balance("balance-none.txt");
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, NULL, now + 25);
 	CHECK_INT(state(fx)->phase, REBUILD_PHASE_FINISHED);
 	b = balance("balance-running.txt");
 	CHECK_INT(mounts(fx, now + 30), 1);
 	rebuilds_btrfs_balance(fx->rb, MNT, &b, &s, now + 30);
-	CHECK_INT(fx->started, 5);
+	CHECK_INT(rebuild_starts(&fx->heard), 5);
 	CHECK_INT(count_kind(fx->h, "rebuild-warning"), 5);	/* one for each balance followed onto it */
 }
 
@@ -374,8 +361,10 @@ int main(int argc, char **argv)
 		CHECK(!"set up");
 	rebuilds_free(fx.rb);
 	zfsevents_free(fx.z);
+	recorder_free(fx.rec);
 	devmap_free(fx.m);
 	history_close(fx.h);
+	config_done(&fx.cfg);
 	registry_free(fx.r);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx.t);

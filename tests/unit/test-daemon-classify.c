@@ -11,6 +11,7 @@
 #include "discovery.h"
 #include "log.h"
 #include "monitor.h"
+#include "recorder.h"
 #include "pages.h"
 #include "sampler.h"
 #include "test.h"
@@ -104,7 +105,10 @@ int main(void)
 	CHECK_INT(sd_event_new(&ctx.event), 0);
 	ctx.disks = registry_new();
 	CHECK(add(ctx.disks, ctx.models.list) != NULL);
-	CHECK_INT(monitor_new(ctx.event, &ctx.config, ctx.disks, false, NULL, &ctx.monitor), 0);
+	_cleanup_free_ char *herr = NULL;
+	CHECK(history_open(ctx.config.state_dir, &ctx.history, &herr) >= 0 && ctx.history);
+	CHECK_INT(recorder_new(ctx.history, &ctx.config, ctx.disks, NULL, &ctx.recorder), 0);
+	CHECK_INT(monitor_new(ctx.event, &ctx.config, ctx.disks, ctx.history, ctx.recorder, false, &ctx.monitor), 0);
 	/* what `show` reads besides the disk: a sampler (of an empty diskstats) and a tracer ("none") */
 	_cleanup_(unit_tree_freep) char *proc = unit_tree_empty();
 	_cleanup_close_ int procfs = proc ? unit_tree_open(proc, "") : -1;
@@ -120,6 +124,8 @@ int main(void)
 	ctx.sampler = sampler_free(ctx.sampler);
 	ctx.discovery = discovery_free(ctx.discovery);
 	ctx.monitor = monitor_free(ctx.monitor);
+	ctx.recorder = recorder_free(ctx.recorder);
+	ctx.history = history_close(ctx.history);
 	ctx.disks = registry_free(ctx.disks);
 	ctx.event = sd_event_unref(ctx.event);
 	ctx.models.list = modellist_free(ctx.models.list);

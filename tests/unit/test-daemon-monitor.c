@@ -2,14 +2,47 @@
 /*
  * The monitor alone: a registry filled by hand, diskstats intervals set on
  * the disk as the sampler would, slow I/Os handed in as the tracer's
- * callback does, a scratch state directory for its history. It checks what
- * reaches the history (the monitor's output), the verdict it gives, and
- * that a restart restores what it knew.
+ * callback does, a scratch state directory for its history and the real
+ * recorder in front of it. It checks what reaches the history (the
+ * monitor's output), the verdict it gives, and that a restart restores
+ * what it knew.
  */
 #include "log.h"
 #include "monitor.h"
+#include "recorder.h"
 #include "test.h"
 #include "unit-tree.h"
+
+/* The context's part: the history and the one event path in front of it. */
+static History *hist;
+static Recorder *rec;
+
+static void store_open(const Config *cfg, DiskRegistry *disks)
+{
+	_cleanup_free_ char *err = NULL;
+	CHECK(history_open(cfg->state_dir, &hist, &err) >= 0 && hist);
+	CHECK_INT(recorder_new(hist, cfg, disks, NULL, &rec), 0);
+}
+
+static void store_close(void)
+{
+	rec = recorder_free(rec);
+	hist = history_close(hist);
+}
+
+static Monitor *monitor_start(sd_event *e, const Config *cfg, DiskRegistry *disks)
+{
+	Monitor *m = NULL;
+	store_open(cfg, disks);
+	CHECK_INT(monitor_new(e, cfg, disks, hist, rec, false, &m), 0);
+	return m;
+}
+
+static void monitor_stop(Monitor *m)
+{
+	monitor_free(m);
+	store_close();
+}
 
 typedef struct Seen {
 	unsigned n;
@@ -38,7 +71,8 @@ static unsigned stored(Monitor *m, const char *device, const char *kind)
 {
 	Seen s = {0};
 	HistoryFilter f = {.device = device, .limit = 1000};
-	history_query(monitor_history(m), &f, on_stored, &s);
+	(void)m;
+	history_query(hist, &f, on_stored, &s);
 	unsigned n = 0;
 	for (unsigned i = 0; i < s.n && i < 64; i++)
 		n += !kind || streq(s.kinds[i], kind);
@@ -104,8 +138,8 @@ static void old_rows(History *h, const char *device, const char *identity, uint6
 
 static Monitor *restart(sd_event *e, const Config *cfg, DiskRegistry *disks, Monitor *m)
 {
-	monitor_free(m);
-	CHECK_INT(monitor_new(e, cfg, disks, false, NULL, &m), 0);
+	monitor_stop(m);
+	m = monitor_start(e, cfg, disks);
 	monitor_tick(m, &(TickTime){now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME)}, NAN);
 	return m;
 }
@@ -119,8 +153,7 @@ static void collide(sd_event *e, const Config *cfg, DiskRegistry *disks)
 {
 	const char *wwn = "0x5000000000000001", *old = "0x5000000000000002";
 	Disk *a = add(disks, "sdd", DISK_CLASS_CMR, wwn), *b = add(disks, "sde", DISK_CLASS_CMR, wwn);
-	Monitor *m = NULL;
-	CHECK_INT(monitor_new(e, cfg, disks, false, NULL, &m), 0);
+	Monitor *m = monitor_start(e, cfg, disks);
 	uint64_t now = now_usec(CLOCK_MONOTONIC), base = now > 200000000 ? now - 200000000 : 1;
 	for (int t = 1; t <= 75; t++) {
 		interval(a, t <= 70 ? 2500 : 3, t <= 70 ? 0.0004 : 0.333);
@@ -132,9 +165,9 @@ static void collide(sd_event *e, const Config *cfg, DiskRegistry *disks)
 	CHECK_INT(stored(m, "sdd", "behaviour"), 1);
 	CHECK_INT(stored(m, "sde", NULL), 0);
 	char key[96] = "";
-	history_query(monitor_history(m), &(HistoryFilter){.device = "sdd"}, first_key, key);
+	history_query(hist, &(HistoryFilter){.device = "sdd"}, first_key, key);
 	CHECK_STR(key, "0x5000000000000001@sdd");
-	old_rows(monitor_history(m), "sdf", old, now_usec(CLOCK_REALTIME) - 100000000);
+	old_rows(hist, "sdf", old, now_usec(CLOCK_REALTIME) - 100000000);
 
 	/* a restart, the same disks: each its own past, or none */
 	registry_remove(disks, "sdd");
@@ -162,7 +195,7 @@ static void collide(sd_event *e, const Config *cfg, DiskRegistry *disks)
 	CHECK(disk_by_behaviour(a));
 	CHECK_INT(f->det.storm.known, 1);
 	CHECK(disk_by_behaviour(f));
-	monitor_free(m);
+	monitor_stop(m);
 	registry_remove(disks, "sdd");
 	registry_remove(disks, "sdh");
 }
@@ -186,9 +219,8 @@ int main(void)
 	/* the same cliff on a disk smrd.conf declares cmr and on a stacked one */
 	Disk *sdx = add_as(disks, "sdx", DISK_CLASS_CMR, "0x5000c500a1b2c3d6", DISK_CLASS_CMR, "");
 	Disk *dm = add_as(disks, "dm-7", DISK_CLASS_UNKNOWN, "", -1, "slaves/");
-	Monitor *m = NULL;
-	CHECK_INT(monitor_new(e, &cfg, disks, false, NULL, &m), 0);
-	CHECK(history_persistent(monitor_history(m)));
+	Monitor *m = monitor_start(e, &cfg, disks);
+	CHECK(history_persistent(hist));
 
 	/* The primer's DM-SMR write cliff on sda, sdb idle: 70 s fast, then slow.
 	 * The clock is the caller's and in the past, so that what the monitor
@@ -235,7 +267,7 @@ int main(void)
 	CHECK(vx.n_evidence >= 2 && strstr(vx.evidence[vx.n_evidence - 1].value, "1 destage storm(s) on record") &&
 	      strstr(vx.evidence[vx.n_evidence - 1].implies, "declared in smrd.conf is kept") &&
 	      !vx.evidence[vx.n_evidence - 1].decisive);
-	CHECK_INT(monitor_events_total(m, EVENT_STORM_START), 3);
+	CHECK_INT(recorder_total(rec, EVENT_STORM_START), 3);
 	registry_remove(disks, "sdx");
 	registry_remove(disks, "dm-7");
 	unsigned suspects, storms;
@@ -263,7 +295,7 @@ int main(void)
 	monitor_slow_io(m, sdb, &stall, &(TickTime){now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME)});
 	CHECK_INT(stored(m, "sdb", "stall"), 2);
 	CHECK_INT(stored(m, "sdb", "timeout-risk"), 1);
-	CHECK_INT(monitor_events_total(m, EVENT_STALL), 2);
+	CHECK_INT(recorder_total(rec, EVENT_STALL), 2);
 
 	/* a disk going away closes its open storm */
 	monitor_disk_gone(m, sda);
@@ -274,9 +306,9 @@ int main(void)
 
 	/* a restart: the disk, seen again (same WWN, even renamed), gets back
 	 * what it did: its storm and the behavioural verdict */
-	monitor_free(m);
+	monitor_stop(m);
 	sda = add(disks, "sdc", DISK_CLASS_CMR, "0x5000c500a1b2c3d4");
-	CHECK_INT(monitor_new(e, &cfg, disks, false, NULL, &m), 0);
+	m = monitor_start(e, &cfg, disks);
 	monitor_tick(m, &(TickTime){now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME)}, NAN);
 	CHECK(sda->det_ready);
 	CHECK_INT(sda->det.storm.known, 1);
@@ -299,7 +331,7 @@ int main(void)
 	CHECK_INT(v.class, DISK_CLASS_CMR);
 	CHECK_INT(stored(m, "sdb", NULL), 3);
 
-	monitor_free(m);
+	monitor_stop(m);
 	registry_remove(disks, "sdb");
 	registry_remove(disks, "sdc");
 	collide(e, &cfg, disks);

@@ -18,6 +18,7 @@
 
 #include "events.h"
 #include "rebuild-views.h"
+#include "rebuild-heard.h"
 #include "test.h"
 #include "util.h"
 #include "zfsevents.h"
@@ -95,10 +96,9 @@ static ZpoolStatus *zpool(const char *name)
 
 typedef struct Fixture {
 	ZfsEvents *z;
+	Recorder *rec;			/* the one event path, as the daemon's */
 	DevMap *m;
-	unsigned started, ended;
-	unsigned warnings;		/* rebuild-warnings heard, as the notifier would */
-	char message[320];
+	RebuildHeard heard;		/* warnings and ends, as the notifier would hear them */
 	char warning[REBUILD_TEXT_MAX];
 } Fixture;
 
@@ -123,28 +123,31 @@ static void unwarned(Disk *d, const char *source, const char *path, void *userda
 		snprintf(fx->warning, sizeof fx->warning, "%s", w);
 }
 
-static void heard(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
+/* The daemon's wiring: a recorder in front of h, the mapper over the
+ * tree, zfsevents and the rebuilds on them. */
+static Rebuilds *wire(Fixture *fx, DiskRegistry *r, History *h, const Config *cfg, const char *dev, const char *sys)
 {
-	Fixture *fx = userdata;
-	(void)d, (void)h;
-	if (kind == EVENT_REBUILD_WARNING)
-		fx->warnings++;
+	fx->heard.r = r;
+	RecorderCallbacks ecb = {.heard = rebuild_heard, .userdata = &fx->heard};
+	CHECK_INT(recorder_new(h, cfg, r, &ecb, &fx->rec), 0);
+	fx->m = tree_map(r, sys, dev);
+	CHECK_INT(zfsevents_new(r, fx->rec, fx->m, NULL, &fx->z), 0);
+	RebuildsCallbacks cb = {.unwarned = unwarned, .userdata = fx};
+	Rebuilds *rb = NULL;
+	CHECK_INT(rebuilds_new(r, fx->rec, fx->m, &cb, &rb), 0);
+	return rb;
+}
+
+static void unwire(Fixture *fx, Rebuilds *rb)
+{
+	rebuilds_free(rb);
+	zfsevents_free(fx->z);
+	devmap_free(fx->m);
+	recorder_free(fx->rec);
 }
 
 static unsigned count_kind(History *h, const char *kind);
 
-
-static void changed(Disk *d, int change, const HistoryEvent *h, void *userdata)
-{
-	Fixture *fx = userdata;
-	CHECK_STR(d->name, "sdb");
-	if (change == REBUILD_CHANGE_STARTED)
-		fx->started++;
-	if (change == REBUILD_CHANGE_ENDED && h) {
-		fx->ended++;
-		snprintf(fx->message, sizeof fx->message, "%s", h->message);
-	}
-}
 
 static int count_events(const HistoryEvent *e, void *userdata)
 {
@@ -264,12 +267,9 @@ static void test_sequence(const char *t, const char *running, const char *ended)
 	_cleanup_free_ char *herr = NULL;
 	CHECK(history_open(db, &h, &herr) >= 0 && h);
 	Fixture fx = {0};
-	ZfsEventsCallbacks zcb = {.event = heard, .userdata = &fx};
-	fx.m = tree_map(r, sys, dev);
-	CHECK_INT(zfsevents_new(r, h, fx.m, &zcb, &fx.z), 0);
-	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = &fx};
-	Rebuilds *rb = NULL;
-	CHECK_INT(rebuilds_new(r, h, fx.m, &cb, &rb), 0);
+	Config cfg;
+	CHECK_INT(config_init(&cfg), 0);
+	Rebuilds *rb = wire(&fx, r, h, &cfg, dev, sys);
 	CHECK(!rebuilds_zfs_wanted(rb));	/* no pool, no rebuild */
 
 	ZpoolStatus *a = zpool(running), *b = zpool(ended ? ended : running);
@@ -282,7 +282,7 @@ static void test_sequence(const char *t, const char *running, const char *ended)
 	double t0 = 1592830709 + 3600;
 	if (a && b && sdb) {
 		rebuilds_zpool(rb, a, t0, 0);
-		CHECK_INT(fx.started, 1);
+		CHECK_INT(rebuild_starts(&fx.heard), 1);
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_RUNNING);
 		CHECK_STR(disk_rebuild_mut(sdb)->pool, a->pools[0].pool);
 		CHECK(isfinite(disk_rebuild_mut(sdb)->expected) && isfinite(disk_rebuild_mut(sdb)->eta));
@@ -290,19 +290,19 @@ static void test_sequence(const char *t, const char *running, const char *ended)
 		CHECK_INT(disk_rebuild(registry_get(r, "sdc"))->phase, REBUILD_PHASE_NONE);
 		check_views(r, running);
 		/* no attach heard (smrd started after it): the watcher warns, once */
-		CHECK_INT(fx.warnings, 1);
+		CHECK_INT(fx.heard.warnings, 1);
 		CHECK(strstr(fx.warning, "ZFS pool dpool is rebuilding onto sdb (serial S-sdb, ") == fx.warning);
 		rebuilds_zpool(rb, a, t0 + 60, 0);
-		CHECK_INT(fx.started, 1);
-		CHECK_INT(fx.warnings, 1);
+		CHECK_INT(rebuild_starts(&fx.heard), 1);
+		CHECK_INT(fx.heard.warnings, 1);
 		CHECK_NEAR(disk_rebuild_mut(sdb)->rate, 0, 0);	/* the same figures a minute later */
-		CHECK_INT(fx.ended, 0);
+		CHECK_INT(fx.heard.ended, 0);
 		rebuilds_zpool(rb, b, t0 + 120, 0);
-		CHECK_INT(fx.ended, 1);
+		CHECK_INT(fx.heard.ended, 1);
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_FINISHED);
-		CHECK(strstr(fx.message, "resilver of ") == fx.message && strstr(fx.message, " onto sdb finished in "));
+		CHECK(strstr(fx.heard.message, "resilver of ") == fx.heard.message && strstr(fx.heard.message, " onto sdb finished in "));
 		rebuilds_zpool(rb, b, t0 + 180, 0);
-		CHECK_INT(fx.ended, 1);
+		CHECK_INT(fx.heard.ended, 1);
 	}
 	unsigned n = 0;
 	HistoryFilter f = {.kind = "rebuild-done"};
@@ -322,31 +322,30 @@ static void test_sequence(const char *t, const char *running, const char *ended)
 		_cleanup_free_ char *err = NULL;
 		CHECK_INT(zfsevents_handle(fx.z, &e, (uint64_t)(t0 + 86400 * 2 - 5) * 1000000, &res, &err), 0);
 		CHECK(res.warned);
-		CHECK_INT(fx.warnings, 2);
+		CHECK_INT(fx.heard.warnings, 2);
 		rebuilds_zpool(rb, a, t0 + 86400 * 2, 0);
-		CHECK_INT(fx.started, 2);
-		CHECK_INT(fx.warnings, 2);
+		CHECK_INT(rebuild_starts(&fx.heard), 2);
+		CHECK_INT(fx.heard.warnings, 2);
 		/* zed's attach heard after the watcher's reading: said, not recorded again */
 		e.eid = 10;
 		CHECK_INT(zfsevents_handle(fx.z, &e, (uint64_t)(t0 + 86400 * 2 - 5) * 1000000, &res, &err), 0);
 		CHECK(res.warned);
-		CHECK_INT(fx.warnings, 2);
+		CHECK_INT(fx.heard.warnings, 2);
 		ZpoolStatus *empty = calloc(1, sizeof *empty);
 		CHECK(empty != NULL);
 		if (empty)
 			rebuilds_zpool(rb, empty, t0 + 86400 * 2 + 60, 0);
 		free(empty);
-		CHECK_INT(fx.ended, 2);
+		CHECK_INT(fx.heard.ended, 2);
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_CANCELED);
-		CHECK(strstr(fx.message, "ended unfinished") != NULL);
+		CHECK(strstr(fx.heard.message, "ended unfinished") != NULL);
 		CHECK_INT(count_kind(h, "rebuild-warning"), 2);
 	}
 	zpool_status_free(a);
 	zpool_status_free(b);
-	rebuilds_free(rb);
-	zfsevents_free(fx.z);
-	devmap_free(fx.m);
+	unwire(&fx, rb);
 	history_close(h);
+	config_done(&cfg);
 	registry_free(r);
 }
 
@@ -419,12 +418,9 @@ static void test_btrfs(const char *t)
 	Fixture fx = {0};
 	char dev[512];
 	snprintf(dev, sizeof dev, "%s/dev", t);
-	ZfsEventsCallbacks zcb = {.event = heard, .userdata = &fx};
-	fx.m = tree_map(r, sys, dev);
-	CHECK_INT(zfsevents_new(r, h, fx.m, &zcb, &fx.z), 0);
-	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = &fx};
-	Rebuilds *rb = NULL;
-	CHECK_INT(rebuilds_new(r, h, fx.m, &cb, &rb), 0);
+	Config cfg;
+	CHECK_INT(config_init(&cfg), 0);
+	Rebuilds *rb = wire(&fx, r, h, &cfg, dev, sys);
 	rebuilds_set_roots(rb, sys, mi);
 	/* the disk's own write counter, as the sampler keeps it */
 	if (sdb)
@@ -437,11 +433,11 @@ static void test_btrfs(const char *t)
 	CHECK_STR(mounts[0], "/mnt/r x");
 	BtrfsReplaceStatus b = btrfs("started.txt");
 	rebuilds_btrfs(rb, "/mnt/elsewhere", &b, now, 0);	/* no such file system */
-	CHECK_INT(fx.started, 0);
+	CHECK_INT(rebuild_starts(&fx.heard), 0);
 	rebuilds_btrfs(rb, "/mnt/r x", &b, now, 0);
-	CHECK_INT(fx.started, 1);
+	CHECK_INT(rebuild_starts(&fx.heard), 1);
 	/* no zed for btrfs: the watcher runs the guard on the DM-SMR target */
-	CHECK_INT(fx.warnings, 1);
+	CHECK_INT(fx.heard.warnings, 1);
 	CHECK(strstr(fx.warning, "btrfs file system /mnt/r x is rebuilding onto sdb (serial S-sdb, /dev/sdb)") ==
 	      fx.warning);
 	if (sdb && sdd) {
@@ -457,16 +453,16 @@ static void test_btrfs(const char *t)
 		rebuilds_btrfs(rb, "/mnt/r x", &b, now + 5, 0);
 		CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 0.438 * 3.5e9 + 100000000 / 512 * 512, 1);
 		CHECK(disk_rebuild_mut(sdb)->rate > 0 && disk_rebuild_mut(sdb)->eta < eta);
-		CHECK_INT(fx.warnings, 1);
+		CHECK_INT(fx.heard.warnings, 1);
 	}
 	b = btrfs("finished.txt");
 	rebuilds_btrfs(rb, "/mnt/r x", &b, now + 10, 0);
-	CHECK_INT(fx.ended, 1);
+	CHECK_INT(fx.heard.ended, 1);
 	if (sdb) {
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_FINISHED);
 		CHECK_NEAR(disk_rebuild_mut(sdb)->duration, 7, 0);
 	}
-	CHECK(strstr(fx.message, "btrfs-replace of /mnt/r x onto sdb finished in ") == fx.message);
+	CHECK(strstr(fx.heard.message, "btrfs-replace of /mnt/r x onto sdb finished in ") == fx.heard.message);
 	unsigned n = 0;
 	HistoryFilter f = {.kind = "rebuild-done"};
 	history_query(h, &f, count_events, &n);
@@ -483,8 +479,8 @@ static void test_btrfs(const char *t)
 		disk_model_init(&sdb->view.cache);
 	}
 	rebuilds_btrfs(rb, "/mnt/r x", &b, now + 20, 0);
-	CHECK_INT(fx.started, 2);
-	CHECK_INT(fx.warnings, 1);
+	CHECK_INT(rebuild_starts(&fx.heard), 2);
+	CHECK_INT(fx.heard.warnings, 1);
 	if (sdb) {
 		CHECK(isnan(disk_rebuild_mut(sdb)->expected) && isnan(disk_rebuild_mut(sdb)->eta));
 		sdb->ds.total[DS_WRITE_SECTORS] += 100000000 / 512;
@@ -493,7 +489,7 @@ static void test_btrfs(const char *t)
 	}
 	put(t, "mountinfo", "22 1 8:2 / / rw - ext4 /dev/sda2 rw\n");
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 30), 0);
-	CHECK_INT(fx.ended, 2);
+	CHECK_INT(fx.heard.ended, 2);
 	if (sdb)
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_CANCELED);
 	/* a mount point too long for the caller's room is left out */
@@ -501,10 +497,9 @@ static void test_btrfs(const char *t)
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 40), 0);
 	CHECK_INT(count_kind(h, "rebuild-warning"), 1);
 
-	rebuilds_free(rb);
-	zfsevents_free(fx.z);
-	devmap_free(fx.m);
+	unwire(&fx, rb);
 	history_close(h);
+	config_done(&cfg);
 	registry_free(r);
 }
 
@@ -537,12 +532,9 @@ static void test_btrfs_sysfs(const char *t)
 	Fixture fx = {0};
 	char dev[512];
 	snprintf(dev, sizeof dev, "%s/dev", t);
-	ZfsEventsCallbacks zcb = {.event = heard, .userdata = &fx};
-	fx.m = tree_map(r, sys, dev);
-	CHECK_INT(zfsevents_new(r, h, fx.m, &zcb, &fx.z), 0);
-	RebuildsCallbacks cb = {.changed = changed, .unwarned = unwarned, .userdata = &fx};
-	Rebuilds *rb = NULL;
-	CHECK_INT(rebuilds_new(r, h, fx.m, &cb, &rb), 0);
+	Config cfg;
+	CHECK_INT(config_init(&cfg), 0);
+	Rebuilds *rb = wire(&fx, r, h, &cfg, dev, sys);
 	rebuilds_set_roots(rb, sys, mi);
 	rebuilds_set_btrfs_sysfs(rb, true);
 	if (!sdb || !rb)
@@ -555,7 +547,7 @@ static void test_btrfs_sysfs(const char *t)
 	snprintf(rel, sizeof rel, "sys/fs/btrfs/%s/exclusive_operation", uuid);
 	put(t, rel, "device repl\xff\n");
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 1), 0);
-	CHECK_INT(fx.started, 0);
+	CHECK_INT(rebuild_starts(&fx.heard), 0);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_NONE);
 	/* the replace's target listed (its devinfo/0 comes first), 50 MB written since the last reading */
 	snprintf(p, sizeof p, "%s/sys/fs/btrfs/%s/devinfo", t, uuid);
@@ -564,8 +556,8 @@ static void test_btrfs_sysfs(const char *t)
 	CHECK(mkdir(p, 0755) == 0);
 	sdb->ds.total[DS_WRITE_SECTORS] += 50000000 / 512;
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 2), 0);
-	CHECK_INT(fx.started, 1);
-	CHECK_INT(fx.warnings, 1);	/* the same guard: DM-SMR */
+	CHECK_INT(rebuild_starts(&fx.heard), 1);
+	CHECK_INT(fx.heard.warnings, 1);	/* the same guard: DM-SMR */
 	CHECK_INT(disk_rebuild_mut(sdb)->kind, REBUILD_KIND_BTRFS_REPLACE);
 	CHECK_NEAR(disk_rebuild_mut(sdb)->total_bytes, 3.5e9, 1);
 	CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 50000000 / 512 * 512, 1);
@@ -575,14 +567,14 @@ static void test_btrfs_sysfs(const char *t)
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 7), 0);
 	CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 150000000 / 512 * 512, 1);
 	CHECK(disk_rebuild_mut(sdb)->rate > 0 && isfinite(disk_rebuild_mut(sdb)->eta));
-	CHECK_INT(fx.warnings, 1);
+	CHECK_INT(fx.heard.warnings, 1);
 	/* devinfo/0 gone first, the operation still marked: under way */
 	CHECK(rmdir(p) == 0);
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 8), 0);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_RUNNING);
 	put(t, rel, "none\n");
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 10), 0);
-	CHECK_INT(fx.ended, 1);
+	CHECK_INT(fx.heard.ended, 1);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_FINISHED);
 	CHECK_NEAR(disk_rebuild_mut(sdb)->duration, 8, 0);
 	CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 3.5e9, 1);
@@ -590,13 +582,26 @@ static void test_btrfs_sysfs(const char *t)
 	/* another, canceled: its target leaves the file system */
 	put(t, rel, "device replace\n");
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 20), 0);
-	CHECK_INT(fx.started, 2);
-	CHECK_INT(fx.warnings, 2);	/* once per replace */
+	CHECK_INT(rebuild_starts(&fx.heard), 2);
+	CHECK_INT(fx.heard.warnings, 2);	/* once per replace */
+	/* smrd restarted mid-way: the replace picked up again (sysfs gives no
+	 * time: its first reading is its start), its warning in the history
+	 * already: none again (audit round 5, finding 4) */
+	unwire(&fx, rb);
+	rebuild_state_init(disk_rebuild_mut(sdb));
+	rb = wire(&fx, r, h, &cfg, dev, sys);
+	rebuilds_set_roots(rb, sys, mi);
+	rebuilds_set_btrfs_sysfs(rb, true);
+	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 22), 0);
+	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_RUNNING);
+	CHECK_INT(rebuild_starts(&fx.heard), 3);
+	CHECK_INT(fx.heard.warnings, 2);
+	CHECK_INT(count_kind(h, "rebuild-warning"), 2);
 	put(t, rel, "none\n");
 	snprintf(p, sizeof p, "%s/sys/fs/btrfs/%s/devices/sdb1/dev", t, uuid);
 	CHECK(unlink(p) == 0);
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 25), 0);
-	CHECK_INT(fx.ended, 2);
+	CHECK_INT(fx.heard.ended, 2);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_CANCELED);
 	CHECK_INT(count_kind(h, "rebuild-done"), 2);
 	/* a balance, paused, with no disk joined: none followed; its devices
@@ -604,7 +609,7 @@ static void test_btrfs_sysfs(const char *t)
 	put(t, rel, "balance paused\n");
 	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 30), 0);
 	CHECK_INT(disk_rebuild_mut(sdb)->kind, REBUILD_KIND_BTRFS_REPLACE);
-	CHECK_INT(fx.started, 2);
+	CHECK_INT(rebuild_starts(&fx.heard), 3);
 	BtrfsShow *show = calloc(1, sizeof *show);
 	CHECK(show != NULL);
 	if (show) {
@@ -614,10 +619,9 @@ static void test_btrfs_sysfs(const char *t)
 	}
 	free(show);
 	CHECK_INT(count_kind(h, "rebuild-warning"), 2);
-	rebuilds_free(rb);
-	zfsevents_free(fx.z);
-	devmap_free(fx.m);
+	unwire(&fx, rb);
 	history_close(h);
+	config_done(&cfg);
 	registry_free(r);
 }
 

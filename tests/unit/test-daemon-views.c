@@ -18,6 +18,7 @@
 #include "format.h"
 #include "log.h"
 #include "monitor.h"
+#include "recorder.h"
 #include "pages.h"
 #include "sampler.h"
 #include "test.h"
@@ -609,7 +610,10 @@ int main(void)
 	CHECK(sdd->view.sample == 0 && isnan(sdd->view.forecast) && isnan(sdd->view.cache_fill));
 	CHECK_INT(sda->verdict.class, DISK_CLASS_CMR);
 	CHECK_INT(sdb->verdict.class, DISK_CLASS_SSD);
-	CHECK_INT(monitor_new(ctx.event, &ctx.config, ctx.disks, false, NULL, &ctx.monitor), 0);
+	_cleanup_free_ char *herr = NULL;
+	CHECK(history_open(ctx.config.state_dir, &ctx.history, &herr) >= 0 && ctx.history);
+	CHECK_INT(recorder_new(ctx.history, &ctx.config, ctx.disks, NULL, &ctx.recorder), 0);
+	CHECK_INT(monitor_new(ctx.event, &ctx.config, ctx.disks, ctx.history, ctx.recorder, false, &ctx.monitor), 0);
 	/* the daemon always has a sampler (here of an empty diskstats) and a
 	 * tracer (here with no backend: "none") */
 	_cleanup_(unit_tree_freep) char *proc = unit_tree_empty();
@@ -670,6 +674,8 @@ int main(void)
 	ctx.sampler = sampler_free(ctx.sampler);
 	ctx.discovery = discovery_free(ctx.discovery);
 	ctx.monitor = monitor_free(ctx.monitor);
+	ctx.recorder = recorder_free(ctx.recorder);
+	ctx.history = history_close(ctx.history);
 	ctx.disks = registry_free(ctx.disks);
 	ctx.event = sd_event_unref(ctx.event);
 	config_done(&ctx.config);

@@ -6,7 +6,10 @@
  * maps to the disk by device number; a link out of /dev, a character
  * device, a missing or unwatched one are refused and nothing is recorded.
  * On vdev_attach the DM-SMR disk gets a rebuild-warning event, through the
- * callback the notifier listens on; the CMR disk does not.
+ * one event path the notifier listens on; the CMR disk does not. An event
+ * zed delivers again (its EID and time: zed replays its queue) is recorded
+ * once, also after a restart; another attach of the same disk warns no
+ * more.
  */
 #include "zfsevents.h"
 
@@ -96,9 +99,10 @@ static void add_disk(DiskRegistry *r, const char *name, unsigned mi, DiskClass c
 	CHECK_INT(registry_add(r, &d, &got), 0);
 }
 
-static ZfsEvent attach(const char *path)
+/* zed numbers its events: eid, each at its own time */
+static ZfsEvent attach(const char *path, uint64_t eid)
 {
-	ZfsEvent e = {.kind = ZFS_EVENT_VDEV_ATTACH, .eid = 7, .time_sec = 1733380000};
+	ZfsEvent e = {.kind = ZFS_EVENT_VDEV_ATTACH, .eid = eid, .time_sec = 1733380000 + (int64_t)eid};
 	snprintf(e.subclass, sizeof e.subclass, "vdev_attach");
 	snprintf(e.pool, sizeof e.pool, "tank");
 	snprintf(e.vdev_path, sizeof e.vdev_path, "%s", path);
@@ -123,13 +127,17 @@ static void test_map_and_guard(const char *t)
 	_cleanup_free_ char *herr = NULL;
 	CHECK(history_open(db, &h, &herr) >= 0 && h);
 	Heard heard = {0};
-	ZfsEventsCallbacks cb = {.event = on_event, .userdata = &heard};
+	Config cfg;
+	CHECK_INT(config_init(&cfg), 0);
+	RecorderCallbacks cb = {.heard = on_event, .userdata = &heard};
+	Recorder *rec = NULL;
+	CHECK_INT(recorder_new(h, &cfg, r, &cb, &rec), 0);
 	ZfsEvents *z = NULL;
 	int sysfd = open(sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DevMap *m = NULL;
 	CHECK_INT(devmap_new(r, sysfd, -1, dev, &m), 0);
 	close(sysfd);
-	CHECK_INT(zfsevents_new(r, h, m, &cb, &z), 0);
+	CHECK_INT(zfsevents_new(r, rec, m, NULL, &z), 0);
 
 	Disk *d = NULL;
 	CHECK_INT(devmap_disk(m, "/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1", true, &d), 0);
@@ -150,7 +158,7 @@ static void test_map_and_guard(const char *t)
 
 	ZfsEventResult res;
 	_cleanup_free_ char *err = NULL;
-	ZfsEvent e = attach("/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1");
+	ZfsEvent e = attach("/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1", 7);
 	CHECK_INT(zfsevents_handle(z, &e, 1733380001000000, &res, &err), 0);
 	CHECK_STR(res.device, "sdb");
 	CHECK(res.warned && res.check.risk == REBUILD_RISK_SMR);
@@ -159,20 +167,20 @@ static void test_map_and_guard(const char *t)
 	CHECK_INT(heard.n[EVENT_REBUILD_START], 1);
 	CHECK_INT(heard.n[EVENT_REBUILD_WARNING], 1);
 
-	e = attach("/dev/disk/by-id/ata-TOSHIBA_HDWD120_C1");
+	e = attach("/dev/disk/by-id/ata-TOSHIBA_HDWD120_C1", 8);
 	CHECK_INT(zfsevents_handle(z, &e, 1733380002000000, &res, &err), 0);
 	CHECK_STR(res.device, "sdc");
 	CHECK(!res.warned);
 	CHECK_INT(heard.n[EVENT_REBUILD_START], 2);
 	CHECK_INT(heard.n[EVENT_REBUILD_WARNING], 1);
 
-	e = attach("/dev/sdd");
+	e = attach("/dev/sdd", 9);
 	CHECK_INT(zfsevents_handle(z, &e, 1733380003000000, &res, &err), -ENXIO);
-	CHECK(err && strstr(err, "vdev /dev/sdd is not on a disk smrd watches: event 7 not recorded"));
+	CHECK(err && strstr(err, "vdev /dev/sdd is not on a disk smrd watches: event 9 not recorded"));
 	CHECK_INT(heard.n[EVENT_REBUILD_START], 2);
 
 	/* a pool's own event: recorded on no disk */
-	e = (ZfsEvent){.kind = ZFS_EVENT_SCRUB_START, .eid = 8};
+	e = (ZfsEvent){.kind = ZFS_EVENT_SCRUB_START, .eid = 10};
 	snprintf(e.subclass, sizeof e.subclass, "scrub_start");
 	snprintf(e.pool, sizeof e.pool, "tank");
 	CHECK_INT(zfsevents_handle(z, &e, 1733380004000000, &res, &err), 0);
@@ -189,9 +197,34 @@ static void test_map_and_guard(const char *t)
 	history_query(h, &f, count_events, &n);
 	CHECK_INT(n, 1);
 
+	/* zed delivers the first attach again (EID 7 at its time): nothing
+	 * recorded, nothing heard; after a restart (a new recorder on the same
+	 * history) neither */
+	e = attach("/dev/sdb1", 7);
+	CHECK_INT(zfsevents_handle(z, &e, 1733380005000000, &res, &err), 0);
+	CHECK(res.duplicate && !res.warned);
+	CHECK_INT(heard.n[EVENT_REBUILD_START], 2);
 	zfsevents_free(z);
+	recorder_free(rec);
+	CHECK_INT(recorder_new(h, &cfg, r, &cb, &rec), 0);
+	CHECK_INT(zfsevents_new(r, rec, m, NULL, &z), 0);
+	CHECK_INT(zfsevents_handle(z, &e, 1733380006000000, &res, &err), 0);
+	CHECK(res.duplicate);
+	/* another attach of sdb (another EID): recorded, but its rebuild has
+	 * its warning already, in the history */
+	e = attach("/dev/sdb1", 11);
+	CHECK_INT(zfsevents_handle(z, &e, 1733380007000000, &res, &err), 0);
+	CHECK(!res.duplicate && res.warned);
+	CHECK_INT(heard.n[EVENT_REBUILD_START], 3);
+	CHECK_INT(heard.n[EVENT_REBUILD_WARNING], 1);
+	CHECK_INT(recorder_total(rec, EVENT_REBUILD_START), 1);
+	CHECK_INT(recorder_total(rec, EVENT_REBUILD_WARNING), 0);
+
+	zfsevents_free(z);
+	recorder_free(rec);
 	devmap_free(m);
 	history_close(h);
+	config_done(&cfg);
 	registry_free(r);
 }
 
