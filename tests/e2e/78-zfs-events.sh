@@ -19,9 +19,15 @@
 #   - hostile events (a 300-byte pool, a 5000-byte path, spaces, newlines,
 #     $(...), a link out of /dev, a vdev smrd does not watch) refused with
 #     a message, nothing recorded, nothing run, smrd alive;
+#   - every kind recorded reaches the journal with its MESSAGE_ID, and
+#     smrd_events_total counts it;
+#   - an event zed delivers again (its EID and time: zed replays its queue)
+#     is recorded once; a flood of delays is recorded and counted whole,
+#     logged a few lines a minute;
 #   - smrd down: the zedlet exits non-zero with one line, at once.
 [ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
 . "$(dirname "$0")/lib.sh"
+private_journal
 need sfdisk
 need partx
 losetup -f >/dev/null 2>&1 || unavailable loop "no free loop device"
@@ -170,6 +176,40 @@ wait_until 10 "the rebuild-warning notifications" bash -c "[ \$(grep -l SMRD_EVE
 check "two rebuild-warning notifications, both for $S, one naming slow_io_n" bash -c "[ '$(notified)' = 2 ] &&
 	[ \$(grep -l SMRD_EVENT=rebuild-warning '$T'/notes/*.env | xargs grep -l 'SMRD_DEVICE=$S' | wc -l) = 2 ] &&
 	grep -l SMRD_EVENT=rebuild-warning '$T'/notes/*.env | xargs grep -q 'slow_io_n=5 slow_io_t=60'"
+
+step "zed replays its queue: the same event again is recorded once"
+TR=$(date +%s)
+zed ereport.fs.zfs.delay ZEVENT_POOL=tank ZEVENT_VDEV_PATH="$SMR_ID" ZEVENT_ZIO_DELAY=2000000000 \
+	ZEVENT_TIME_SECS="$TR" ZEVENT_TIME="$TR 5" >/dev/null
+events_json; delays=$(count_kind zfs-delay "$S")
+EID=$((EID - 1))
+zed ereport.fs.zfs.delay ZEVENT_POOL=tank ZEVENT_VDEV_PATH="$SMR_ID" ZEVENT_ZIO_DELAY=2000000000 \
+	ZEVENT_TIME_SECS="$TR" ZEVENT_TIME="$TR 5"
+check "the replay: exit 0, said to be recorded before" bash -c "[ '$(codes)' = '0 ' ] && grep -q 'was recorded before' '$T/zed.out'"
+events_json
+check "not recorded again" [ "$(count_kind zfs-delay "$S")" = "$delays" ]
+
+step "a flood of zed delays: each recorded and counted, a few logged"
+logged=$(grep -c "ZFS delay on tank/$S" "$T/smrd.log")
+for i in $(seq 25); do
+	zed ereport.fs.zfs.delay ZEVENT_POOL=tank ZEVENT_VDEV_PATH="$SMR_ID" ZEVENT_ZIO_DELAY=1500000000 >/dev/null
+done
+events_json
+check "25 more zfs-delay events recorded" [ "$(count_kind zfs-delay "$S")" = $((delays + 25)) ]
+# 25 in a few seconds span at most two minutes of the budget (10 lines a disk a minute)
+check "at most 20 of them logged ($(( $(grep -c "ZFS delay on tank/$S" "$T/smrd.log") - logged )))" \
+	[ $(( $(grep -c "ZFS delay on tank/$S" "$T/smrd.log") - logged )) -le 20 ]
+scrape >"$T/metrics.txt"
+check "smrd_events_total counts every kind zed's events recorded" python3 - "$T/events.json" "$T/metrics.txt" <<'PY'
+import collections, json, re, sys
+recorded = collections.Counter(e["kind"] for e in json.load(open(sys.argv[1]))["events"])
+counted = {m.group(1): float(m.group(2)) for m in re.finditer(r'^smrd_events_total\{kind="([a-z-]+)"\} (\S+)$',
+                                                            open(sys.argv[2]).read(), re.M)}
+bad = {k: (n, counted.get(k)) for k, n in recorded.items() if counted.get(k) != n}
+print(f"  recorded {dict(recorded)}; counted differently: {bad}")
+sys.exit(1 if bad else 0)
+PY
+journal_check "$T/events.json"
 
 step "hostile events: refused, nothing recorded, nothing run"
 events_json; before=$(count_kind zfs -)$(count_kind zfs "$S")$(count_kind zfs "$C")

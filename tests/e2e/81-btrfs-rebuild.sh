@@ -33,8 +33,14 @@
 # disk a rebuild-warning (one), followed as kind balance, a rebuild-done;
 # onto the CMR one, added next, the same but no warning (and none more on
 # the DM-SMR disk, already at its share).
+# Through it all, every event reaches the journal with its kind's
+# MESSAGE_ID and smrd_events_total; the rebuild-done is recorded at the
+# rebuild's end; the second file system's mount point holds a newline, a
+# journald priority prefix and an escape sequence, and no log line or
+# journal entry of smrd's carries them raw.
 [ -n "${SMRD_TEST_NS:-}" ] || SMRD_TEST_NS=1 exec unshare -m --propagation private "$0" "$@"
 . "$(dirname "$0")/lib.sh"
+private_journal
 need btrfs
 need mkfs.btrfs
 mount -t tmpfs tmpfs /dev/shm || { fail "a private /dev/shm"; finish; }
@@ -44,21 +50,24 @@ DATA_MIB=${DATA_MIB:-128}	# 4x the cache: most of the copy past the cliff, in se
 CMR_MIB=64
 BAL_MIB=${BAL_MIB:-96}	# the third raid1's data, balanced onto each disk added to it
 
-# mkfs_raid1 NAME MIB: a btrfs raid1 on two loop devices (files in the
-# private /dev/shm), mounted on $T/NAME, holding MIB MiB of random data.
+# mkfs_raid1 NAME MIB [MOUNT]: a btrfs raid1 on two loop devices (files in
+# the private /dev/shm), mounted on MOUNT ($T/NAME), holding MIB MiB of
+# random data.
 mkfs_raid1() {
-	local name=$1 mib=$2 a b
+	local name=$1 mib=$2 m=${3:-$T/$1} a b
 	truncate -s 512M "/dev/shm/$name-a.img" "/dev/shm/$name-b.img"
 	a=$(attach_loop "/dev/shm/$name-a.img") b=$(attach_loop "/dev/shm/$name-b.img")
 	mkfs.btrfs -q -f -d raid1 -m raid1 "$a" "$b" >"$T/mkfs.out" 2>&1 || { fail "mkfs.btrfs: $(cat "$T/mkfs.out")"; finish; }
-	mkdir -p "$T/$name"
-	mount "$a" "$T/$name" || { fail "mount"; finish; }
-	at_exit "umount '$T/$name' 2>/dev/null"
-	dd if=/dev/urandom of="$T/$name/data" bs=1M count="$mib" status=none && sync || { fail "filling it"; finish; }
+	mkdir -p "$m"
+	mount "$a" "$m" || { fail "mount"; finish; }
+	at_exit "umount '$m' 2>/dev/null"
+	dd if=/dev/urandom of="$m/data" bs=1M count="$mib" status=none && sync || { fail "filling it"; finish; }
 }
+# whoever names a mount point names what smrd says of its file system
+FS2=$T/fs2$'\n''<2>smrd: forged'$'\e''[31m'
 step "two btrfs raid1 file systems on loop devices, $DATA_MIB and $CMR_MIB MiB of data"
 mkfs_raid1 fs1 "$DATA_MIB"
-mkfs_raid1 fs2 "$CMR_MIB"
+mkfs_raid1 fs2 "$CMR_MIB" "$FS2"
 
 step "an emulated DM-SMR disk (WD40EFAX by udev) and a CMR one (Toshiba P300)"
 emu_up SMR smr dm-smr --seq-min-kib 256 --seed 52 --stats || { fail "emu_up"; finish; }
@@ -215,18 +224,30 @@ check "a rebuild-warning on $S in the first half of the copy" \
 check "the storm seen: storm-start on $S during the replace" [ "$(kinds storm-start "$S" "$T0" "$T1")" -ge 1 ]
 judge smr "$S"
 done_took "$S" $((T1 - T0))
+check "the rebuild-done is dated at the replace's end, after its warning" python3 - "$T/events.json" "$S" "$T0" "$T1" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+dev, t0, t1 = sys.argv[2], int(sys.argv[3]) / 1000, int(sys.argv[4]) / 1000
+done = [e for e in ev if e["kind"] == "rebuild-done" and e["device"] == dev]
+warn = [e for e in ev if e["kind"] == "rebuild-warning" and e["device"] == dev]
+print(f"  replace {t0:.1f}-{t1:.1f}; warning at {warn[0]['time'] if warn else None}, done at {done[0]['time'] if done else None}")
+sys.exit(not (done and warn and t1 - 5 <= done[0]["time"] <= t1 + 10 and done[0]["time"] > warn[0]["time"]))
+PY
 
 step "smrd restarted as root (with CAP_SYS_ADMIN): through the tools"
 smrd_as admin
 check "smrd reads btrfs's tools" bash -c "! grep -q 'no CAP_SYS_ADMIN' '$T/smrd.log'"
 step "btrfs replace of the second one's devid 2 onto the CMR disk $CMR"
-replace "$T/fs2" 2 "$CMR" cmr
+replace "$FS2" 2 "$CMR" cmr
 WAIT_LOG=$T/smrd.log wait_until 10 "smrd to record the replace's end on $C" done_on "$C"
 events_json
 check "no rebuild-warning and no storm on $C" \
 	[ "$(kinds rebuild-warning "$C" 0 "$(now_ms)") $(kinds storm-start "$C" 0 "$(now_ms)")" = "0 0" ]
 judge cmr "$C" --no-eta
 done_took "$C" $((T1 - T0))
+check "the hostile mount point is in its events, escaped" grep -q 'fs2\\\\x0a<2>smrd: forged\\\\x1b\[31m' "$T/events.json"
+check "no line of smrd's log is forged by it, nor carries its escape" \
+	bash -c "! grep -q '^<2>smrd: forged' '$T/smrd.log' && ! grep -q \$'\\e' '$T/smrd.log'"
 # balance MOUNT NAME DEVICE: btrfs balance start --full-balance, paused at
 # once (a balance this small takes about a second: smrd, reading every
 # second, could miss it) until smrd follows it onto DEVICE, then resumed to
@@ -300,7 +321,7 @@ check "one rebuild-warning on $S for the balance" [ "$(kinds rebuild-warning "$S
 followed_as_balance bal-smr "$S"
 
 step "btrfs device add of the CMR disk $CMR to it, then a full balance"
-umount "$T/fs2" || fail "umount fs2"
+umount "$FS2" || fail "umount fs2"
 btrfs device add -f -K "$CMR" "$T/fs3" >"$T/add.out" 2>&1 || { fail "btrfs device add $CMR: $(cat "$T/add.out")"; finish; }
 B0=$(now_ms)
 balance "$T/fs3" bal-cmr "$C"
@@ -311,6 +332,25 @@ check "no rebuild-warning on $C, and none more on $S" \
 	[ "$(kinds rebuild-warning "$C" 0 "$(now_ms)") $(kinds rebuild-warning "$S" "$B0" "$(now_ms)")" = "0 0" ]
 followed_as_balance bal-cmr "$C"
 check "smrd is alive" alive
+events_json
+scrape >"$T/metrics.txt"
+check "smrd_events_total counts every kind recorded" python3 - "$T/events.json" "$T/metrics.txt" <<'PY'
+import collections, json, re, sys
+recorded = collections.Counter(e["kind"] for e in json.load(open(sys.argv[1]))["events"])
+counted = {m.group(1): float(m.group(2)) for m in re.finditer(r'^smrd_events_total\{kind="([a-z-]+)"\} (\S+)$',
+                                                            open(sys.argv[2]).read(), re.M)}
+# smrd restarted twice: what the last one recorded is at most what it counts
+print(f"  recorded {dict(recorded)}; counted {dict((k, v) for k, v in counted.items() if v)}")
+sys.exit(not all(counted.get(k, 0) >= 1 for k in ("rebuild-warning", "rebuild-done")))
+PY
+journal_check "$T/events.json"
+check "no journal entry of smrd's carries a newline or an escape" python3 - "$T/journal.json" <<'PY'
+import json, sys
+bad = [r["MESSAGE"] for r in map(json.loads, open(sys.argv[1])) if "SMRD_EVENT" in r and isinstance(r.get("MESSAGE"), str)
+       and any(c in r["MESSAGE"] for c in "\n\x1b")]
+print(f"  {len(bad)} bad" + (f": {bad[0]!r}" if bad else ""))
+sys.exit(1 if bad else 0)
+PY
 stop_smrd
 umount "$T/fs3" || fail "umount"
 finish
