@@ -532,6 +532,26 @@ void output_reread(FILE *f, json_object *r)
 		jnum(r, "confidence"), jnum(r, "smr_confidence"));
 }
 
+/* zfs-annotate's vdev properties: what ZFS has, when smrd wrote it. */
+static void output_zfs_annotation(FILE *f, json_object *z)
+{
+	if (!z || !json_object_is_type(z, json_type_object))
+		return;
+	json_object *p = jget(z, "properties"), *read = jget(z, "read");
+	char t[32];
+	fprintf(f, "zfs-annotate: pool %s vdev %s:", jstr(z, "pool"), jstr(z, "vdev"));
+	if (read && json_object_get_boolean(read)) {
+		json_object_object_foreach(p, name, val)
+			fprintf(f, " %s=%s", name, val ? json_object_get_string(val) : "-");
+	} else
+		fprintf(f, " not read yet");
+	if (jget(z, "written"))
+		fprintf(f, " (written by smrd %s)", fmt_time(jnum(z, "written"), t, sizeof t));
+	if (*jstr(z, "error"))
+		fprintf(f, "; last attempt failed: %s", jstr(z, "error"));
+	fprintf(f, "\n");
+}
+
 void output_show(FILE *f, json_object *r)
 {
 	json_object *v = jget(r, "verdict");
@@ -553,6 +573,7 @@ void output_show(FILE *f, json_object *r)
 		jnum(v, "smr_confidence"));
 	fprintf(f, "why: %s\n", jstr(v, "basis"));
 	output_evidence(f, jget(v, "evidence"));
+	output_zfs_annotation(f, jget(r, "zfs_annotation"));
 	output_detection(f, jget(r, "detection"));
 	fprintf(f, "\nlast %.1fs: %.1f r/s, %.1f w/s, read %s/s, written %s/s, latency read %s write %s\n",
 		jnum(r, "interval_seconds"), jnum(r, "reads_per_second"), jnum(r, "writes_per_second"),

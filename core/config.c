@@ -95,6 +95,9 @@ static const ConfigItem items[] = {
 	ITEM("smartctl-command", CONFIG_STRING, smartctl_command, "smartctl",
 	     "smartctl (7.4 or later), run once per Seagate disk for its FARM recording type, never waking it "
 	     "(a name looked up in PATH, a path, or empty: never)"),
+	ITEM("zfs-annotate", CONFIG_BOOL, zfs_annotate, "no",
+	     "write each classified ZFS pool member's class and SMR confidence as the vdev user properties "
+	     "org.smrd:class and org.smrd:smr_confidence (zpool set, OpenZFS 2.2 or later), when they change"),
 	NUMBER("rebuild-interval", rebuild_interval, "10", 1, 3600, "seconds",
 	       "seconds between readings of a rebuild's progress (zpool status, btrfs replace status)"),
 };

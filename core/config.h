@@ -41,6 +41,7 @@ typedef struct Config {
 	char *zpool_command;	/* zpool, for a scan's progress: a name looked up in PATH, or a path */
 	char *btrfs_command;	/* btrfs, for a replace's progress */
 	char *smartctl_command;	/* smartctl, for Seagate's FARM recording type; "" never */
+	double zfs_annotate;	/* 0/1: each classified pool member's class as vdev user properties */
 	double rebuild_interval;	/* seconds between readings while a rebuild may run */
 	DetectParams detect;	/* detect.* keys */
 	DiskRules disks;	/* disk.<ID>.* keys */

@@ -30,6 +30,7 @@
 #include "statedir.h"
 #include "tracer.h"
 #include "rebuildwatch.h"
+#include "zfsannotate.h"
 
 extern const char smrd_builtin_models[];
 
@@ -272,6 +273,7 @@ void context_tick(Context *ctx, const TickTime *tick)
 	step_done(ctx, TICK_TRACER, &mark);
 	recorder_upkeep(ctx->recorder, tick);
 	monitor_tick(ctx->monitor, tick, sampler_stats(ctx->sampler)->steal_last);
+	zfsannotate_sync(ctx->annotate, ctx->disks, (double)tick->real_usec / 1e6);
 	step_done(ctx, TICK_DETECTOR, &mark);
 	recorder_release(ctx->recorder);
 	notifier_tick(ctx->notifier, tick->real_usec);
@@ -447,7 +449,8 @@ static int start_services(Context *ctx)
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up notifications: %m");
 	notifier_set_reaper(ctx->notifier, ctx->reaper);
-	if (ctx->src.live && discovery_read_farm(ctx->discovery, &ctx->config.smartctl_command, "/dev", ctx->reaper) < 0)
+	if (ctx->src.live && (discovery_read_farm(ctx->discovery, &ctx->config.smartctl_command, "/dev", ctx->reaper) < 0 ||
+			      zfsannotate_new(ctx->event, ctx->reaper, &ctx->config, &ctx->annotate) < 0))
 		return log_error_errno(-ENOMEM, "Out of memory");
 	r = rebuildwatch_new(ctx->event, &ctx->config, ctx->disks, ctx->recorder, &ctx->src, ctx->reaper, &ctx->rebuild);
 	if (r < 0)
@@ -513,6 +516,8 @@ void context_done(Context *ctx)
 	ctx->tick = sd_event_source_disable_unref(ctx->tick);
 	ctx->rebuild = rebuildwatch_free(ctx->rebuild);
 	ctx->notifier = notifier_free(ctx->notifier);
+	ctx->annotate = zfsannotate_free(ctx->annotate);
+	discovery_stop_farm(ctx->discovery);	/* its run is the reaper's */
 	ctx->reaper = reaper_free(ctx->reaper);
 	ctx->monitor = monitor_free(ctx->monitor);
 	ctx->history = NULL;

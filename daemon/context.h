@@ -89,6 +89,7 @@ typedef struct Context {
 	char restart_needed[160];	/* keys the last reload changed that only a restart applies */
 	Notifier *notifier;		/* notify-command, once per incident */
 	struct Reaper *reaper;		/* smrd as its children's subreaper: what they leave is swept */
+	struct ZfsAnnotate *annotate;	/* zfs-annotate: the class as vdev user properties (the live /sys only) */
 	struct RebuildWatch *rebuild;	/* zed's events, the rebuild watcher and guard (rebuildwatch.h) */
 	sd_event_source *tick;		/* the sampling timer */
 	uint64_t last_rescan_usec;

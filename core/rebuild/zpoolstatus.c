@@ -28,6 +28,17 @@ const char *zpool_scan_state_to_string(ZpoolScanState s)
 	return s >= 0 && s < _ZPOOL_SCAN_STATE_MAX ? state_names[s] : NULL;
 }
 
+bool zpool_name_ok(const char *pool)
+{
+	size_t n = pool ? strnlen(pool, ZPOOL_NAME_MAX + 1) : 0;
+	if (n == 0 || n > ZPOOL_NAME_MAX || !isalpha((unsigned char)pool[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)pool[i]) && !strchr("_-:. ", pool[i]))
+			return false;
+	return true;
+}
+
 ZpoolStatus *zpool_status_free(ZpoolStatus *s)
 {
 	free(s);

@@ -84,6 +84,9 @@ typedef struct ZpoolStatus {
 } ZpoolStatus;
 
 /* "none", "scrub", "resilver", "errorscrub"; NULL outside the enum. */
+/* A pool name as zpool create takes it (zfs_namecheck.c, pool_namecheck):
+ * a letter first, then letters, digits and "_-:. "; never an option. */
+bool zpool_name_ok(const char *pool);
 const char *zpool_scan_func_to_string(ZpoolScanFunc f);
 /* "none", "scanning", "finished", "canceled"; NULL outside the enum. */
 const char *zpool_scan_state_to_string(ZpoolScanState s);

@@ -76,6 +76,12 @@ static void matched(Discovery *disc, Disk *d)
 		(void)farmreader_ask(disc->farm, d->name, d->sys.major, d->sys.minor);
 }
 
+void discovery_stop_farm(Discovery *disc)
+{
+	if (disc)
+		disc->farm = farmreader_free(disc->farm);
+}
+
 void discovery_ask_farm(Discovery *disc, const char *name)
 {
 	Disk *d = registry_get(disc->disks, name);

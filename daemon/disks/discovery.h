@@ -71,6 +71,8 @@ void discovery_reclassify(Discovery *d);
  * reload), off the loop (farmreader.h). The live /sys only: a captured
  * tree's device names are not this kernel's. 0 or -ENOMEM. */
 int discovery_read_farm(Discovery *d, char *const *smartctl, const char *dev_dir, Reaper *reaper);
+/* Kills a FARM read under way and reads no more (before the reaper goes). */
+void discovery_stop_farm(Discovery *d);
 /* Asks for the disk's FARM log now (smrctl reread): its answer comes later. */
 void discovery_ask_farm(Discovery *d, const char *name);
 /* What smartctl read of the vendor's log of the device that was

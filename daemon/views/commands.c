@@ -21,6 +21,7 @@
 #include "monitor.h"
 #include "notifier.h"
 #include "tracer.h"
+#include "zfsannotate.h"
 
 typedef int (*CommandFn)(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg);
 
@@ -492,6 +493,25 @@ static int cmd_forget(Context *ctx, json_object *args, json_object **ret, ProtoE
 	return 0;
 }
 
+/* What zfs-annotate knows of the disk's vdev properties; NULL when it follows none. */
+static json_object *zfs_annotation_json(const Context *ctx, const Disk *d)
+{
+	const ZfsAnnotation *a = zfsannotate_of(ctx->annotate, d);
+	if (!a)
+		return NULL;
+	json_object *o = json_object_new_object(), *p = json_object_new_object();
+	json_object_object_add(o, "pool", json_object_new_string(a->pool));
+	json_object_object_add(o, "vdev", json_object_new_string(a->vdev));
+	json_object_object_add(p, VDEV_CLASS_PROP, a->read && a->have.class[0] ? json_object_new_string(a->have.class) : NULL);
+	json_object_object_add(p, VDEV_CONFIDENCE_PROP,
+			       a->read && a->have.confidence[0] ? json_object_new_string(a->have.confidence) : NULL);
+	json_object_object_add(o, "properties", p);
+	json_object_object_add(o, "read", json_object_new_boolean(a->read));
+	json_object_object_add(o, "written", a->written > 0 ? jdouble(a->written) : NULL);
+	json_object_object_add(o, "error", a->error[0] ? json_object_new_string(a->error) : NULL);
+	return o;
+}
+
 static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
 	Disk *d = arg_disk(ctx, args, "show", err, msg);
@@ -516,6 +536,9 @@ static int cmd_show(Context *ctx, json_object *args, json_object **ret, ProtoErr
 			       d->sys.io_timeout_ms > 0 ? jdouble((double)d->sys.io_timeout_ms / 1000) : NULL);
 	json_object_object_add(o, "interval_seconds", jdouble(d->interval));
 	json_object_object_add(o, "verdict", verdict_to_json(v));
+	json_object *zfs = zfs_annotation_json(ctx, d);
+	if (zfs)
+		json_object_object_add(o, "zfs_annotation", zfs);
 	json_object_object_add(o, "detection", detection_json(ctx, d));
 	json_object_object_add(o, "counters", counters_json(d));
 	json_object_object_add(o, "latency", latency_json(ctx, d));

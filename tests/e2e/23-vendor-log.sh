@@ -9,8 +9,12 @@
 # shows on its counters. The drive first "spun down": smartctl says so, the
 # disk's reads and writes in /proc/diskstats do not move during discovery,
 # and the class stays what sysfs says; awake, `smrctl reread` reads the
-# log: SMR, the decisive evidence, in the metric. Debian's own smartctl
-# 7.3, which has no -l farm: said once, asked no more, nothing shown.
+# log: SMR, the decisive evidence, in the metric. The disk is a member of
+# pool "tank" (udev's record says so) and zfs-annotate is on: a zpool
+# stand-in that logs its arguments and keeps vdev user properties as
+# OpenZFS 2.2 does is told the class once smrd knows it, and smrctl show
+# says what was written. Debian's own smartctl 7.3, which has no -l farm:
+# said once, asked no more, nothing shown.
 . "$(dirname "$0")/lib.sh"
 need curl
 need smartctl
@@ -22,7 +26,20 @@ LOOP=$(attach_loop "$T/disk.img" --direct-io=on)
 N=${LOOP#/dev/}
 MM=$(cat "/sys/class/block/$N/dev")
 mkdir -p "$T/udev/data" "$T/bin"
-printf 'E:ID_MODEL=ST4000VN006-3CW104\nE:ID_SERIAL_SHORT=ZCT0SMR1\nE:ID_BUS=ata\n' >"$T/udev/data/b$MM"
+GUID=9000000000000000000
+printf 'E:ID_MODEL=ST4000VN006-3CW104\nE:ID_SERIAL_SHORT=ZCT0SMR1\nE:ID_BUS=ata\nE:ID_FS_TYPE=zfs_member\nE:ID_FS_LABEL=tank\nE:ID_FS_UUID=13376641094713441734\nE:ID_FS_UUID_SUB=%s\nE:ID_FS_USAGE=raid\n' \
+	"$GUID" >"$T/udev/data/b$MM"
+# zpool get -H -o value PROPS POOL VDEV: each value on a line, "-" unset;
+# zpool set PROP=VALUE POOL VDEV stores one (vdevprops(7)); nothing else here
+cat >"$T/bin/zpool" <<EOF
+#!/bin/sh
+case "\$1" in get|set) echo "\$*" >>'$T/zcalls';; *) exit 9;; esac
+if [ "\$1 \$3 \$4" = "set tank $GUID" ]; then echo "\${2#*=}" >"$T/prop-\${2%%=*}"; exit 0; fi
+[ "\$*" = "get -H -o value org.smrd:class,org.smrd:smr_confidence tank $GUID" ] || exit 9
+cat '$T/prop-org.smrd:class' 2>/dev/null || echo -
+cat '$T/prop-org.smrd:smr_confidence' 2>/dev/null || echo -
+EOF
+chmod 755 "$T/bin/zpool"
 cat >"$T/bin/smartctl" <<EOF
 #!/bin/sh
 echo "\$*" >>'$T/calls'
@@ -47,7 +64,8 @@ class_of() { ctl --json show "$N" | python3 -c 'import json, sys; print(json.loa
 
 step "the drive spun down: asked with -n standby, not woken"
 io0=$(io_of)
-start_smrd --interval 1 --include "^$N\$" --exclude '^$' --udev-root "$T/udev" --smartctl-command "$T/bin/smartctl"
+start_smrd --interval 1 --include "^$N\$" --exclude '^$' --udev-root "$T/udev" --smartctl-command "$T/bin/smartctl" \
+	--zfs-annotate yes --zpool-command "$T/bin/zpool"
 WAIT_LOG=$T/smrd.log wait_until 10 "smrd to hear that $N is spun down" grep -q "$N is spun down" "$T/smrd.log"
 check "smartctl was asked once, as -n standby -l farm --json $LOOP ($(calls) calls: $(cat "$T/calls" 2>/dev/null))" \
 	[ "$(calls)" = 1 -a "$(cat "$T/calls")" = "-n standby -l farm --json $LOOP" ]
@@ -58,6 +76,7 @@ check "no I/O on $N during discovery and the FARM read ($io0 -> $io1)" [ "$io1" 
 check "the evidence says it was not read (spun down)" sh -c "'$SMRCTL' --socket '$SOCK' show '$N' | grep -q 'Seagate FARM log .*STANDBY'"
 c=$(class_of)
 check "its class stays the one sysfs gives a loop device (unknown; got $c)" [ "$c" = unknown ]
+check "zfs-annotate writes nothing of a disk it has not classified" [ ! -e "$T/zcalls" ]
 
 step "awake: smrctl reread reads the log"
 echo smr >"$T/mode"
@@ -70,6 +89,13 @@ check "smrd_disk_class_evidence{source=vendor-log,class=dm-smr} is 1" \
 check "smrd_disk_class_evidence{source=virtual,class=unknown} is 0" \
 	[ "$(metrics_py get "$T/m" smrd_disk_class_evidence device="$N" source=virtual class=unknown)" = 0 ]
 check "two smartctl runs in all ($(calls))" [ "$(calls)" = 2 ]
+WAIT_LOG=$T/smrd.log wait_until 10 "zfs-annotate to write the class" grep -qx "set org.smrd:smr_confidence=0.95 tank $GUID" "$T/zcalls"
+check "zpool was asked, then told the class and the confidence: $(tr '\n' ';' <"$T/zcalls")" \
+	[ "$(tr '\n' ';' <"$T/zcalls")" = "get -H -o value org.smrd:class,org.smrd:smr_confidence tank $GUID;set org.smrd:class=dm-smr tank $GUID;set org.smrd:smr_confidence=0.95 tank $GUID;" ]
+check "each zpool set is in smrd's log" grep -q "zfs-annotate: $T/bin/zpool set org.smrd:class=dm-smr tank $GUID" "$T/smrd.log"
+check "smrctl show says what was written" sh -c "'$SMRCTL' --socket '$SOCK' show '$N' | grep -q 'zfs-annotate: pool tank vdev $GUID: org.smrd:class=dm-smr org.smrd:smr_confidence=0.95 (written by smrd'"
+sleep 2.5	# a sync more: nothing changed, nothing written
+check "written once ($(wc -l <"$T/zcalls") zpool runs)" [ "$(wc -l <"$T/zcalls")" = 3 ]
 stop_smrd
 
 step "Debian 12's smartctl 7.3: no -l farm, said once"

@@ -92,6 +92,7 @@ static void test_reload_every_key(Context *ctx, const char *conf, const char *di
 		{"notify-webhook-url", "https://example.org/hook"}, {"notify-url", "https://nas.example/smrd"},
 		{"notify-coalesce", "5"}, {"zpool-command", "/usr/sbin/zpool"},
 		{"btrfs-command", "/usr/bin/btrfs"}, {"rebuild-interval", "30"}, {"smartctl-command", "/usr/sbin/smartctl"},
+		{"zfs-annotate", "yes"},
 	};
 	size_t at = 0;
 	for (size_t i = 0; i < ELEMENTSOF(every); i++)
