@@ -271,23 +271,11 @@ static void start_next(SlowIo *w)
 	}
 }
 
-/* A pool name as ZFS takes it begins with a letter: never an option to zpool. */
-static bool pool_ok(const char *pool)
-{
-	size_t n = strlen(pool);
-	if (n == 0 || n > ZPOOL_NAME_MAX || !isalpha((unsigned char)pool[0]))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)pool[i]) && !strchr("_-:. ", pool[i]))
-			return false;
-	return true;
-}
-
 int slowio_check(SlowIo *w, const Disk *d, const char *pool, double now)
 {
 	if (!w)
 		return 0;
-	if (!pool || !pool_ok(pool))
+	if (!pool || !zpool_name_ok(pool))
 		return -EINVAL;
 	for (unsigned q = 0; q < w->n_queue; q++)
 		if (w->queue[q].major == d->sys.major && w->queue[q].minor == d->sys.minor && streq(w->queue[q].pool, pool))

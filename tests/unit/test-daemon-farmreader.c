@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "test.h"
+#include "unit-tree.h"
 #include "util.h"
 
 static const char *root;
@@ -46,24 +47,20 @@ static void on_read(const char *name, unsigned major, unsigned minor, const Farm
 /* A smartctl that answers with the recording the file "mode" names. */
 static void smartctl_script(const char *path)
 {
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fprintf(f, "#!/bin/sh\n"
-		   "echo \"$*\" >> '%s/calls'\n"
-		   "[ \"$LC_ALL\" = C ] || exit 8\n"
-		   "case \"$*\" in \"-n standby -l farm --json %s/dev/\"*) ;; *) exit 9;; esac\n"
-		   "F='%s/tests/fixtures/smartctl'\n"
-		   "case \"$(cat '%s/mode')\" in\n"
-		   "smr) exec cat \"$F/farm-ata-smr.json\";;\n"
-		   "standby) cat \"$F/farm-standby.json\"; exit 2;;\n"
-		   "7.3) cat \"$F/farm-7.3-refused.txt\"; exit 1;;\n"
-		   "big) exec yes '{\"seagate_farm_log\": {'\n;;\n"
-		   "esac\nexit 7\n",
-		dir, dir, root, dir);
-	fclose(f);
-	CHECK(chmod(path, 0755) == 0);
+	char text[2048];
+	snprintf(text, sizeof text, "#!/bin/sh\n"
+		 "echo \"$*\" >> '%s/calls'\n"
+		 "[ \"$LC_ALL\" = C ] || exit 8\n"
+		 "case \"$*\" in \"-n standby -l farm --json %s/dev/\"*) ;; *) exit 9;; esac\n"
+		 "F='%s/tests/fixtures/smartctl'\n"
+		 "case \"$(cat '%s/mode')\" in\n"
+		 "smr) exec cat \"$F/farm-ata-smr.json\";;\n"
+		 "standby) cat \"$F/farm-standby.json\"; exit 2;;\n"
+		 "7.3) cat \"$F/farm-7.3-refused.txt\"; exit 1;;\n"
+		 "big) exec yes '{\"seagate_farm_log\": {'\n;;\n"
+		 "esac\nexit 7\n",
+		 dir, dir, root, dir);
+	CHECK_INT(unit_script(path, text), 0);
 }
 
 static void mode(const char *m)
@@ -78,18 +75,7 @@ static void mode(const char *m)
 	}
 }
 
-static unsigned calls(void)
-{
-	char p[128];
-	snprintf(p, sizeof p, "%s/calls", dir);
-	_cleanup_free_ char *text = NULL;
-	if (read_file_at(AT_FDCWD, p, 1 << 20, &text, NULL) < 0)
-		return 0;
-	unsigned n = 0;
-	for (const char *s = text; (s = strchr(s, '\n')); s++)
-		n++;
-	return n;
-}
+static unsigned calls(void) { return unit_lines(dir, "calls"); }
 
 /* Runs the loop until nothing waits, or 15 s passed. */
 static void drain(sd_event *e, FarmReader *r)

@@ -22,6 +22,7 @@
 
 #include "log.h"
 #include "test.h"
+#include "unit-tree.h"
 #include "util.h"
 
 #define GUID "9000000000000000000"
@@ -42,39 +43,24 @@ static void write_file(const char *name, const char *text)
 
 static void zpool_script(const char *path)
 {
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fprintf(f, "#!/bin/sh\n"
-		   "S='%s'\n"
-		   "echo \"$*\" >> \"$S/calls\"\n"
-		   "[ \"$LC_ALL\" = C ] || exit 8\n"
-		   "[ \"$(cat \"$S/version\")\" = 2.1 ] && { echo \"bad property list: invalid property '$2'\" >&2; exit 2; }\n"
-		   "if [ \"$1\" = set ] && [ \"$3 $4 $#\" = \"tank " GUID " 4\" ]; then\n"
-		   "  case \"$2\" in org.smrd:class=*) echo \"${2#*=}\" > \"$S/class\";;\n"
-		   "  org.smrd:smr_confidence=*) echo \"${2#*=}\" > \"$S/conf\";; *) exit 9;; esac; exit 0\n"
-		   "fi\n"
-		   "[ \"$*\" = \"get -H -o value org.smrd:class,org.smrd:smr_confidence tank " GUID "\" ] || exit 9\n"
-		   "cat \"$S/class\" 2>/dev/null || echo -\n"
-		   "cat \"$S/conf\" 2>/dev/null || echo -\n",
-		dir);
-	fclose(f);
-	CHECK(chmod(path, 0755) == 0);
+	char text[2048];
+	snprintf(text, sizeof text, "#!/bin/sh\n"
+		 "S='%s'\n"
+		 "echo \"$*\" >> \"$S/calls\"\n"
+		 "[ \"$LC_ALL\" = C ] || exit 8\n"
+		 "[ \"$(cat \"$S/version\")\" = 2.1 ] && { echo \"bad property list: invalid property '$2'\" >&2; exit 2; }\n"
+		 "if [ \"$1\" = set ] && [ \"$3 $4 $#\" = \"tank " GUID " 4\" ]; then\n"
+		 "  case \"$2\" in org.smrd:class=*) echo \"${2#*=}\" > \"$S/class\";;\n"
+		 "  org.smrd:smr_confidence=*) echo \"${2#*=}\" > \"$S/conf\";; *) exit 9;; esac; exit 0\n"
+		 "fi\n"
+		 "[ \"$*\" = \"get -H -o value org.smrd:class,org.smrd:smr_confidence tank " GUID "\" ] || exit 9\n"
+		 "cat \"$S/class\" 2>/dev/null || echo -\n"
+		 "cat \"$S/conf\" 2>/dev/null || echo -\n",
+		 dir);
+	CHECK_INT(unit_script(path, text), 0);
 }
 
-static unsigned calls(void)
-{
-	char p[160];
-	snprintf(p, sizeof p, "%s/calls", dir);
-	_cleanup_free_ char *text = NULL;
-	if (read_file_at(AT_FDCWD, p, 1 << 20, &text, NULL) < 0)
-		return 0;
-	unsigned n = 0;
-	for (const char *s = text; (s = strchr(s, '\n')); s++)
-		n++;
-	return n;
-}
+static unsigned calls(void) { return unit_lines(dir, "calls"); }
 
 /* The n-th call zpool saw (0 the first), "" if none. */
 static const char *call(unsigned k, char *buf, size_t size)

@@ -69,3 +69,28 @@ static inline int unit_tree_write(int dirfd, const char *path, const char *text)
 	close(fd);
 	return r;
 }
+
+/* How many lines <dir>/<name> has (a stand-in's log of its calls); 0 if none. */
+static inline unsigned unit_lines(const char *dir, const char *name)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	_cleanup_free_ char *text = NULL;
+	if (read_file_at(AT_FDCWD, p, 1 << 20, &text, NULL) < 0)
+		return 0;
+	unsigned n = 0;
+	for (const char *s = text; (s = strchr(s, '\n')); s++)
+		n++;
+	return n;
+}
+
+/* Writes text as the executable at path (a command's stand-in); 0 or -errno. */
+static inline int unit_script(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fputs(text, f);
+	int r = fclose(f) == 0 && chmod(path, 0755) == 0 ? 0 : -errno;
+	return r;
+}
