@@ -9,7 +9,6 @@
  */
 #include "slowio.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
