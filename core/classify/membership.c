@@ -59,7 +59,7 @@ bool membership_from_signature(const MemberSignature *s, Membership *ret)
 		/* libblkid writes the GUID in decimal; anything else is not one */
 		size_t n = strlen(s->uuid_sub);
 		if (n > 0 && n < sizeof m.vdev_guid && strspn(s->uuid_sub, "0123456789") == n)
-			snprintf(m.vdev_guid, sizeof m.vdev_guid, "%s", s->uuid_sub);
+			memcpy(m.vdev_guid, s->uuid_sub, n + 1);
 	} else if (streq(s->fs_type, "linux_raid_member")) {
 		/* the array as /proc/mdstat names it when assembled; else
 		 * the name it was created with ("host:name") */
