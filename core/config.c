@@ -91,7 +91,6 @@ static const ConfigItem items[] = {
 	       "seconds a storm's first notification waits for its disk's verdict, to send both as one (0: at once)"),
 	ITEM("zpool-command", CONFIG_STRING, zpool_command, "zpool",
 	     "zpool, run for a resilver's progress while a watched disk is in a pool (a name looked up in PATH, or a path)"),
-	ITEM("btrfs-command", CONFIG_STRING, btrfs_command, "btrfs", "btrfs, run for a replace's progress"),
 	ITEM("smartctl-command", CONFIG_STRING, smartctl_command, "smartctl",
 	     "smartctl (7.4 or later), run once per Seagate disk for its FARM recording type, never waking it "
 	     "(a name looked up in PATH, a path, or empty: never)"),
@@ -99,7 +98,7 @@ static const ConfigItem items[] = {
 	     "write each classified ZFS pool member's class and SMR confidence as the vdev user properties "
 	     "org.smrd:class and org.smrd:smr_confidence (zpool set, OpenZFS 2.2 or later), when they change"),
 	NUMBER("rebuild-interval", rebuild_interval, "10", 1, 3600, "seconds",
-	       "seconds between readings of a rebuild's progress (zpool status, btrfs replace status)"),
+	       "seconds between readings of a rebuild's progress (zpool status; btrfs's sysfs and ioctls)"),
 };
 
 static bool is_number(const ConfigItem *it)

@@ -39,7 +39,6 @@ typedef struct Config {
 	char *notify_url;	/* the pages' base URL for notifications' links; "" from listen */
 	double notify_coalesce;	/* seconds a storm's first notification waits to fold in its verdict */
 	char *zpool_command;	/* zpool, for a scan's progress: a name looked up in PATH, or a path */
-	char *btrfs_command;	/* btrfs, for a replace's progress */
 	char *smartctl_command;	/* smartctl, for Seagate's FARM recording type; "" never */
 	double zfs_annotate;	/* 0/1: each classified pool member's class as vdev user properties */
 	double rebuild_interval;	/* seconds between readings while a rebuild may run */

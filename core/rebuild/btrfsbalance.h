@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A btrfs balance read from its tools (pure): `btrfs balance status -v
- * MOUNT` (cmd_balance_status() in btrfs-progs' cmds/balance.c: running or
- * paused, the chunks balanced of those expected, and with -v the filters
- * of each chunk type), `btrfs filesystem show --raw MOUNT` (each device's
- * size and the bytes its chunks take), and what a balance leaves on each
- * device: the chunks spread over the devices by free space, as btrfs's
- * chunk allocator does (docs/zfs.md, "How smrd follows a rebuild").
+ * A btrfs balance (pure): as the kernel reports it to BTRFS_IOC_BALANCE_PROGRESS
+ * (struct btrfs_ioctl_balance_args in linux/btrfs.h, what `btrfs balance
+ * status -v` prints: running or paused, the chunks balanced of those
+ * expected, the filters of each chunk type), the devices' figures of
+ * BTRFS_IOC_FS_INFO/DEV_INFO (each device's size and the bytes its chunks
+ * take, what `btrfs filesystem show --raw` prints), and what a balance
+ * leaves on each device: the chunks spread over the devices by free
+ * space, as btrfs's chunk allocator does (docs/zfs.md, "How smrd follows
+ * a rebuild"). A device being removed has size 0 there: a device remove
+ * is the same spread over the others.
  */
 #pragma once
 
@@ -14,9 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/btrfs.h>
 
-#define BTRFS_BALANCE_INPUT_MAX 16384	/* a few lines and the mount point, twice at most */
-#define BTRFS_SHOW_INPUT_MAX 131072	/* BTRFS_SHOW_DEVS_MAX lines of long paths */
 #define BTRFS_SHOW_DEVS_MAX 64
 #define BTRFS_SHOW_PATH_MAX 256
 
@@ -38,7 +40,7 @@
 #define BTRFS_BALANCE_ARGS_SOFT (1ULL << 9)
 
 typedef enum BtrfsBalanceState {
-	BTRFS_BALANCE_NONE,		/* "No balance found": none, or it ended */
+	BTRFS_BALANCE_NONE,		/* none (the ioctl's ENOTCONN), or it ended */
 	BTRFS_BALANCE_RUNNING,
 	BTRFS_BALANCE_PAUSED,		/* paused, or unmounted mid-way: resumes at the next mount */
 	_BTRFS_BALANCE_STATE_MAX,
@@ -57,13 +59,12 @@ typedef struct BtrfsBalanceStatus {
 	bool cancel_requested, pause_requested;	/* running, told to stop */
 	uint64_t completed, expected, considered;	/* chunks */
 	bool uncounted;			/* read from sysfs (btrfssysfs.h): no chunk counts, no filters */
-	bool dumped;			/* -v's filters were printed */
 	bool acts_on[_BTRFS_CHUNK_TYPE_MAX];
 	uint64_t args_flags[_BTRFS_CHUNK_TYPE_MAX];
 	uint64_t convert_to[_BTRFS_CHUNK_TYPE_MAX];	/* a profile bit; 0: not converting */
 } BtrfsBalanceStatus;
 
-/* One device of `btrfs filesystem show --raw`. */
+/* One device of a file system, as BTRFS_IOC_DEV_INFO gives it. */
 typedef struct BtrfsShowDevice {
 	uint64_t devid;
 	double size;			/* bytes btrfs may use of it */
@@ -74,20 +75,18 @@ typedef struct BtrfsShowDevice {
 typedef struct BtrfsShow {
 	unsigned n_devs;
 	BtrfsShowDevice devs[BTRFS_SHOW_DEVS_MAX];
-	bool missing;			/* "*** Some devices missing" */
+	bool missing;			/* fewer found than FS_INFO counts */
 } BtrfsShow;
 
 /* "none", "running", "paused"; NULL outside the enum. */
 const char *btrfs_balance_state_to_string(BtrfsBalanceState s);
-/* Reads `btrfs balance status [-v] -- MOUNT`'s output, mount the path it
- * was given (the tool prints it back, quoted). 0; -EINVAL with *ret_error
- * (free it) on anything else. */
-int btrfs_balance_parse(const char *text, size_t len, const char *mount, BtrfsBalanceStatus *ret, char **ret_error);
+/* The kernel's answer to BTRFS_IOC_BALANCE_PROGRESS (a balance there:
+ * running, or paused); 0, or -EINVAL when it makes no sense (more chunks
+ * done than expected). */
+int btrfs_balance_from_ioctl(const struct btrfs_ioctl_balance_args *a, BtrfsBalanceStatus *ret);
 /* Whether a filter other than convert narrows the chunks it moves (usage,
  * devid, limit, ...): where the chunks end up cannot be foreseen then. */
 bool btrfs_balance_narrowed(const BtrfsBalanceStatus *s);
-/* Reads `btrfs filesystem show --raw -- MOUNT`'s output: one file system. */
-int btrfs_show_parse(const char *text, size_t len, BtrfsShow *ret, char **ret_error);
 
 /* Copies of each chunk a profile keeps on distinct devices (raid1 2,
  * raid1c3 3, raid1c4 4, raid10 2); 1 for single, dup, raid0, raid5/6,

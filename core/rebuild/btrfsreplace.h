@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `btrfs replace status -1 MOUNT` read into a struct (pure): the state of
- * the replace (never started, under way with its per-mille progress,
- * finished, canceled, suspended), its start and stop and its error counts.
- * The grammar is print_replace_status() in btrfs-progs' cmds/replace.c; the
- * dates are strftime("%e.%b %T") in local time, with no year.
+ * A btrfs replace as the kernel reports it (pure): the answer to
+ * BTRFS_IOC_DEV_REPLACE's status command (struct
+ * btrfs_ioctl_dev_replace_status_params in linux/btrfs.h, filled by
+ * btrfs_dev_replace_status() in fs/btrfs/dev-replace.c), which is what
+ * `btrfs replace status` prints: the state, the per-mille progress, the
+ * start and stop in seconds since the epoch, the error counts. The kernel
+ * answers only to CAP_SYS_ADMIN; without it btrfssysfs.h says what it can.
  */
 #pragma once
 
 #include <errno.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-
-#define BTRFS_REPLACE_INPUT_MAX 4096	/* one line, and the loop form's backspaces */
+#include <linux/btrfs.h>
 
 typedef enum BtrfsReplaceState {
 	BTRFS_REPLACE_NEVER_STARTED,
-	BTRFS_REPLACE_STARTED,		/* under way: "12.3% done" */
+	BTRFS_REPLACE_STARTED,
 	BTRFS_REPLACE_FINISHED,
 	BTRFS_REPLACE_CANCELED,
 	BTRFS_REPLACE_SUSPENDED,	/* unmounted mid-way: resumes at the next mount */
@@ -25,17 +25,10 @@ typedef enum BtrfsReplaceState {
 	_BTRFS_REPLACE_STATE_INVALID = -EINVAL,
 } BtrfsReplaceState;
 
-/* " 5.Dec 06:07:01": a day of a year not given */
-typedef struct BtrfsReplaceTime {
-	unsigned month;			/* 1-12; 0: not given */
-	unsigned day;			/* 1-31 */
-	unsigned second_of_day;		/* 0-86399 (86400 for a leap second) */
-} BtrfsReplaceTime;
-
 typedef struct BtrfsReplaceStatus {
 	BtrfsReplaceState state;
 	double progress;		/* share done, 0-1 (the kernel counts per mille); NaN not given */
-	BtrfsReplaceTime started, stopped;	/* stopped: finished, canceled or suspended */
+	double started, stopped;	/* CLOCK_REALTIME seconds; NaN not given (stopped: still running) */
 	uint64_t write_errors;
 	uint64_t uncorrectable_read_errors;
 } BtrfsReplaceStatus;
@@ -43,9 +36,7 @@ typedef struct BtrfsReplaceStatus {
 /* "never started", "started", "finished", "canceled", "suspended"; NULL
  * outside the enum. */
 const char *btrfs_replace_state_to_string(BtrfsReplaceState s);
-/* Reads the output (the last line printed when it holds the loop form's
- * backspaces). 0; -EINVAL with *ret_error (free it) on anything else. */
-int btrfs_replace_parse(const char *text, size_t len, BtrfsReplaceStatus *ret, char **ret_error);
-/* Seconds from started to stopped, a year's end crossed at most once (a
- * replace lasts less than a year); NaN when either is not given. */
+/* The kernel's status: 0, or -EINVAL for a state this code does not know. */
+int btrfs_replace_from_ioctl(const struct btrfs_ioctl_dev_replace_status_params *p, BtrfsReplaceStatus *ret);
+/* Seconds from started to stopped; NaN when either is not given or they run backwards. */
 double btrfs_replace_duration(const BtrfsReplaceStatus *s);

@@ -42,7 +42,7 @@ int btrfs_exclop_parse(const char *text, BtrfsExclOp *ret)
 void btrfs_replace_from_sysfs(BtrfsExclOp op, bool target_listed, bool followed, bool target_member,
 			      BtrfsReplaceStatus *ret)
 {
-	*ret = (BtrfsReplaceStatus){.state = BTRFS_REPLACE_NEVER_STARTED, .progress = NAN};
+	*ret = (BtrfsReplaceStatus){.state = BTRFS_REPLACE_NEVER_STARTED, .progress = NAN, .started = NAN, .stopped = NAN};
 	if (op == BTRFS_EXCLOP_DEV_REPLACE || target_listed) {
 		ret->state = BTRFS_REPLACE_STARTED;
 		ret->progress = 0;

@@ -12,14 +12,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "eta.h"
 #include "format.h"
 
 static const char *const kinds[_REBUILD_KIND_MAX] = {
 	[REBUILD_KIND_RESILVER] = "resilver", [REBUILD_KIND_SCRUB] = "scrub", [REBUILD_KIND_BTRFS_REPLACE] = "btrfs-replace",
-	[REBUILD_KIND_BTRFS_BALANCE] = "balance",
+	[REBUILD_KIND_BTRFS_BALANCE] = "balance", [REBUILD_KIND_BTRFS_REMOVE] = "device-remove",
 };
 static const char *const phases[_REBUILD_PHASE_MAX] = {
 	[REBUILD_PHASE_NONE] = "none", [REBUILD_PHASE_RUNNING] = "running",
@@ -129,6 +128,8 @@ static void progress(RebuildState *s, const RebuildSample *o, const RebuildDiskF
 	double done = interpolated(s, o, f);
 	if (isfinite(done))
 		s->done_bytes = done;
+	if (rebuild_kind_btrfs(s->kind) && isfinite(s->total_bytes) && s->done_bytes > s->total_bytes * REBUILD_RUNNING_SHARE_MAX)
+		s->total_bytes = s->done_bytes / REBUILD_RUNNING_SHARE_MAX;
 	if (isfinite(s->first_done) && isfinite(s->done_bytes) && now - s->first_seen > 0)
 		s->rate = fmax(s->done_bytes - s->first_done, 0) / (now - s->first_seen);
 	else if (!isfinite(s->first_done))
@@ -219,32 +220,14 @@ int rebuild_sample_from_zpool(const ZpoolScan *scan, const ZpoolLeaf *leaf, doub
 	return 0;
 }
 
-/* A " 5.Dec 06:07:01" date in local time with no year: the latest one not after now. */
-static double btrfs_time(const BtrfsReplaceTime *t, double now, double utc_offset)
-{
-	if (t->month < 1 || t->month > 12 || t->day < 1 || t->day > 31)
-		return NAN;
-	time_t local_now = (time_t)(now + utc_offset);
-	struct tm tm_now;
-	if (!gmtime_r(&local_now, &tm_now))
-		return NAN;
-	for (int year = tm_now.tm_year; year >= tm_now.tm_year - 1; year--) {
-		struct tm tm = {.tm_year = year, .tm_mon = (int)t->month - 1, .tm_mday = (int)t->day,
-				.tm_sec = (int)t->second_of_day};
-		double when = (double)timegm(&tm) - utc_offset;
-		if (when <= now + 60)
-			return when;
-	}
-	return NAN;
-}
-
 int rebuild_sample_from_btrfs(const BtrfsReplaceStatus *b, const char *mount, double total_bytes, double now,
-			      double utc_offset, RebuildSample *ret)
+			      RebuildSample *ret)
 {
 	if (b->state == BTRFS_REPLACE_NEVER_STARTED || b->state < 0 || b->state >= _BTRFS_REPLACE_STATE_MAX)
 		return -ENOENT;
+	/* a start in the future is a clock that went back: the first reading stands for it */
 	RebuildSample o = {.kind = REBUILD_KIND_BTRFS_REPLACE, .total_bytes = total_bytes, .done_bytes = NAN,
-			   .started = btrfs_time(&b->started, now, utc_offset), .duration = btrfs_replace_duration(b)};
+			   .started = b->started <= now + 60 ? b->started : NAN, .duration = btrfs_replace_duration(b)};
 	snprintf(o.pool, sizeof o.pool, "%s", mount);
 	o.phase = b->state == BTRFS_REPLACE_STARTED ? REBUILD_PHASE_RUNNING
 		: b->state == BTRFS_REPLACE_FINISHED ? REBUILD_PHASE_FINISHED : REBUILD_PHASE_CANCELED;
@@ -257,7 +240,22 @@ int rebuild_sample_from_btrfs(const BtrfsReplaceStatus *b, const char *mount, do
 
 bool rebuild_kind_btrfs(RebuildKind k)
 {
-	return k == REBUILD_KIND_BTRFS_REPLACE || k == REBUILD_KIND_BTRFS_BALANCE;
+	return k == REBUILD_KIND_BTRFS_REPLACE || k == REBUILD_KIND_BTRFS_BALANCE || k == REBUILD_KIND_BTRFS_REMOVE;
+}
+
+int rebuild_sample_from_remove(bool running, const char *mount, double total_bytes, double done_bytes, bool gone,
+			       const RebuildState *followed, RebuildSample *ret)
+{
+	bool following = followed && followed->phase == REBUILD_PHASE_RUNNING && followed->kind == REBUILD_KIND_BTRFS_REMOVE;
+	if (!running && !following)
+		return -ENOENT;
+	/* btrfs gives no start time: smrd's first reading stands for it */
+	RebuildSample o = {.kind = REBUILD_KIND_BTRFS_REMOVE, .started = NAN, .duration = NAN, .total_bytes = total_bytes,
+			   .done_bytes = done_bytes};
+	snprintf(o.pool, sizeof o.pool, "%s", mount);
+	o.phase = running ? REBUILD_PHASE_RUNNING : gone ? REBUILD_PHASE_FINISHED : REBUILD_PHASE_CANCELED;
+	*ret = o;
+	return 0;
 }
 
 int rebuild_sample_from_balance(const BtrfsBalanceStatus *b, const char *mount, double total_bytes, double done_bytes,

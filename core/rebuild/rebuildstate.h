@@ -27,6 +27,7 @@ typedef enum RebuildKind {
 	REBUILD_KIND_SCRUB,
 	REBUILD_KIND_BTRFS_REPLACE,
 	REBUILD_KIND_BTRFS_BALANCE,	/* a balance onto a disk added to the file system */
+	REBUILD_KIND_BTRFS_REMOVE,	/* btrfs device remove: the removed device's chunks onto the others */
 	_REBUILD_KIND_MAX,
 	_REBUILD_KIND_INVALID = -EINVAL,
 } RebuildKind;
@@ -61,6 +62,11 @@ typedef struct RebuildDiskFacts {
 	bool storm;			/* a destage storm under way: the cliff was reached */
 	double written_bytes;		/* the disk's own write counter (diskstats), in bytes; NaN unknown */
 } RebuildDiskFacts;
+
+/* btrfs says no bytes: a total the disk's writes reach while it still runs
+ * was short, and is raised so that what is written is this share of it
+ * (never "done" before the end). */
+#define REBUILD_RUNNING_SHARE_MAX 0.95
 
 /* A rebuild-warning recorded while no rebuild was followed onto the disk
  * (zed's vdev_attach comes before the resilver is read) counts for the
@@ -103,7 +109,7 @@ typedef enum RebuildChange {
 	REBUILD_CHANGE_ENDED,		/* finished or canceled: phase says */
 } RebuildChange;
 
-/* "resilver", "scrub", "btrfs-replace", "balance"; NULL outside the enum. */
+/* "resilver", "scrub", "btrfs-replace", "balance", "device-remove"; NULL outside the enum. */
 const char *rebuild_kind_to_string(RebuildKind k);
 /* "none", "running", "finished", "canceled"; NULL outside the enum. */
 const char *rebuild_phase_to_string(RebuildPhase p);
@@ -131,10 +137,9 @@ bool rebuild_state_wants_warning(const RebuildState *s);
 int rebuild_sample_from_zpool(const ZpoolScan *scan, const ZpoolLeaf *leaf, double utc_offset, RebuildSample *ret);
 /* The reading of a btrfs replace of file system `mount`, total_bytes the
  * bytes it copies (the source device's used bytes; NaN unknown), now the
- * wall clock (its dates have no year: the latest past one is taken),
- * utc_offset as above. -ENOENT: never started. */
+ * wall clock. -ENOENT: never started. */
 int rebuild_sample_from_btrfs(const BtrfsReplaceStatus *b, const char *mount, double total_bytes, double now,
-			      double utc_offset, RebuildSample *ret);
+			      RebuildSample *ret);
 
 /* Whether a rebuild of this kind is btrfs's (read per file system, not from zpool). */
 bool rebuild_kind_btrfs(RebuildKind k);
@@ -147,6 +152,14 @@ bool rebuild_kind_btrfs(RebuildKind k);
  * none followed. */
 int rebuild_sample_from_balance(const BtrfsBalanceStatus *b, const char *mount, double total_bytes, double done_bytes,
 				bool filled, const RebuildState *followed, RebuildSample *ret);
+
+/* The reading of a btrfs device remove of file system `mount` onto one
+ * disk: running (exclusive_operation says so), total_bytes and done_bytes
+ * as for a balance; followed the disk's state. Once it no longer runs it
+ * ended finished when the removed device left the file system (gone),
+ * canceled otherwise. -ENOENT: none running and none followed. */
+int rebuild_sample_from_remove(bool running, const char *mount, double total_bytes, double done_bytes, bool gone,
+			       const RebuildState *followed, RebuildSample *ret);
 
 /* The history's message for an ended rebuild onto `device`: the real
  * duration beside the estimate made at the start, and that estimate's

@@ -8,9 +8,10 @@
  * end with the real duration beside the estimate made at its start. A btrfs replace
  * is read per file system (btrfsfs.h); it writes onto the one watched disk
  * among the file system's devices that carries no btrfs signature (a fresh
- * target: udev read it before the replace began). A balance writes onto
- * the watched devices it fills: those well under their share of the file
- * system's chunks once it is over (a disk just added).
+ * target: udev read it before the replace began). A balance and a device
+ * remove write onto the watched devices they fill: those well under their
+ * share of the file system's chunks once they are over (a disk just added;
+ * a device being removed has no share).
  */
 #pragma once
 
@@ -42,34 +43,39 @@ typedef struct RebuildsCallbacks {
  * at the end, with the real duration; NULL: nothing recorded); map finds
  * the disk a tool's device path is on (devmap.h); both kept. */
 int rebuilds_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const RebuildsCallbacks *cb, Rebuilds **ret);
+Rebuilds *rebuilds_free(Rebuilds *r);
+
+/* How the btrfs file systems are read: btrfsfs.h's (the defaults), or a test's own. */
+typedef struct RebuildsBtrfsOps {
+	int (*reach)(const char *path, const char *uuid, void *userdata);	/* btrfsfs_reaches() */
+	int (*show)(const char *mount, BtrfsShow *ret, void *userdata);	/* btrfsfs_show() */
+	/* btrfsfs_replace_status(), btrfsfs_balance_status(): -EPERM without CAP_SYS_ADMIN */
+	int (*replace_status)(const char *mount, BtrfsReplaceStatus *ret, void *userdata);
+	int (*balance_status)(const char *mount, BtrfsBalanceStatus *ret, void *userdata);
+	void *userdata;
+} RebuildsBtrfsOps;
+
 /* Where btrfs file systems are read from: "/sys" and "/proc/self/mountinfo"
  * until set (a test's own); kept, not copied. */
 void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo);
-/* The mount points of the btrfs file systems a watched disk is in (read
- * now), at most max of mount_len bytes; a followed replace whose file
- * system is gone ends as canceled. Without CAP_SYS_ADMIN (or after
- * rebuilds_set_btrfs_sysfs()), each is read at once from sysfs
- * (rebuilds_btrfs_sysfs()) and none is returned: no tool to run. */
-unsigned rebuilds_btrfs_mounts(Rebuilds *r, char *ret, size_t mount_len, unsigned max, double now);
-/* A reading of btrfs replace status -1 of mount (one of the last
- * rebuilds_btrfs_mounts()'s), at now; utc_offset as for rebuilds_zpool. */
-void rebuilds_btrfs(Rebuilds *r, const char *mount, const BtrfsReplaceStatus *b, double now, double utc_offset);
-/* A reading of btrfs balance status -v of mount, with its filesystem show
- * (NULL when none was read), at now. A balance followed and found no more
- * ends as canceled or finished by whether show says it filled the disk. */
-void rebuilds_btrfs_balance(Rebuilds *r, const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show,
-			    double now);
-/* Without CAP_SYS_ADMIN (rebuilds_btrfs_privileged() false) the tools'
- * replace and balance status are refused: a reading of mount (one of the
- * last rebuilds_btrfs_mounts()'s) from what anyone may read, its sysfs
- * (btrfssysfs.h) and its devices' figures (btrfsfs_show()), at now. */
-void rebuilds_btrfs_sysfs(Rebuilds *r, const char *mount, double now);
-/* Whether btrfs is read from sysfs rather than its tools: set at
- * rebuilds_new() by rebuilds_btrfs_privileged(); a test's own. */
+void rebuilds_set_btrfs_ops(Rebuilds *r, const RebuildsBtrfsOps *ops);
+/* Whether a replace and a balance are told from sysfs (btrfssysfs.h)
+ * rather than their own status: set at rebuilds_new() by
+ * rebuilds_btrfs_privileged(), and once the kernel refuses them; a test's own. */
 void rebuilds_set_btrfs_sysfs(Rebuilds *r, bool sysfs);
 /* Whether this process has CAP_SYS_ADMIN (true when it cannot tell). */
 bool rebuilds_btrfs_privileged(void);
-Rebuilds *rebuilds_free(Rebuilds *r);
+/*
+ * One reading of every btrfs file system a watched disk is in, at now:
+ * its replace (the kernel's status, else sysfs and the target's writes),
+ * its balance and its device remove (onto the devices they fill, their
+ * bytes what the disk's own counter took against the share the chunks
+ * leave on it), each moved along, warned about at its start, its end
+ * recorded; a rebuild followed whose file system is no longer reached
+ * ends unfinished. No child is run: ioctls and sysfs.
+ */
+void rebuilds_btrfs_read(Rebuilds *r, double now);
+
 /* Whether a ZFS scan may write onto a watched disk: one is in a pool, or a
  * rebuild onto one is being followed. */
 bool rebuilds_zfs_wanted(const Rebuilds *r);

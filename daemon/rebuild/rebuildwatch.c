@@ -49,23 +49,11 @@ static void on_status(const ZpoolStatus *s, void *userdata)
 	rebuilds_zpool(w->rebuilds, s, now, utc_offset(now));
 }
 
-static unsigned on_btrfs_mounts(char (*ret)[SCANWATCH_MOUNT_LEN], unsigned max, void *userdata)
+/* each interval: btrfs, read without a child */
+static void on_interval(void *userdata)
 {
 	RebuildWatch *w = userdata;
-	return rebuilds_btrfs_mounts(w->rebuilds, ret[0], SCANWATCH_MOUNT_LEN, max, wall_now());
-}
-
-static void on_btrfs_status(const char *mount, const BtrfsReplaceStatus *b, void *userdata)
-{
-	RebuildWatch *w = userdata;
-	double now = wall_now();
-	rebuilds_btrfs(w->rebuilds, mount, b, now, utc_offset(now));
-}
-
-static void on_btrfs_balance(const char *mount, const BtrfsBalanceStatus *b, const BtrfsShow *show, void *userdata)
-{
-	RebuildWatch *w = userdata;
-	rebuilds_btrfs_balance(w->rebuilds, mount, b, show, wall_now());
+	rebuilds_btrfs_read(w->rebuilds, wall_now());
 }
 
 /* a rebuild seen with no warning check yet (a btrfs replace, a resilver
@@ -97,8 +85,7 @@ int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, Record
 	w->cfg = cfg;
 	ZfsEventsCallbacks zcb = {.scan_started = on_scan_started, .userdata = w};
 	RebuildsCallbacks rcb = {.unwarned = on_unwarned, .userdata = w};
-	ScanWatchCallbacks scb = {.wanted = on_wanted, .status = on_status, .btrfs_mounts = on_btrfs_mounts,
-				  .btrfs_status = on_btrfs_status, .btrfs_balance = on_btrfs_balance, .userdata = w};
+	ScanWatchCallbacks scb = {.wanted = on_wanted, .status = on_status, .interval = on_interval, .userdata = w};
 	int r = devmap_new(disks, src->sysfs_fd, src->udev_fd, "/dev", &w->map);
 	if (r >= 0)
 		r = zfsevents_new(disks, recorder, w->map, &zcb, &w->zfs);
@@ -109,8 +96,6 @@ int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, Record
 		r = rebuilds_new(disks, recorder, w->map, &rcb, &w->rebuilds);
 	if (r >= 0)
 		r = scanwatch_new(e, reaper, cfg->zpool_command, cfg->rebuild_interval, &scb, &w->scan);
-	if (r >= 0)
-		r = scanwatch_set_btrfs(w->scan, cfg->btrfs_command);
 	if (r < 0) {
 		rebuildwatch_free(w);
 		return r;
@@ -133,9 +118,8 @@ RebuildWatch *rebuildwatch_free(RebuildWatch *w)
 
 void rebuildwatch_configure(RebuildWatch *w)
 {
-	if (w && (scanwatch_configure(w->scan, w->cfg->zpool_command, w->cfg->rebuild_interval) < 0 ||
-		  scanwatch_set_btrfs(w->scan, w->cfg->btrfs_command) < 0))
-		log_warning("rebuild watch: out of memory: keeping zpool-command and btrfs-command as they were");
+	if (w && scanwatch_configure(w->scan, w->cfg->zpool_command, w->cfg->rebuild_interval) < 0)
+		log_warning("rebuild watch: out of memory: keeping zpool-command as it was");
 }
 
 DevMap *rebuildwatch_devmap(const RebuildWatch *w)

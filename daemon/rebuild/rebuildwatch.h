@@ -22,8 +22,8 @@
 
 typedef struct RebuildWatch RebuildWatch;
 
-/* cfg is the daemon's, kept (its zpool-command, btrfs-command and
- * rebuild-interval are read again at rebuildwatch_configure()); src's
+/* cfg is the daemon's, kept (its zpool-command and rebuild-interval are
+ * read again at rebuildwatch_configure()); src's
  * sysfs and udev roots are duplicated; recorder may be NULL (nothing recorded). */
 int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, Recorder *recorder, const DiskSources *src,
 		     Reaper *reaper, RebuildWatch **ret);

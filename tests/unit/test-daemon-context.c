@@ -91,7 +91,7 @@ static void test_reload_every_key(Context *ctx, const char *conf, const char *di
 		{"notify-interval", "600"}, {"notify-timeout", "10"}, {"notify-mailto", "admin@example.org"},
 		{"notify-webhook-url", "https://example.org/hook"}, {"notify-url", "https://nas.example/smrd"},
 		{"notify-coalesce", "5"}, {"zpool-command", "/usr/sbin/zpool"},
-		{"btrfs-command", "/usr/bin/btrfs"}, {"rebuild-interval", "30"}, {"smartctl-command", "/usr/sbin/smartctl"},
+		{"rebuild-interval", "30"}, {"smartctl-command", "/usr/sbin/smartctl"},
 		{"zfs-annotate", "yes"},
 	};
 	size_t at = 0;

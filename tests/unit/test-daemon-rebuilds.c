@@ -349,16 +349,59 @@ static void test_sequence(const char *t, const char *running, const char *ended)
 	registry_free(r);
 }
 
-static BtrfsReplaceStatus btrfs(const char *name)
+/* What the kernel answers on the mount point: the replace's status as
+ * tests/fixtures/btrfs/'s recordings printed it (test-btrfsreplace.c),
+ * the one path that reaches the file system. */
+typedef struct Kernel {
+	BtrfsReplaceStatus replace;
+	const char *reaches;
+	unsigned asked;
+} Kernel;
+
+static BtrfsReplaceStatus btrfs(uint64_t state, uint64_t per_mille, uint64_t started, uint64_t stopped)
 {
-	char p[4096];
-	snprintf(p, sizeof p, "%s/tests/fixtures/btrfs/%s", root, name);
-	_cleanup_free_ char *text = NULL, *err = NULL;
-	size_t n = 0;
-	BtrfsReplaceStatus b = {0};
-	CHECK_INT(read_file_at(AT_FDCWD, p, BTRFS_REPLACE_INPUT_MAX, &text, &n), 0);
-	CHECK_INT(btrfs_replace_parse(text ?: "", n, &b, &err), 0);
+	struct btrfs_ioctl_dev_replace_status_params p = {.replace_state = state, .progress_1000 = per_mille,
+							  .time_started = started, .time_stopped = stopped};
+	BtrfsReplaceStatus b;
+	CHECK_INT(btrfs_replace_from_ioctl(&p, &b), 0);
 	return b;
+}
+
+static int k_reach(const char *path, const char *uuid, void *userdata)
+{
+	Kernel *k = userdata;
+	(void)uuid;
+	return k->reaches && streq(path, k->reaches) ? 0 : -EXDEV;
+}
+
+static int k_replace(const char *mount, BtrfsReplaceStatus *ret, void *userdata)
+{
+	Kernel *k = userdata;
+	CHECK_STR(mount, k->reaches);
+	k->asked++;
+	*ret = k->replace;
+	return 0;
+}
+
+static int k_balance(const char *mount, BtrfsBalanceStatus *ret, void *userdata)
+{
+	(void)mount, (void)userdata;
+	*ret = (BtrfsBalanceStatus){.state = BTRFS_BALANCE_NONE};
+	return 0;
+}
+
+static int k_show(const char *mount, BtrfsShow *ret, void *userdata)
+{
+	(void)mount, (void)userdata;
+	*ret = (BtrfsShow){0};
+	return -ENOTTY;
+}
+
+static void kernel_ops(Rebuilds *rb, Kernel *k)
+{
+	RebuildsBtrfsOps ops = {.reach = k_reach, .show = k_show, .replace_status = k_replace, .balance_status = k_balance,
+				.userdata = k};
+	rebuilds_set_btrfs_ops(rb, &ops);
 }
 
 static void put(const char *t, const char *path, const char *text)
@@ -372,9 +415,9 @@ static void put(const char *t, const char *path, const char *text)
 }
 
 /* A btrfs raid1 of sdd (a member, watched) and another device, replaced
- * onto sdb's partition (no btrfs signature yet): the file system and its
- * mount point (with a space) found, the replace followed onto sdb, its
- * end recorded; unmounted, nothing is asked. */
+ * onto sdb's partition (no btrfs signature yet), its status the kernel's:
+ * the file system and its mount point (with a space) found, the replace
+ * followed onto sdb, its end recorded; unmounted, nothing is asked. */
 static void test_btrfs(const char *t)
 {
 	const char *uuid = "0b9a8a4e-1f0c-4a61-9a3e-2f7d7c1e5a10";
@@ -427,14 +470,12 @@ static void test_btrfs(const char *t)
 		sdb->ds = (DiskstatAccum){.primed = true, .n_fields = _DS_FIELD_MAX};
 	CHECK(!rebuilds_zfs_wanted(rb));
 
-	char mounts[4][64];
 	double now = 1796450825;	/* 5 Dec 2026 06:07:05 UTC, the fixtures' day */
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now), 1);
-	CHECK_STR(mounts[0], "/mnt/r x");
-	BtrfsReplaceStatus b = btrfs("started.txt");
-	rebuilds_btrfs(rb, "/mnt/elsewhere", &b, now, 0);	/* no such file system */
-	CHECK_INT(rebuild_starts(&fx.heard), 0);
-	rebuilds_btrfs(rb, "/mnt/r x", &b, now, 0);
+	Kernel k = {.replace = btrfs(BTRFS_IOCTL_DEV_REPLACE_STATE_STARTED, 438, (uint64_t)now - 4, 0), .reaches = "/mnt/r x"};
+	kernel_ops(rb, &k);
+	rebuilds_set_btrfs_sysfs(rb, false);
+	rebuilds_btrfs_read(rb, now);
+	CHECK_INT(k.asked, 1);
 	CHECK_INT(rebuild_starts(&fx.heard), 1);
 	/* no zed for btrfs: the watcher runs the guard on the DM-SMR target */
 	CHECK_INT(fx.heard.warnings, 1);
@@ -443,6 +484,7 @@ static void test_btrfs(const char *t)
 	if (sdb && sdd) {
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_RUNNING);
 		CHECK_INT(disk_rebuild_mut(sdb)->kind, REBUILD_KIND_BTRFS_REPLACE);
+		CHECK_NEAR(disk_rebuild_mut(sdb)->started, now - 4, 0);	/* the kernel's */
 		CHECK_NEAR(disk_rebuild_mut(sdb)->total_bytes, 3.5e9, 1);	/* 7 GB on the two devices but the target */
 		CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 0.438 * 3.5e9, 1);
 		CHECK(isfinite(disk_rebuild_mut(sdb)->expected));
@@ -450,13 +492,13 @@ static void test_btrfs(const char *t)
 		/* the same chunk a few seconds on, the disk having taken 100 MB more */
 		double eta = disk_rebuild_mut(sdb)->eta;
 		sdb->ds.total[DS_WRITE_SECTORS] += 100000000 / 512;
-		rebuilds_btrfs(rb, "/mnt/r x", &b, now + 5, 0);
+		rebuilds_btrfs_read(rb, now + 5);
 		CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 0.438 * 3.5e9 + 100000000 / 512 * 512, 1);
 		CHECK(disk_rebuild_mut(sdb)->rate > 0 && disk_rebuild_mut(sdb)->eta < eta);
 		CHECK_INT(fx.heard.warnings, 1);
 	}
-	b = btrfs("finished.txt");
-	rebuilds_btrfs(rb, "/mnt/r x", &b, now + 10, 0);
+	k.replace = btrfs(BTRFS_IOCTL_DEV_REPLACE_STATE_FINISHED, 1000, (uint64_t)now - 4, (uint64_t)now + 3);
+	rebuilds_btrfs_read(rb, now + 10);
 	CHECK_INT(fx.heard.ended, 1);
 	if (sdb) {
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_FINISHED);
@@ -467,34 +509,36 @@ static void test_btrfs(const char *t)
 	HistoryFilter f = {.kind = "rebuild-done"};
 	history_query(h, &f, count_events, &n);
 	CHECK_INT(n, 1);
+	/* the kernel keeps saying it finished: nothing more */
+	rebuilds_btrfs_read(rb, now + 15);
+	CHECK_INT(rebuild_starts(&fx.heard), 1);
 
 	/* another replace, onto sdb become a CMR disk (no model), then the file
-	 * system unmounted: over, unseen. A CMR disk: no warning, and no
-	 * estimate until a rate is observed (its own rate was never measured) */
-	b = btrfs("started.txt");
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 20), 1);
+	 * system unmounted: over, unseen. A CMR disk: no warning, no estimate
+	 * at the start (its own rate was never measured), an ETA from the rate
+	 * the kernel's start and progress show */
+	k.replace = btrfs(BTRFS_IOCTL_DEV_REPLACE_STATE_STARTED, 438, (uint64_t)now + 18, 0);
 	if (sdb) {
-		disk_rebuild_mut(sdb)->started = now - 86400;	/* an earlier one: this one is new */
 		sdb->verdict.class = DISK_CLASS_CMR;
 		disk_model_init(&sdb->view.cache);
 	}
-	rebuilds_btrfs(rb, "/mnt/r x", &b, now + 20, 0);
+	rebuilds_btrfs_read(rb, now + 20);
 	CHECK_INT(rebuild_starts(&fx.heard), 2);
 	CHECK_INT(fx.heard.warnings, 1);
 	if (sdb) {
-		CHECK(isnan(disk_rebuild_mut(sdb)->expected) && isnan(disk_rebuild_mut(sdb)->eta));
+		CHECK(isnan(disk_rebuild_mut(sdb)->expected));
+		CHECK_NEAR(disk_rebuild_mut(sdb)->eta, 2 * (1 - 0.438) / 0.438, 1e-6);
 		sdb->ds.total[DS_WRITE_SECTORS] += 100000000 / 512;
-		rebuilds_btrfs(rb, "/mnt/r x", &b, now + 25, 0);
+		rebuilds_btrfs_read(rb, now + 25);
 		CHECK(isfinite(disk_rebuild_mut(sdb)->eta) && disk_rebuild_mut(sdb)->eta > 0);
 	}
 	put(t, "mountinfo", "22 1 8:2 / / rw - ext4 /dev/sda2 rw\n");
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 30), 0);
+	unsigned asked = k.asked;
+	rebuilds_btrfs_read(rb, now + 30);
+	CHECK_INT(k.asked, asked);	/* nothing reaches it: nothing asked */
 	CHECK_INT(fx.heard.ended, 2);
 	if (sdb)
 		CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_CANCELED);
-	/* a mount point too long for the caller's room is left out */
-	put(t, "mountinfo", "36 22 0:45 / /mnt/a-very-long-mount-point-name-past-sixty-four-bytes-of-room-x rw - btrfs /dev/sdd rw\n");
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 40), 0);
 	CHECK_INT(count_kind(h, "rebuild-warning"), 1);
 
 	unwire(&fx, rb);
@@ -504,7 +548,7 @@ static void test_btrfs(const char *t)
 }
 
 /* The same file system read as an unprivileged smrd reads it (no
- * CAP_SYS_ADMIN: the tools' status refused): exclusive_operation missing
+ * CAP_SYS_ADMIN: the kernel's status refused): exclusive_operation missing
  * or garbled says nothing; devinfo/0 or "device replace" starts the replace
  * onto sdb with what it wrote since the reading before as its head start,
  * its own writes move it on; it ends finished while sdb1 stays a device,
@@ -536,17 +580,19 @@ static void test_btrfs_sysfs(const char *t)
 	CHECK_INT(config_init(&cfg), 0);
 	Rebuilds *rb = wire(&fx, r, h, &cfg, dev, sys);
 	rebuilds_set_roots(rb, sys, mi);
+	Kernel k = {.reaches = "/mnt/r x"};
+	kernel_ops(rb, &k);
 	rebuilds_set_btrfs_sysfs(rb, true);
 	if (!sdb || !rb)
 		return;
 	sdb->ds = (DiskstatAccum){.primed = true, .n_fields = _DS_FIELD_MAX};
-	char mounts[4][64], rel[256];
+	char rel[256];
 	double now = 1796450825;
 	/* no exclusive_operation (a kernel before 5.10), then garbage: nothing */
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now), 0);	/* read here, none to run */
+	rebuilds_btrfs_read(rb, now);
 	snprintf(rel, sizeof rel, "sys/fs/btrfs/%s/exclusive_operation", uuid);
 	put(t, rel, "device repl\xff\n");
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 1), 0);
+	rebuilds_btrfs_read(rb, now + 1);
 	CHECK_INT(rebuild_starts(&fx.heard), 0);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_NONE);
 	/* the replace's target listed (its devinfo/0 comes first), 50 MB written since the last reading */
@@ -555,7 +601,7 @@ static void test_btrfs_sysfs(const char *t)
 	snprintf(p, sizeof p, "%s/sys/fs/btrfs/%s/devinfo/0", t, uuid);
 	CHECK(mkdir(p, 0755) == 0);
 	sdb->ds.total[DS_WRITE_SECTORS] += 50000000 / 512;
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 2), 0);
+	rebuilds_btrfs_read(rb, now + 2);
 	CHECK_INT(rebuild_starts(&fx.heard), 1);
 	CHECK_INT(fx.heard.warnings, 1);	/* the same guard: DM-SMR */
 	CHECK_INT(disk_rebuild_mut(sdb)->kind, REBUILD_KIND_BTRFS_REPLACE);
@@ -564,16 +610,16 @@ static void test_btrfs_sysfs(const char *t)
 	CHECK_NEAR(disk_rebuild_mut(sdb)->started, now + 2, 0);	/* no time from sysfs: the first reading */
 	put(t, rel, "device replace\n");
 	sdb->ds.total[DS_WRITE_SECTORS] += 100000000 / 512;
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 7), 0);
+	rebuilds_btrfs_read(rb, now + 7);
 	CHECK_NEAR(disk_rebuild_mut(sdb)->done_bytes, 150000000 / 512 * 512, 1);
 	CHECK(disk_rebuild_mut(sdb)->rate > 0 && isfinite(disk_rebuild_mut(sdb)->eta));
 	CHECK_INT(fx.heard.warnings, 1);
 	/* devinfo/0 gone first, the operation still marked: under way */
 	CHECK(rmdir(p) == 0);
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 8), 0);
+	rebuilds_btrfs_read(rb, now + 8);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_RUNNING);
 	put(t, rel, "none\n");
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 10), 0);
+	rebuilds_btrfs_read(rb, now + 10);
 	CHECK_INT(fx.heard.ended, 1);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_FINISHED);
 	CHECK_NEAR(disk_rebuild_mut(sdb)->duration, 8, 0);
@@ -581,7 +627,7 @@ static void test_btrfs_sysfs(const char *t)
 	CHECK_INT(count_kind(h, "rebuild-done"), 1);
 	/* another, canceled: its target leaves the file system */
 	put(t, rel, "device replace\n");
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 20), 0);
+	rebuilds_btrfs_read(rb, now + 20);
 	CHECK_INT(rebuild_starts(&fx.heard), 2);
 	CHECK_INT(fx.heard.warnings, 2);	/* once per replace */
 	/* smrd restarted mid-way: the replace picked up again (sysfs gives no
@@ -591,8 +637,9 @@ static void test_btrfs_sysfs(const char *t)
 	rebuild_state_init(disk_rebuild_mut(sdb));
 	rb = wire(&fx, r, h, &cfg, dev, sys);
 	rebuilds_set_roots(rb, sys, mi);
+	kernel_ops(rb, &k);
 	rebuilds_set_btrfs_sysfs(rb, true);
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 22), 0);
+	rebuilds_btrfs_read(rb, now + 22);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_RUNNING);
 	CHECK_INT(rebuild_starts(&fx.heard), 3);
 	CHECK_INT(fx.heard.warnings, 2);
@@ -600,14 +647,15 @@ static void test_btrfs_sysfs(const char *t)
 	put(t, rel, "none\n");
 	snprintf(p, sizeof p, "%s/sys/fs/btrfs/%s/devices/sdb1/dev", t, uuid);
 	CHECK(unlink(p) == 0);
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 25), 0);
+	rebuilds_btrfs_read(rb, now + 25);
 	CHECK_INT(fx.heard.ended, 2);
 	CHECK_INT(disk_rebuild_mut(sdb)->phase, REBUILD_PHASE_CANCELED);
 	CHECK_INT(count_kind(h, "rebuild-done"), 2);
+	CHECK_INT(k.asked, 0);	/* told from sysfs: the kernel is never asked */
 	/* a balance, paused, with no disk joined: none followed; its devices
 	 * asked of a mount point that does not exist, which fails cleanly */
 	put(t, rel, "balance paused\n");
-	CHECK_INT(rebuilds_btrfs_mounts(rb, mounts[0], sizeof mounts[0], 4, now + 30), 0);
+	rebuilds_btrfs_read(rb, now + 30);
 	CHECK_INT(disk_rebuild_mut(sdb)->kind, REBUILD_KIND_BTRFS_REPLACE);
 	CHECK_INT(rebuild_starts(&fx.heard), 3);
 	BtrfsShow *show = calloc(1, sizeof *show);
