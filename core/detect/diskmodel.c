@@ -125,11 +125,40 @@ static void ring_push(CacheTrack *c, double end, double dt, double bytes)
 	c->ring_bytes[i] = (float)bytes;
 }
 
+/* The interval after a sequential stream holds its end and the small
+ * writes after it: counted whole until the next one says how large the
+ * small writes are, then only their share (n writes of B bytes in all,
+ * made of large ones of the stream's size and small ones of the next
+ * interval's). */
+static void share_of_mixed(CacheTrack *c, double small_size)
+{
+	double n = c->mixed_writes, b = c->mixed_bytes, large = c->mixed_seq;
+	c->mixed_writes = 0;
+	if (!(n > 0) || !(large > small_size) || c->ring_len == 0)
+		return;
+	double n_small = fmin(fmax((n * large - b) / (large - small_size), 0), n);
+	double drop = b - fmin(n_small * small_size, b);
+	unsigned last = (c->ring_head + c->ring_len - 1) % CACHE_RING;
+	c->ring_bytes[last] = (float)fmax(c->ring_bytes[last] - drop, 0);
+	c->fill = fmax(c->fill - drop, 0);
+	c->since_anchor = fmax(c->since_anchor - drop, 0);
+}
+
 void cache_interval(CacheTrack *c, const CacheParams *p, double now, double dt, double write_bytes, double writes,
 		    bool storm)
 {
 	if (!(dt > 0))
 		return;
+	double size = writes > 0 ? write_bytes / writes : 0;
+	if (!storm && c->mixed_writes > 0 && size > 0 && size < p->seq_size)
+		share_of_mixed(c, size);
+	c->mixed_writes = 0;
+	if (!storm && size > 0 && size < p->seq_size && c->seq_avg > 0) {
+		c->mixed_bytes = write_bytes;
+		c->mixed_writes = writes;
+		c->mixed_seq = c->seq_avg;
+	}
+	c->seq_avg = !storm && size >= p->seq_size ? size : 0;
 	if (storm) {
 		/* what it sustains while written to: the storm's quiet seconds before its end are not the disk's */
 		if (writes > 0) {

@@ -56,6 +56,8 @@ typedef struct CacheTrack {
 	double ring_end[CACHE_RING];
 	float ring_dt[CACHE_RING];
 	unsigned ring_head, ring_len;
+	double seq_avg;			/* the last interval's write size if it was a sequential stream, else 0 */
+	double mixed_bytes, mixed_writes, mixed_seq;	/* the interval after that stream, while its share is unknown */
 	double slow_bytes, slow_seconds;	/* the storm's slow phase */
 	bool warned;			/* the forecast fell under the warning in this fill */
 	bool forecast_shown;		/* a forecast was given in this fill: it counts down to the full cache */
