@@ -159,44 +159,118 @@ static void wait_scan_cover(WaitScan *w, const IoRec *x)
 	w->cover_end = fmax(w->cover_end, to);
 }
 
-static void wait_scan_seat(WaitScan *w, const IoRec *x)
+/* Fast writes sent after r[at] that completed before it (at queue depth
+ * above 1): they count as run after it. A write held up by a band
+ * rewrite the drive had begun, while the cache takes the others at its
+ * fast rate, is overtaken by hundreds; one that met a full cache by no
+ * more than the room its wait made. */
+static unsigned overtaken(const WaitScan *w, const IoRec *r, size_t at)
 {
+	unsigned n = 0;
+	double sent = r[at].t;
+	for (size_t i = at; i-- > 0 && r[i].t + r[i].lat > sent;)
+		n += r[i].t > sent && r[i].lat < w->floor;
+	return n;
+}
+
+static void wait_scan_seat(WaitScan *w, const IoRec *r)
+{
+	const IoRec *x = &r[w->seen];
+	unsigned ahead = overtaken(w, r, w->seen);
 	*w = (WaitScan){.floor = w->floor, .window = w->window, .max_fast = w->max_fast, .seen = w->seen,
 			.cand = w->seen, .candidate = true, .cand_sent = x->t, .cand_done = x->t + x->lat,
-			.cover_end = x->t + x->lat};
+			.cover_end = x->t + x->lat, .fast_run = ahead, .last_done = x->t + x->lat,
+			.any_fast = w->any_fast, .at_start = !w->any_fast && ahead == 0};
+}
+
+/* Waits that end within this share of the wait floor of each other ended
+ * with one band rewrite: the writes queued behind the one that met it (at
+ * queue depth 4, four of them), one event. */
+#define SAME_REWRITE 0.05
+
+/* A run of fast writes before a wait, and the most between the waits on
+ * one side of it: long enough, and many times longer, to say that the
+ * waits before it were no threshold (a write that met a band rewrite the
+ * drive had begun in the rest, or its own flush). A cache that ran out
+ * lets a like number of writes through between its waits from the first
+ * one on (the emulator's mixed shape with 8 MiB bands: ~280 a wait). */
+#define LONE_RUN 8
+#define LONE_RATIO 3
+
+static bool long_run(unsigned run, unsigned others)
+{
+	return run >= LONE_RUN && run > LONE_RATIO * (others ? others : 1);
+}
+
+static unsigned max_run(const WaitScan *w, unsigned from, unsigned to)
+{
+	unsigned m = 0;
+	for (unsigned j = from; j < to; j++)
+		m = w->ev_run[j] > m ? w->ev_run[j] : m;
+	return m;
+}
+
+/* Where the threshold is, once the waits confirm one: the candidate, or
+ * the last wait after a long run that is followed by shorter ones. False
+ * while the newest wait came after a run longer than all before it (a
+ * threshold, maybe, that only the waits after it can tell from a lone
+ * one; or a cache of a few large bands, which lets as many writes through
+ * after each wait: the emulator's 32 MiB bands in a 32 MiB cache, ~900):
+ * then the next wait decides, or the window's end. */
+static bool wait_scan_settle(WaitScan *w, bool at_end)
+{
+	unsigned n = w->n_ev;
+	if (!at_end && n >= 1 && long_run(w->ev_run[n - 1], max_run(w, 0, n - 1)))
+		return false;
+	/* Waits from the first write on: a drive still cleaning down to its
+	 * low water mark after a rest too short to let it get there, or one
+	 * at its threshold from the start. Only a run of fast writes and the
+	 * waits after it tell the first from the second; the window's end
+	 * without one says the second. */
+	if (!at_end && w->at_start && !long_run(max_run(w, 0, n), 0))
+		return false;
+	for (unsigned j = n >= 2 ? n - 1 : 0; j-- > 0;)
+		if (long_run(w->ev_run[j], max_run(w, j + 1, n))) {
+			w->cand_sent = w->ev_sent[j];
+			break;
+		}
+	return w->confirmed = true;
 }
 
 bool wait_scan_feed(WaitScan *w, const IoRec *r, size_t n, double elapsed)
 {
+	if (w->confirmed)
+		return true;
 	for (; w->seen < n; w->seen++) {
 		const IoRec *x = &r[w->seen];
 		if (!w->candidate) {
 			if (x->lat >= w->floor)
-				wait_scan_seat(w, x);
+				wait_scan_seat(w, r);
+			else
+				w->any_fast = true;
 			continue;
 		}
 		double done = x->t + x->lat;
 		if (done <= w->cand_done || done > w->cand_done + w->window)
 			continue;
 		if (x->lat >= w->floor) {
-			/* A run of fast writes as long as a quarter of the count
-			 * that makes a hiccup, then a wait: the waits before the
-			 * run were the drive finishing a band rewrite it had begun
-			 * in the rest, or its own flush; the threshold, if any, is
-			 * this one (draw 3 of seed 248384215 at queue depth 4: two
-			 * lone waits, 538 fast writes, then the threshold, which
-			 * confirmed the first and cut the refill's bytes short). */
-			if (w->fast_run > w->max_fast / 4) {
-				wait_scan_seat(w, x);
-				continue;
+			/* Lone waits, a long run of fast writes, then the
+			 * threshold: wait_scan_settle() takes the threshold (draw
+			 * 3 of seed 248384215 at queue depth 4: two lone waits,
+			 * 538 fast writes, then the threshold, which confirmed the
+			 * first and cut the refill's bytes short). */
+			bool same = done - w->last_done < SAME_REWRITE * w->floor;
+			w->last_done = fmax(w->last_done, done);
+			if (!same && w->n_ev < WAIT_EVENTS) {
+				w->ev_sent[w->n_ev] = x->t;
+				w->ev_run[w->n_ev++] = w->fast_run;
+				w->fast_run = 0;
 			}
-			w->fast_run = 0;
 			wait_scan_cover(w, x);
-			if (w->cover >= WAIT_COVER * w->window)
+			if (w->cover >= WAIT_COVER * w->window && wait_scan_settle(w, false))
 				return true;	/* waits, whatever comes between them */
 		} else {
-			w->fast_run++;
-			if (++w->fast_after > w->max_fast) {
+			if (++w->fast_run > w->max_fast) {
 				/* fast again before the waits went on: a hiccup;
 				 * look again from the write after it */
 				w->candidate = false;
@@ -204,7 +278,9 @@ bool wait_scan_feed(WaitScan *w, const IoRec *r, size_t n, double elapsed)
 			}
 		}
 	}
-	return w->candidate && elapsed >= w->cand_done + w->window;
+	if (!w->candidate || elapsed < w->cand_done + w->window)
+		return false;
+	return wait_scan_settle(w, true);
 }
 
 double qualify_model_wait_window(const QualifyModel *q)
@@ -228,35 +304,31 @@ double qualify_refill_bytes(const IoRec *r, size_t n, uint64_t bs, double sent)
 	return (double)before * (double)bs;
 }
 
-void qualify_model_recovery(QualifyModel *q, const Refill *s, const Refill *l, unsigned qd, uint64_t bs)
+void qualify_model_curve(QualifyModel *q, const Refill *r, unsigned n, unsigned qd, uint64_t bs)
 {
-	double dr = l->rest - s->rest;
-	if (!s->waited) {
-		/* the shorter rest already gave it all back */
-		q->m.idle_recovery_bps = s->bytes / s->rest;
-		q->recovery_lower_bound = true;
-		q->m.recovery_samples = 1;
-		q->recovery_err = NAN;
-		return;
+	/* each refill starts and ends at the threshold, each end known to a
+	 * queue's worth of writes */
+	double err = 2.0 * (double)((qd ? qd : 1) + 1) * (double)bs;
+	const Refill *last = NULL;
+	q->n_curve = 0;
+	for (unsigned i = 0; i < n && q->n_curve < IDLE_POINTS_MAX; i++) {
+		if (!(r[i].rest > 0))
+			continue;
+		q->curve[q->n_curve++] = (IdlePoint){.rest = r[i].rest, .bytes = r[i].bytes, .err = err,
+						     .at_least = !r[i].waited};
+		if (!last || r[i].rest >= last->rest)
+			last = &r[i];
 	}
-	if (!(dr > 0))
-		return qualify_model_skip(q, "idle recovery: the two rests were not of different lengths");
-	/* each refill's end is known to a queue's worth of writes */
-	double rate = (l->bytes - s->bytes) / dr, err = 2.0 * (double)((qd ? qd : 1) + 1) * (double)bs / dr;
-	if (!(rate > err))
-		return qualify_model_skip(q, "idle recovery: the longer rest gave back no more than the shorter one "
+	if (!last || !(last->bytes > err))
+		return qualify_model_skip(q, "idle recovery: the longest rest gave back nothing a refill could tell "
 					     "(a drive that cleans only after a long idle, or not at all)");
-	disk_model_add_recovery(&q->m, rate);
-	q->recovery_err = err;
-	/* the longer rest cleaned it all: the rate is at least this */
-	q->recovery_lower_bound = !l->waited;
-}
-
-double qualify_longer_rest(const QualifyModel *q, const Refill *s, double max)
-{
-	double rate = s->rest > 0 ? s->bytes / s->rest : 0;
-	double want = rate > 0 && isfinite(q->m.media_cache_bytes) ? 0.5 * q->m.media_cache_bytes / rate : max;
-	return fmin(fmax(want, 2 * s->rest), max);
+	/* the average over the longest rest: what one rest of that length is worth */
+	q->m.idle_recovery_bps = last->bytes / last->rest;
+	q->m.recovery_rest = last->rest;
+	q->m.recovery_samples = q->n_curve;
+	q->recovery_err = err / last->rest;
+	q->recovery_lower_bound = !last->waited;
+	idle_fit(q->curve, q->n_curve, q->m.media_cache_bytes, &q->m.curve);
 }
 
 const char *qualify_model_meaning(const QualifyModel *q, char *buf, size_t n)

@@ -12,10 +12,11 @@
  *  - rewrite time: the gaps in the completion stream after the cliff (no
  *    write completes while the drive rewrites a band, whatever the queue
  *    depth), their median;
- *  - idle recovery: after a rest the disk takes writes fast again until it
- *    must wait; the bytes it took after two rests of different lengths,
- *    as a slope, so that what it takes after any rest (hysteresis, the
- *    delay before cleaning starts) cancels out.
+ *  - idle recovery: after a rest begun where writes wait, the disk takes
+ *    writes fast again until it must wait; what it took after rests of
+ *    growing length are points on a curve (idlecurve.h), fitted with a
+ *    form that says how the rate falls; the figure is the average over
+ *    the longest rest.
  * docs/qualify.md gives each with its limits.
  */
 #pragma once
@@ -36,7 +37,9 @@ typedef struct QualifyModel {
 	double rewrite_err;		/* +- seconds */
 	unsigned rewrites;		/* waits the rewrite time rests on */
 	double recovery_err;		/* +- bytes/s */
-	bool recovery_lower_bound;	/* the longer rest cleaned it all: at least this */
+	bool recovery_lower_bound;	/* the longest rest cleaned it all: at least this */
+	IdlePoint curve[IDLE_POINTS_MAX];	/* fast space after each rest (the fit is m.curve) */
+	unsigned n_curve;
 	double fast_bps;		/* bytes/s before the cliff */
 	const char *skipped[MODEL_MAX_SKIPPED];	/* what was not measured, and why */
 	unsigned n_skipped;
@@ -59,21 +62,31 @@ void qualify_model_writes(const IoRec *r, size_t n, double duration, const Cliff
 /* A latency that says a write waited for a rewrite in a refill. */
 double qualify_model_wait_floor(const QualifyModel *q, const CliffResult *c);
 /* Scanning a refill's records as they complete for the first write that
- * waited and was no hiccup: a write of latency >= floor after which no
- * more than max_fast writes completed fast within `window` seconds. A
+ * waited and was no hiccup: a write of latency >= floor after which the
+ * waits went on within `window` seconds, no more than max_fast writes
+ * completing fast between two of them. A
  * drive's own flush, or the host's scheduler, lets the writes run at the
  * fast rate again at once; a cache that ran out keeps the rate down, even
  * where most writes are still quick between the waits (aicodix's
  * ST8000AS0002: 3-15x down; the emulator's mixed shape 20x). */
+#define WAIT_EVENTS 32
 typedef struct WaitScan {
 	double floor, window;
 	unsigned max_fast;
 	size_t seen, cand;
-	bool candidate;
+	bool candidate, confirmed;
+	bool any_fast;			/* a write completed fast before the candidate */
+	bool at_start;			/* the candidate waited before any write went fast */
 	double cand_sent, cand_done;
-	unsigned fast_after;		/* since the candidate */
 	unsigned fast_run;		/* since the last wait */
 	double cover, cover_end;	/* of the window, by other waits */
+	/* the waits after the candidate in its window, those that ended with
+	 * one band rewrite taken as one: when each was sent, and the fast
+	 * writes before it (since the one before, or the candidate) */
+	unsigned n_ev;
+	double ev_sent[WAIT_EVENTS];
+	unsigned ev_run[WAIT_EVENTS];
+	double last_done;		/* when the last wait ended */
 } WaitScan;
 
 void wait_scan_init(WaitScan *w, double floor, double window, unsigned max_fast);
@@ -87,12 +100,11 @@ double qualify_model_wait_window(const QualifyModel *q);
 unsigned qualify_model_max_fast(const QualifyModel *q, double window, uint64_t bs);
 /* Bytes submitted before `sent` (INFINITY: all of them). */
 double qualify_refill_bytes(const IoRec *r, size_t n, uint64_t bs, double sent);
-/* The recovery rate from two refills, the shorter rest first. */
-void qualify_model_recovery(QualifyModel *q, const Refill *shorter, const Refill *longer, unsigned qd, uint64_t bs);
+/* Idle recovery from the refills after rests of growing length, each
+ * begun at the wait threshold: the curve's points and fit, and the
+ * average over the longest rest. */
+void qualify_model_curve(QualifyModel *q, const Refill *r, unsigned n, unsigned qd, uint64_t bs);
 void qualify_model_skip(QualifyModel *q, const char *why);
-/* The longer rest: long enough to give back about half the cache at the
- * rate the shorter one showed, at least twice the shorter, at most `max`. */
-double qualify_longer_rest(const QualifyModel *q, const Refill *shorter, double max);
 /* "after ~30M of random writes this disk sustains ~10K/s with ~400 ms
  * waits; idle time gives back ~1.2M/s; rewriting 1 TB of random blocks
  * (a resilver) at that rate would take ~3.2 years, against ~1.1 days at

@@ -204,64 +204,104 @@ static double to_threshold(Recovery *r, Engine *e, double limit, double max)
 	"idle recovery: a refill ran past the media cache with writes waiting now and then but none for long, so " \
 	"where it is full could not be told (a drive that cleans as it takes writes)"
 
-/* Idle recovery: from the wait threshold, a shorter rest and writes until
- * one waits (which ends at the threshold again), a longer rest and the
- * same; the slope of what they took against the rests. Skipped, with the
- * reason, where the time or the write budget left would not cover it. */
-void recovery_run(Recovery *r, Engine *e, json_object *phases)
+/* Bytes the refills so far wrote. */
+static double refilled(const Recovery *r)
 {
-	QualifyModel *q = r->model;
-	if (!isfinite(q->m.media_cache_bytes) || *r->interrupt)
-		return;
-	if (r->o->recovery_rest <= 0)
-		return qualify_model_skip(q, "idle recovery: not asked for (--recovery-rest 0)");
-	double fill_s = q->m.media_cache_bytes / q->fast_bps;	/* one refill from clean */
-	double left = r->time_left, bytes_left = r->bytes_left;
-	double shorter = fmax(1, fmin(10, r->o->recovery_rest / 4));
-	if (left < 3 * shorter + 3 * 1.5 * fill_s + 10)
-		return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for two rests and refills");
-	if (bytes_left < 3 * 1.5 * q->m.media_cache_bytes)
-		return qualify_model_skip(q, "idle recovery: the write budget (--write-budget) left too little for three refills");
-	say(r, "measuring idle recovery: rests of %.0f s and up to %.0f s from where writes wait, each followed by "
-		"writes until one waits\n", shorter, r->o->recovery_rest);
-	double limit = 1.5 * fill_s * 3 + 30;	/* per refill: a slow disk's refill is no endless write */
-	double t0 = engine_now(e), half = r->o->recovery_rest / 2;
-	unsigned s, l;
-	for (;;) {
-		double warm = to_threshold(r, e, limit, half);
-		if (warm < 0 || *r->interrupt)
-			return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted"
-							     : "idle recovery: the disk still made writes wait after every rest "
-							       "that fitted in --recovery-rest (or a refill failed)");
-		/* a rest that passes the hysteresis from a lower fill may not
-		 * from the threshold: half as long again */
-		shorter = fmax(shorter, 1.5 * warm);
-		if (shorter > half || refill(r, e, shorter, limit, &s) < 0)
-			return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted"
-							     : "idle recovery: no rest that fitted in --recovery-rest gave anything back");
-		if (r->refill[s].muddled)
-			return qualify_model_skip(q, MUDDLED);
-		if (!took_nothing(r, s))
-			break;
-		say(r, "  it is still cleaning: resting longer\n");
-		shorter *= 2;
-		if (engine_now(e) - t0 + 4 * shorter + 3 * 1.5 * fill_s > left)
-			return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for rests "
-						     "long enough");
+	double b = 0;
+	for (unsigned i = 0; i < r->n_fp; i++)
+		b += (double)r->fp[i].bytes;
+	return b;
+}
+
+/* Whether another rest of `rest` and its refill fit in what is left of
+ * the time limit and the write budget; else says which stopped it. */
+static bool room_for(const Recovery *r, Engine *e, double t0, double rest, double refill_s, const char **why)
+{
+	if (engine_now(e) - t0 + rest + refill_s > r->time_left) {
+		*why = "idle recovery: the time limit (--time-limit) ended the rests before --recovery-rest";
+		return false;
 	}
-	double spent = engine_now(e) - t0;
-	double longer = qualify_longer_rest(q, &r->refill[s], fmin(r->o->recovery_rest, left - spent - 1.5 * fill_s));
-	if (refill(r, e, longer, limit, &l) < 0)
-		return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted" : "idle recovery: a refill failed");
-	if (r->refill[l].muddled)
-		return qualify_model_skip(q, MUDDLED);
-	qualify_model_recovery(q, &r->refill[s], &r->refill[l], r->o->iodepth, r->o->bs);
+	if (r->bytes_left - refilled(r) < 1.5 * r->model->m.media_cache_bytes) {
+		*why = "idle recovery: the write budget (--write-budget) ended the rests before --recovery-rest";
+		return false;
+	}
+	return true;
+}
+
+static void report_refills(const Recovery *r, const bool *point, json_object *phases)
+{
 	json_object *a = json_object_new_array();
 	for (unsigned i = 0; i < r->n_fp; i++) {
 		json_object *x = report_refill(&r->fp[i], &r->refill[i]);
-		json_object_object_add(x, "used", json_object_new_string(i == s ? "shorter" : i == l ? "longer" : "no"));
+		json_object_object_add(x, "used", json_object_new_string(point[i] ? "curve" : "warm-up"));
 		json_object_array_add(a, x);
 	}
 	json_object_object_add(phases, "refills", a);
 }
 
+/* Idle recovery: from the wait threshold, rests of growing length (each
+ * twice the last, up to --recovery-rest), each followed by writes until
+ * one waits, which ends at the threshold again: what each took is the
+ * fast space its rest gave back, a point on the curve. Stops early once a
+ * rest cleaned it all, or where the time or the write budget left would
+ * not cover the next; skipped, with the reason, where they cover no two. */
+void recovery_run(Recovery *r, Engine *e, json_object *phases)
+{
+	QualifyModel *q = r->model;
+	if (!isfinite(q->m.media_cache_bytes) || *r->interrupt)
+		return;
+	double max = r->o->recovery_rest, cache = q->m.media_cache_bytes;
+	if (max <= 0)
+		return qualify_model_skip(q, "idle recovery: not asked for (--recovery-rest 0)");
+	double fill_s = cache / q->fast_bps;	/* one refill from clean */
+	double refill_s = 1.5 * fill_s + qualify_model_wait_window(q) + 2;
+	double first = fmax(1, fmin(10, max / 16));
+	if (r->time_left < 3 * first + 3 * refill_s + 10)
+		return qualify_model_skip(q, "idle recovery: the time limit (--time-limit) left too little for two rests and refills");
+	if (r->bytes_left < 3 * 1.5 * cache)
+		return qualify_model_skip(q, "idle recovery: the write budget (--write-budget) left too little for three refills");
+	say(r, "measuring idle recovery: rests from %.0f s growing to %.0f s, each from where writes wait and followed "
+	       "by writes until one waits\n", first, max);
+	double limit = 1.5 * fill_s * 3 + 30;	/* per refill: a slow disk's refill is no endless write */
+	double t0 = engine_now(e);
+	double warm = to_threshold(r, e, limit, max / 2);
+	if (warm < 0 || *r->interrupt)
+		return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted"
+						     : "idle recovery: the disk still made writes wait after every rest "
+						       "that fitted in --recovery-rest (or a refill failed)");
+	/* a rest that passes the hysteresis from a lower fill may not from
+	 * the threshold: half as long again */
+	double rest = fmin(fmax(first, 1.5 * warm), max);
+	bool point[MAX_REFILLS] = {false};
+	Refill pts[MAX_REFILLS];
+	unsigned n = 0, k;
+	const char *why = NULL;
+	while (room_for(r, e, t0, rest, refill_s, &why)) {
+		if (refill(r, e, rest, limit, &k) < 0)
+			return qualify_model_skip(q, *r->interrupt ? "idle recovery: interrupted" : "idle recovery: a refill failed");
+		if (r->refill[k].muddled)
+			return qualify_model_skip(q, MUDDLED);
+		if (took_nothing(r, k)) {
+			/* still cleaning down to its low water mark when the writes
+			 * resumed (a rest after a refill that ended deeper in its
+			 * forced cleaning than the one before): no point */
+			say(r, "  it is still cleaning: resting longer\n");
+			rest = fmin(2 * rest, max);
+			if (rest >= max && r->refill[k].rest >= max)
+				break;
+			continue;
+		}
+		point[k] = true;
+		pts[n++] = r->refill[k];
+		/* a rest that cleaned it all: a longer one gives nothing new */
+		if (!r->refill[k].waited || r->refill[k].bytes >= 0.9 * cache || rest >= max)
+			break;
+		rest = fmin(2 * rest, max);
+	}
+	if (why)
+		qualify_model_skip(q, why);
+	if (n == 0)
+		return qualify_model_skip(q, "idle recovery: no rest that fitted in --recovery-rest gave anything back");
+	qualify_model_curve(q, pts, n, r->o->iodepth, r->o->bs);
+	report_refills(r, point, phases);
+}

@@ -2,9 +2,9 @@
 /*
  * qualify's writes after the checks, on the Engine's disk and clock: the
  * random writes to the cliff, the sequential ones, and the idle-recovery
- * step after a cliff: to the wait threshold, a shorter rest and writes
- * until one waits, a longer rest and the same; the slope of what they took
- * against the rests goes into the disk model (qualify-model.h has the
+ * step after a cliff: to the wait threshold, then rests of growing length
+ * each followed by writes until one waits; what each took is a point on
+ * the idle-recovery curve of the disk model (qualify-model.h has the
  * method, docs/qualify.md its limits). Every refill's writes are kept, so
  * that --discard can discard exactly them.
  */
@@ -19,6 +19,9 @@
 #include "qualify-opts.h"
 
 #define MAX_REFILLS 16
+/* Caches' worth of the write budget the refills may need: the warm-up's
+ * and one after each rest, each up to one and a half of it. */
+#define RECOVERY_KEEP 6.0
 
 /* The bytes all the writes together may write: --write-budget, else 0.2%
  * of the disk within 4-64 GiB; never more than the disk. */
@@ -44,7 +47,7 @@ typedef struct Recovery {
 	const CliffResult *cliff;
 	double time_left, bytes_left;		/* of --time-limit and the write budget */
 	/* what was done */
-	Phase fp[MAX_REFILLS];			/* after no rest, the rests tried, the longer one */
+	Phase fp[MAX_REFILLS];			/* the warm-up's refills, then one after each rest of the curve */
 	Refill refill[MAX_REFILLS];
 	unsigned n_fp;
 } Recovery;

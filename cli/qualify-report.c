@@ -306,12 +306,12 @@ static double svg_lines(FILE *f, char lines[][QUALIFY_LINE], unsigned n, double 
 
 int report_svg(FILE *f, const ReportPlot *p)
 {
-	char head[MAX_LINES][QUALIFY_LINE], legend[MAX_LINES][QUALIFY_LINE], model[8][QUALIFY_LINE], who[QUALIFY_LINE * 2];
+	char head[MAX_LINES][QUALIFY_LINE], legend[MAX_LINES][QUALIFY_LINE], model[QUALIFY_MODEL_LINES][QUALIFY_LINE], who[QUALIFY_LINE * 2];
 	snprintf(who, sizeof who, "serial %s · %s", p->serial && *p->serial ? p->serial : "unknown",
 		 p->date && *p->date ? p->date : "date unknown");
 	unsigned nh = wrap(who, WRAP_CHARS, head, 0, MAX_LINES);
 	nh = wrap(p->verdict && *p->verdict ? p->verdict : "no verdict", WRAP_CHARS, head, nh, MAX_LINES);
-	unsigned nm = p->model ? qualify_text_model_lines(p->model, model, 8) : 0, nl = 0;
+	unsigned nm = p->model ? qualify_text_model_lines(p->model, model, QUALIFY_MODEL_LINES) : 0, nl = 0;
 	for (unsigned i = 0; i < nm; i++)
 		nl = wrap(model[i], WRAP_MONO, legend, nl, MAX_LINES);
 	Axis a;
@@ -358,6 +358,43 @@ static void figure(json_object *o, const char *key, double v, double err, const 
 	json_object_object_add(o, key, x);
 }
 
+/* The points, each with its uncertainty, and the fitted form. */
+static json_object *report_curve(const QualifyModel *q)
+{
+	const IdleFit *f = &q->m.curve;
+	json_object *c = json_object_new_object(), *pts = json_object_new_array();
+	for (unsigned i = 0; i < q->n_curve; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "rest_seconds", jd(q->curve[i].rest));
+		json_object_object_add(x, "bytes", jd(q->curve[i].bytes));
+		json_object_object_add(x, "uncertainty", jd(q->curve[i].err));
+		json_object_object_add(x, "at_least", json_object_new_boolean(q->curve[i].at_least));
+		json_object_array_add(pts, x);
+	}
+	json_object_object_add(c, "points", pts);
+	if (!idle_fit_known(f)) {
+		json_object_object_add(c, "fit", NULL);
+		return c;
+	}
+	char text[256];
+	json_object *x = json_object_new_object();
+	json_object_object_add(x, "form", json_object_new_string(
+		"bytes(t) = 0 before delay_seconds, then room_bytes + (cache_bytes - room_bytes) * (1 - (1 - s)^shape), "
+		"s = (t - delay_seconds) / clean_seconds, at most 1"));
+	json_object_object_add(x, "cache_bytes", jd(f->cache));
+	json_object_object_add(x, "room_bytes", jd(f->room));
+	json_object_object_add(x, "clean_seconds", jd(f->clean_seconds));
+	json_object_object_add(x, "shape", jd(f->shape));
+	json_object_object_add(x, "delay_seconds", jd(f->delay));
+	json_object_object_add(x, "initial_bytes_per_second", jd(idle_fit_rate(f, f->delay)));
+	double half = idle_fit_half_rate(f);
+	json_object_object_add(x, "half_rate_seconds", isfinite(half) ? jd(half) : NULL);
+	json_object_object_add(x, "worst_misfit", jd(f->worst));
+	json_object_object_add(x, "text", json_object_new_string(idle_fit_describe(f, text, sizeof text)));
+	json_object_object_add(c, "fit", x);
+	return c;
+}
+
 json_object *report_model(const QualifyModel *q)
 {
 	const DiskModel *m = &q->m;
@@ -369,11 +406,14 @@ json_object *report_model(const QualifyModel *q)
 	figure(o, "rewrite_seconds", m->rewrite_seconds, q->rewrite_err,
 	       "median gap in the completions after the cliff, over gaps of 10 fast writes' time or more");
 	figure(o, "idle_recovery_bytes_per_second", m->idle_recovery_bps, q->recovery_err,
-	       q->recovery_lower_bound ? "a rest cleaned it all: at least the bytes taken before the first wait a second of rest"
-					: "bytes taken before the first wait after the longer rest, less after the shorter, a second of "
-					  "the difference");
-	if (isfinite(m->idle_recovery_bps))
+	       q->recovery_lower_bound ? "the longest rest cleaned it all: at least the bytes taken after it, a second of it"
+					: "bytes taken before the first wait after the longest rest (begun where writes wait), a "
+					  "second of it");
+	if (isfinite(m->idle_recovery_bps)) {
 		json_object_object_add(o, "idle_recovery_lower_bound", json_object_new_boolean(q->recovery_lower_bound));
+		json_object_object_add(o, "idle_recovery_rest_seconds", jd(m->recovery_rest));
+		json_object_object_add(o, "idle_recovery_curve", report_curve(q));
+	}
 	if (isfinite(m->rewrite_seconds))
 		json_object_object_add(o, "rewrites", json_object_new_int((int)q->rewrites));
 	if (isfinite(q->fast_bps))

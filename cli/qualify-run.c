@@ -85,8 +85,12 @@ static int seq_phase(QualifyRun *r, Engine *e, json_object *phases)
 		return 0;
 	qualify_say(r, "writing sequential %s blocks for %.0f s\n", format_size(b, SEQ_BLOCK), r->o.seq_seconds);
 	/* the write budget covers both phases: a fast SSD would otherwise
-	 * write 10 s x 3 GB/s, and wrap around a small disk */
+	 * write 10 s x 3 GB/s, and wrap around a small disk; and what a media
+	 * cache's idle-recovery refills need (each up to one and a half of
+	 * it, three at least) is kept for them */
 	uint64_t left = r->budget > r->wp.bytes ? r->budget - r->wp.bytes : 0;
+	double keep = isfinite(r->model.m.media_cache_bytes) ? RECOVERY_KEEP * r->model.m.media_cache_bytes : 0;
+	left = (double)left > 2 * keep ? left - (uint64_t)keep : left / 2;
 	int k = qualify_seq_run(e, &r->sp, &r->o, r->size, left, r->interrupt, live(r));
 	if (k == -ENOSPC)
 		return 0;

@@ -46,6 +46,28 @@ static bool figure(json_object *model, const char *key, double *v, double *err)
 	return x && isfinite(*v);
 }
 
+/* "  after rests of 4 s: 3.1M, 8 s: 6M, ..." and the fit's sentence. */
+static unsigned curve_lines(json_object *curve, char lines[][QUALIFY_LINE], unsigned n, unsigned max)
+{
+	json_object *pts = output_get(curve, "points"), *fit = output_get(curve, "fit");
+	size_t np = pts ? json_object_array_length(pts) : 0;
+	if (np && n < max) {
+		int k = snprintf(lines[n], QUALIFY_LINE, "  after a rest of");
+		for (size_t i = 0; i < np && k > 0 && k < QUALIFY_LINE; i++) {
+			json_object *p = json_object_array_get_idx(pts, i);
+			char t[FORMAT_MAX], b[FORMAT_MAX];
+			k += snprintf(lines[n] + k, QUALIFY_LINE - (size_t)k, "%s %s: %s%s", i ? "," : "",
+				      format_duration(t, output_num(p, "rest_seconds")),
+				      json_object_get_boolean(output_get(p, "at_least")) ? "at least " : "",
+				      format_size(b, output_num(p, "bytes")));
+		}
+		n++;
+	}
+	if (fit && n < max)
+		snprintf(lines[n++], QUALIFY_LINE, "  %s", output_str(fit, "text"));
+	return n;
+}
+
 /* "media cache       29.8M +- 128K (written fast from the start, ...)" */
 unsigned qualify_text_model_lines(json_object *model, char lines[][QUALIFY_LINE], unsigned max)
 {
@@ -61,10 +83,14 @@ unsigned qualify_text_model_lines(json_object *model, char lines[][QUALIFY_LINE]
 	if (n < max && figure(model, "rewrite_seconds", &x, &err))
 		snprintf(lines[n++], QUALIFY_LINE, "one wait          %s +- %s (median of %.0f gaps after the cliff: a band rewrite)",
 			 format_duration(v, x), format_duration(e, err), output_num(model, "rewrites"));
-	if (n < max && figure(model, "idle_recovery_bytes_per_second", &x, &err))
-		snprintf(lines[n++], QUALIFY_LINE, "idle recovery     %s%s%s%s (fast space given back a second of rest)",
+	if (n < max && figure(model, "idle_recovery_bytes_per_second", &x, &err)) {
+		char r[FORMAT_MAX];
+		snprintf(lines[n++], QUALIFY_LINE, "idle recovery     %s%s%s%s (fast space a %s rest gave back, a second of it)",
 			 json_object_get_boolean(output_get(model, "idle_recovery_lower_bound")) ? "at least " : "",
-			 format_rate(v, x), isfinite(err) ? " +- " : "", isfinite(err) ? format_rate(e, err) : "");
+			 format_rate(v, x), isfinite(err) ? " +- " : "", isfinite(err) ? format_rate(e, err) : "",
+			 format_duration(r, output_num(model, "idle_recovery_rest_seconds")));
+		n = curve_lines(output_get(model, "idle_recovery_curve"), lines, n, max);
+	}
 	json_object *skipped = output_get(model, "skipped");
 	for (size_t i = 0; skipped && i < json_object_array_length(skipped) && n < max; i++)
 		snprintf(lines[n++], QUALIFY_LINE, "not measured: %s",
@@ -75,8 +101,8 @@ unsigned qualify_text_model_lines(json_object *model, char lines[][QUALIFY_LINE]
 /* The disk model, its meaning for a pool, and how to seed smrd with it. */
 static void text_model(FILE *f, json_object *rep, json_object *model)
 {
-	char lines[8][QUALIFY_LINE], b[FORMAT_MAX];
-	unsigned n = qualify_text_model_lines(model, lines, 8);
+	char lines[QUALIFY_MODEL_LINES][QUALIFY_LINE], b[FORMAT_MAX];
+	unsigned n = qualify_text_model_lines(model, lines, QUALIFY_MODEL_LINES);
 	fprintf(f, "disk model:\n");
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f, "  %s\n", lines[i]);

@@ -20,4 +20,5 @@ void qualify_text_result(FILE *f, json_object *rep);
 void qualify_text_read(FILE *f, const char *bytes, json_object *x);
 /* The report's disk_model as text lines, for the text and the SVG. */
 #define QUALIFY_LINE 160
+#define QUALIFY_MODEL_LINES 10	/* four figures, the curve's two lines, four skipped */
 unsigned qualify_text_model_lines(json_object *model, char lines[][QUALIFY_LINE], unsigned max);

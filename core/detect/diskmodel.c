@@ -27,7 +27,7 @@
 void disk_model_init(DiskModel *m)
 {
 	*m = (DiskModel){.media_cache_bytes = NAN, .slow_write_bps = NAN, .rewrite_seconds = NAN,
-			 .idle_recovery_bps = NAN};
+			 .idle_recovery_bps = NAN, .recovery_rest = NAN};
 }
 
 bool disk_model_known(const DiskModel *m) { return isfinite(m->media_cache_bytes) && m->media_cache_bytes > 0; }

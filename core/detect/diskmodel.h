@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "idlecurve.h"
+
 typedef struct DiskModel {
 	double media_cache_bytes;	/* absorbed fast from clean; NaN unknown */
 	double cache_spread;		/* the samples' largest deviation from it, as a share (0.05: 5%) */
@@ -20,8 +22,10 @@ typedef struct DiskModel {
 	bool cache_lower_bound;		/* a fill not known to start clean: the cache is at least this */
 	double slow_write_bps;		/* bytes/s sustained after the cliff; NaN */
 	double rewrite_seconds;		/* one wait in the slow phase (a band rewrite); NaN */
-	double idle_recovery_bps;	/* fast space given back per idle second; NaN */
-	unsigned recovery_samples;
+	double idle_recovery_bps;	/* fast space a second of its longest rest gave back; NaN */
+	double recovery_rest;		/* ... that rest, seconds; NaN */
+	unsigned recovery_samples;	/* rests measured */
+	IdleFit curve;			/* the fast space after a rest of any length (idlecurve.h) */
 } DiskModel;
 
 void disk_model_init(DiskModel *m);

@@ -72,9 +72,12 @@ typedef struct EmuModel {
 	uint64_t fill;			/* bytes in the media cache */
 	uint64_t nbands;
 	uint64_t *dirty;		/* cached bytes per band */
-	/* Bands in the order they entered the cache: a media cache is a log,
-	 * so the drive cleans the oldest first, not the one that frees most. */
-	uint64_t *queue, q_head, q_len;
+	/* The bands with data in the cache, in the order they entered it.
+	 * Rewriting a band costs the same however little of it is cached, so
+	 * the drive cleans the one that frees most first (greedily), the
+	 * oldest of equals: the space a rest frees grows ever more slowly
+	 * with its length, as the dirtiest bands run out. */
+	uint64_t *queue, q_len;
 	bool *queued;
 	bool started;			/* clocks anchored at the first request */
 	bool pressed;			/* forced cleaning: between high and low water */
@@ -101,6 +104,7 @@ typedef struct EmuModel {
 	 * drive cleaned meanwhile (idle_seq counts them, for the glue). */
 	uint64_t clean_mark;		/* bytes_cleaned when the host's last request was submitted */
 	uint64_t idle_us, idle_cleaned, idle_seq;
+	uint64_t idle_room;		/* ... and the fast space it had at its end (emu_room) */
 } EmuModel;
 
 static void emu_defaults(EmuParams *p, EmuKind kind)
@@ -184,7 +188,7 @@ static void update_pressure(EmuModel *m)
 static void cache_add(EmuModel *m, uint64_t band, uint64_t bytes)
 {
 	if (!m->queued[band]) {
-		m->queue[(m->q_head + m->q_len++) % m->nbands] = band;
+		m->queue[m->q_len++] = band;
 		m->queued[band] = true;
 	}
 	m->dirty[band] += bytes;
@@ -195,27 +199,35 @@ static void cache_add(EmuModel *m, uint64_t band, uint64_t bytes)
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t transfer_us(uint64_t len, uint64_t rate) { return len * 1000000 / rate; }
 
-/* Takes the oldest band with data off the log; false when there is none. */
+/* Takes the band with the most data in the cache off the list (the oldest
+ * of equals); false when none has any. */
 static bool pop_band(EmuModel *m)
 {
-	uint64_t best;
-	do {
-		if (!m->q_len)
-			return false;
-		best = m->queue[m->q_head];
-		m->q_head = (m->q_head + 1) % m->nbands;
-		m->q_len--;
-		m->queued[best] = false;
-	} while (!m->dirty[best]);
-	m->fill -= m->dirty[best];
-	m->bytes_cleaned += m->dirty[best];
-	m->dirty[best] = 0;
+	uint64_t at = 0, best = 0;
+	for (uint64_t i = 0; i < m->q_len; i++)
+		if (m->dirty[m->queue[i]] > best) {
+			best = m->dirty[m->queue[i]];
+			at = i;
+		}
+	if (!best) {	/* only bands a TRIM emptied are left */
+		for (uint64_t i = 0; i < m->q_len; i++)
+			m->queued[m->queue[i]] = false;
+		m->q_len = 0;
+		return false;
+	}
+	uint64_t band = m->queue[at];
+	memmove(&m->queue[at], &m->queue[at + 1], (m->q_len - at - 1) * sizeof *m->queue);
+	m->q_len--;
+	m->queued[band] = false;
+	m->fill -= best;
+	m->bytes_cleaned += best;
+	m->dirty[band] = 0;
 	m->bands_cleaned++;
 	return true;
 }
 
 /* One band rewrite starting at `start`, which frees at least `want` bytes
- * (the oldest bands, as many as that takes: a drive that consolidates frees
+ * (the dirtiest bands, as many as that takes: a drive that consolidates frees
  * more than one band's worth a pass). A write that waits for it may hit a
  * collapse: every collapse_every-th such rewrite takes collapse_us. */
 static void clean_one(EmuModel *m, uint64_t start, uint64_t want, bool host_waits)
@@ -297,13 +309,17 @@ static uint64_t hiccup(EmuModel *m, uint64_t len)
 }
 
 #define SEQ_WINDOW (2ULL << 20)
+#define SEQ_PIECES 16
 
 static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t len)
 {
 	/* A stream is a write near where the last one ended: the loop device
 	 * splits large writes and the pieces arrive out of order, as they would
-	 * in a drive's command queue. */
-	uint64_t e = m->last_write_end, win = SEQ_WINDOW;
+	 * in a drive's command queue; near is a few pieces of its size, at most
+	 * SEQ_WINDOW. A random 4 KiB write that lands within 2 MiB of the last
+	 * one (one in 128 on a 512 MiB disk) is no stream, and would otherwise
+	 * wait for the head like one. */
+	uint64_t e = m->last_write_end, win = len * SEQ_PIECES < SEQ_WINDOW ? len * SEQ_PIECES : SEQ_WINDOW;
 	bool sequential = m->wrote && off + win >= e && off <= e + win;
 	m->last_write_end = off + len;
 	m->wrote = true;
@@ -506,6 +522,38 @@ static uint64_t hold(EmuModel *m, uint64_t now, EmuOp op, uint64_t len)
 	return took;
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x < y) - (x > y);
+}
+
+/* DM-SMR: the fast space the cache has now, what it takes before a write
+ * must wait: to high water (serial) or full (mixed). A serial drive still
+ * cleaning down to its low water mark makes a write or two wait for its
+ * last forced rewrites first: its space is what it has once those are
+ * done, the dirtiest bands rewritten until the fill is under low water.
+ * The ground truth for idle recovery: what a rest gave back. */
+static uint64_t emu_room(const EmuModel *m)
+{
+	double cache = (double)m->p.cache_bytes, fill = (double)m->fill;
+	if (m->p.kind != EMU_DMSMR)
+		return 0;
+	if (m->p.slow != EMU_SLOW_SERIAL)
+		return fill < cache ? (uint64_t)(cache - fill) : 0;
+	if (under_pressure(m)) {
+		uint64_t *v = malloc((m->q_len + 1) * sizeof *v);
+		for (uint64_t i = 0; v && i < m->q_len; i++)
+			v[i] = m->dirty[m->queue[i]];
+		if (v)
+			qsort(v, m->q_len, sizeof *v, cmp_desc);
+		for (uint64_t i = 0; v && i < m->q_len && fill > m->p.low_water * cache; i++)
+			fill -= (double)v[i];
+		free(v);
+	}
+	return fill < m->p.high_water * cache ? (uint64_t)(m->p.high_water * cache - fill) : 0;
+}
+
 /* Submits one request at `now`; returns when it completes. */
 static uint64_t emu_submit(EmuModel *m, uint64_t now, EmuOp op, uint64_t off, uint64_t len)
 {
@@ -519,6 +567,7 @@ static uint64_t emu_submit(EmuModel *m, uint64_t now, EmuOp op, uint64_t off, ui
 	if (now >= m->last_host + 1000000) {
 		m->idle_us = now - m->last_host;
 		m->idle_cleaned = m->bytes_cleaned - m->clean_mark;
+		m->idle_room = emu_room(m);
 		m->idle_seq++;
 		m->slow_over |= m->cliff_at != 0;
 	}
@@ -704,8 +753,8 @@ static void emu_delay(Emu *e, EmuOp op, uint64_t off, uint64_t len)
 			" waits for band rewrites of %.1f us on average\n", (double)(snap.slow_end - snap.cliff_at) / 1e6,
 			snap.slow_wait_bytes, snap.waits, snap.waits ? (double)snap.wait_us / (double)snap.waits : 0.0);
 	if (idle)
-		fprintf(stderr, "smr-emu: idle %.6f s: cleaned %" PRIu64 " bytes\n", (double)snap.idle_us / 1e6,
-			snap.idle_cleaned);
+		fprintf(stderr, "smr-emu: idle %.6f s: cleaned %" PRIu64 " bytes, then %" PRIu64 " bytes fast\n",
+			(double)snap.idle_us / 1e6, snap.idle_cleaned, snap.idle_room);
 	if (cliff) {	/* for judges of detectors: when, by the model, the cache ran out */
 		struct timespec rt;
 		clock_gettime(CLOCK_REALTIME, &rt);

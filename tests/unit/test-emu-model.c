@@ -60,6 +60,25 @@ static void qdn_op(EmuModel *m, uint64_t *now, unsigned n, uint64_t count, uint6
 	*iops = count / ((*now - t0) / 1e6);
 }
 
+/* QD1 random 4 KiB writes up to the first that waits for a rewrite
+ * (the cliff), and `after` more: the slow phase's first writes, whatever
+ * the cleaning order makes of its length. */
+static Run to_cliff(EmuModel *m, uint64_t *now, uint64_t after)
+{
+	Run r = {0};
+	while (!r.cliff_at && r.n < 1000000) {
+		Run one = qd1(m, now, EMU_WRITE, 1, 4096, false);
+		r.fast += one.fast;
+		r.n++;
+		if (one.slow)
+			r.cliff_at = one.cliff_at, r.slow = 1, r.mean_lat_slow = one.mean_lat_slow;
+	}
+	Run rest = qd1(m, now, EMU_WRITE, after, 4096, false);
+	r.mean_lat_slow = (r.mean_lat_slow * r.slow + rest.mean_lat_slow * rest.slow) / fmax(r.slow + rest.slow, 1);
+	r.n += rest.n, r.fast += rest.fast, r.slow += rest.slow, r.t_end = rest.t_end;
+	return r;
+}
+
 static void qdn(EmuModel *m, uint64_t *now, unsigned n, uint64_t count, double *mean_ms, double *iops)
 {
 	qdn_op(m, now, n, count, 4096, mean_ms, iops);
@@ -164,7 +183,7 @@ static void test_collapse(void)
 	p.collapse_every = 4;
 	p.collapse_us = 20000000;
 	CHECK_INT(emu_init(&m, &p), 0);
-	qd1(&m, &now, EMU_WRITE, 7600, 4096, false);
+	to_cliff(&m, &now, 0);
 	uint64_t worst = 0;
 	for (int i = 0; i < 12; i++) {
 		uint64_t off = emu_rand(&m, p.size / 4096) * 4096;
@@ -213,14 +232,14 @@ static void test_dmsmr_cliff(void)
 	uint64_t now = 5000000000ULL;	/* like CLOCK_MONOTONIC hours after boot */
 	emu_defaults(&p, EMU_DMSMR);
 	CHECK_INT(emu_init(&m, &p), 0);
-	Run r = qd1(&m, &now, EMU_WRITE, 7600, 4096, false);
+	Run r = to_cliff(&m, &now, 0);
 	/* The cache holds 8192 writes of 4 KiB: the cliff comes no sooner. */
 	r.cliff_at -= 5000000000ULL;
 	printf("dm-smr QD1 randwrite: first >100ms write after %.2fs (%llu fast, %llu slow, slow mean %.0f ms)\n",
 	       r.cliff_at / 1e6, (unsigned long long)r.fast, (unsigned long long)r.slow, r.mean_lat_slow / 1000);
 	CHECK(r.cliff_at > 0);
 	CHECK(r.fast >= 7000 && r.fast <= 7400);	/* 90% of 8192 */
-	CHECK(r.slow > 0);
+	CHECK(r.slow == 1);
 	/* After the cliff: well under 50 IOPS. */
 	uint64_t t0 = now;
 	Run after = qd1(&m, &now, EMU_WRITE, 100, 4096, false);
@@ -323,6 +342,49 @@ static void test_no_imaginary_history(void)
 	printf("cleaned %llu bands in %.2fs of pressure (at most %llu possible)\n",
 	       (unsigned long long)m.bands_cleaned, (now - t_pressure) / 1e6, (unsigned long long)allowed);
 	CHECK(m.bands_cleaned <= allowed);
+	emu_done(&m);
+}
+
+/* Idle cleaning is greedy: each band rewrite frees at most what the one
+ * before it freed (the dirtiest first), so each second of a longer rest
+ * gives back less than a second of a shorter one; and no band left in the
+ * cache holds more than the last one cleaned. */
+static void test_greedy(void)
+{
+	EmuParams p;
+	EmuModel m;
+	uint64_t now = 1000000;
+	emu_defaults(&p, EMU_DMSMR);
+	CHECK_INT(emu_init(&m, &p), 0);
+	to_cliff(&m, &now, 0);
+	uint64_t rest0 = now + p.idle_us, step = transfer_us(p.band_bytes, p.clean_rate), last = UINT64_MAX;
+	uint64_t bytes0 = m.bytes_cleaned, freed_at[4] = {0}, rising = 0, singles = 0;
+	static const uint64_t rests_s[4] = {10, 20, 40, 80};
+	for (uint64_t t = rest0 + step / 2, k = 0; k < 4; t += step) {
+		uint64_t bands = m.bands_cleaned, bytes = m.bytes_cleaned;
+		emu_advance(&m, t);
+		if (m.bands_cleaned == bands + 1) {	/* one rewrite: what it freed */
+			singles++;
+			rising += m.bytes_cleaned - bytes > last;
+			last = m.bytes_cleaned - bytes;
+		}
+		if (t >= now + rests_s[k] * 1000000)
+			freed_at[k++] = m.bytes_cleaned - bytes0;
+	}
+	uint64_t most = 0;
+	for (uint64_t b = 0; b < m.nbands; b++)
+		most = max_u64(most, m.dirty[b]);
+	printf("greedy: rests of 10, 20, 40, 80 s freed %.2f, %.2f, %.2f, %.2f MiB; %llu rewrites, none freed more "
+	       "than the one before: %s; the dirtiest band left holds %llu bytes, the last cleaned freed %llu\n",
+	       freed_at[0] / 1048576.0, freed_at[1] / 1048576.0, freed_at[2] / 1048576.0, freed_at[3] / 1048576.0,
+	       (unsigned long long)singles, rising ? "no" : "yes", (unsigned long long)most, (unsigned long long)last);
+	CHECK(singles > 100);
+	CHECK_INT(rising, 0);
+	CHECK(most <= last);
+	/* the longer the rest, the less each of its seconds gives back */
+	for (int k = 1; k < 4; k++)
+		CHECK((double)(freed_at[k] - freed_at[k - 1]) / (double)(rests_s[k] - rests_s[k - 1]) <
+		      (double)(freed_at[k - 1] - (k > 1 ? freed_at[k - 2] : 0)) / (double)(rests_s[k - 1] - (k > 1 ? rests_s[k - 2] : 0)));
 	emu_done(&m);
 }
 
@@ -442,6 +504,7 @@ int main(void)
 	test_sequential_and_cmr();
 	test_trim_and_determinism();
 	test_no_imaginary_history();
+	test_greedy();
 	test_mixed();
 	test_hiccups();
 	test_small_sequential();

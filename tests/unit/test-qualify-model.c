@@ -2,7 +2,7 @@
 /* qualify's disk model on synthetic runs whose figures are known: a
  * serial slow phase at queue depth 4 (every write waits for a rewrite), a
  * mixed one at queue depth 1 (a few wait), no cliff, and the idle
- * recovery from two refills. */
+ * recovery curve from refills after rests of growing length. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +155,10 @@ static void test_refill(void)
 	CHECK(!w.candidate);
 	CHECK(!wait_scan_feed(&w, r, first_wait + 20, sent + 0.6));	/* a wait, not yet confirmed */
 	CHECK(w.candidate);
-	CHECK(wait_scan_feed(&w, r, first_wait + 40, sent + 1));	/* the next wait confirms it */
+	/* the next wait came after a run of fast writes: the one after that
+	 * tells a threshold (a like run) from a lone wait (a shorter one) */
+	CHECK(!wait_scan_feed(&w, r, first_wait + 40, sent + 1));
+	CHECK(wait_scan_feed(&w, r, first_wait + 61, sent + 1.5));
 	CHECK(wait_scan_feed(&w, r, n, t));
 	CHECK_NEAR(w.cand_sent, sent, 1e-12);
 	CHECK_NEAR(qualify_refill_bytes(r, n, BS, w.cand_sent), 3501.0 * BS, 1e-9);
@@ -257,30 +260,50 @@ static void test_recovery(void)
 	QualifyModel q;
 	make(&run, 1, 10000, 2500, 60, 0.4, 1);
 	find(&run, 1, &c, &q);
-	/* a constant offset (what a drive takes after any rest) cancels:
-	 * 1 MiB + 1 MiB/s of rest */
-	Refill s = {.rest = 10, .bytes = 11 << 20, .waited = true}, l = {.rest = 30, .bytes = 31 << 20, .waited = true};
+	/* rests of growing length on a greedy drive's curve: 30M clean after
+	 * 0.5 s + 60 s, the rate falling linearly (shape 2) */
+	IdleFit truth = {.cache = 30 << 20, .clean_seconds = 60, .shape = 2, .delay = 0.5, .longest = 60, .points = 5};
+	static const double rests[] = {4, 8, 16, 32, 60};
+	Refill r[5];
+	for (int i = 0; i < 5; i++)
+		r[i] = (Refill){.rest = rests[i], .bytes = idle_fit_bytes(&truth, rests[i]), .waited = true};
 	QualifyModel a = q;
-	qualify_model_recovery(&a, &s, &l, 1, BS);
-	CHECK_NEAR(a.m.idle_recovery_bps, 1 << 20, 1);
+	a.m.media_cache_bytes = 30 << 20;
+	qualify_model_curve(&a, r, 5, 1, BS);
+	/* the figure is the average over the longest rest, and says which */
+	CHECK_NEAR(a.m.idle_recovery_bps, r[4].bytes / 60, 1);
+	CHECK_NEAR(a.m.recovery_rest, 60, 1e-9);
+	CHECK_INT(a.n_curve, 5);
 	CHECK(!a.recovery_lower_bound);
-	CHECK(a.recovery_err > 0 && a.recovery_err < 0.01 * (1 << 20));
-	/* the longer rest cleaned all of it: at least */
-	QualifyModel b = q;
-	l.waited = false;
-	qualify_model_recovery(&b, &s, &l, 1, BS);
+	CHECK(a.recovery_err > 0 && a.recovery_err < 0.01 * a.m.idle_recovery_bps);
+	/* the fit goes through every point and says how the rate falls */
+	CHECK(idle_fit_known(&a.m.curve));
+	for (int i = 0; i < 5; i++)
+		CHECK_NEAR(idle_fit_bytes(&a.m.curve, rests[i]) / r[i].bytes, 1, 0.03);
+	CHECK_NEAR(a.m.curve.shape, 2, 0.3);
+	char text[256];
+	idle_fit_describe(&a.m.curve, text, sizeof text);
+	printf("curve: %s\n", text);
+	CHECK(strstr(text, "at first, half that after ~") != NULL);
+	/* the marginal rate between the two longest rests is far below the average over the longest */
+	CHECK((r[4].bytes - r[3].bytes) / 28 < 0.7 * a.m.idle_recovery_bps);
+	/* the longest rest cleaned all of it: at least */
+	QualifyModel b = a;
+	r[4].waited = false;
+	qualify_model_curve(&b, r, 5, 1, BS);
 	CHECK(b.recovery_lower_bound);
-	/* no more after the longer rest: not measured, and said why */
+	CHECK(b.curve[4].at_least);
+	/* the longest rest gave nothing: not measured, and said why */
 	QualifyModel d = q;
-	l = (Refill){.rest = 30, .bytes = 11 << 20, .waited = true};
-	qualify_model_recovery(&d, &s, &l, 1, BS);
+	Refill none[2] = {{.rest = 5, .bytes = 0, .waited = true}, {.rest = 10, .bytes = 0, .waited = true}};
+	qualify_model_curve(&d, none, 2, 1, BS);
 	CHECK(isnan(d.m.idle_recovery_bps));
 	CHECK_INT(d.n_skipped, 1);
-	/* the longer rest asks for half the cache at the shorter one's rate,
-	 * at least twice the shorter, at most the limit */
-	Refill quick = {.rest = 5, .bytes = 5 << 20, .waited = true};
-	CHECK_NEAR(qualify_longer_rest(&q, &quick, 60), fmax(10, 0.5 * q.m.media_cache_bytes / (1 << 20)), 1e-6);
-	CHECK_NEAR(qualify_longer_rest(&q, &quick, 12), 12, 1e-9);
+	/* one point: the average, no fit */
+	QualifyModel one = q;
+	qualify_model_curve(&one, r, 1, 1, BS);
+	CHECK_NEAR(one.m.idle_recovery_bps, r[0].bytes / 4, 1);
+	CHECK(!idle_fit_known(&one.m.curve));
 }
 
 int main(void)

@@ -39,12 +39,14 @@
 static const volatile sig_atomic_t never;
 
 /* The emulated disk, and what `smr-emu --stats` would log of it: every
- * idle second or more, and what the drive cleaned meanwhile. */
+ * idle second or more, what the drive cleaned meanwhile, and the fast
+ * space it had at its end (emu_room). */
 typedef struct Disk {
 	EmuModel m;
 	uint64_t idle_seq;
 	double idle_s[MAX_IDLES];
 	double idle_cleaned[MAX_IDLES];
+	double idle_room[MAX_IDLES];
 	unsigned n_idle;
 } Disk;
 
@@ -54,7 +56,8 @@ static int disk_submit(void *userdata, double now, bool write, uint64_t off, uin
 	uint64_t done = emu_submit(&d->m, (uint64_t)llround(now * 1e6), write ? EMU_WRITE : EMU_READ, off, len);
 	if (d->m.idle_seq != d->idle_seq && d->n_idle < MAX_IDLES) {
 		d->idle_s[d->n_idle] = (double)d->m.idle_us / 1e6;
-		d->idle_cleaned[d->n_idle++] = (double)d->m.idle_cleaned;
+		d->idle_cleaned[d->n_idle] = (double)d->m.idle_cleaned;
+		d->idle_room[d->n_idle++] = (double)d->m.idle_room;
 	}
 	d->idle_seq = d->m.idle_seq;
 	*ret_done = (double)done / 1e6;
@@ -135,8 +138,8 @@ static int qual_setup(Qual *q, const char *model, char *emu_opts, const char *qu
 static void report_done(const Qual *q)
 {
 	json_object *model = json_object_object_get(q->q.rep, "disk_model");
-	char lines[8][QUALIFY_LINE];
-	unsigned n = qualify_text_model_lines(model, lines, 8);
+	char lines[QUALIFY_MODEL_LINES][QUALIFY_LINE];
+	unsigned n = qualify_text_model_lines(model, lines, QUALIFY_MODEL_LINES);
 	for (unsigned i = 0; i < n; i++)
 		printf("  %s\n", lines[i]);
 	printf("  verdict: %s\n  meaning: %s\n", q->verdict,
@@ -150,7 +153,8 @@ typedef struct Errors {
 	unsigned n;
 } Errors;
 
-static Errors errors[] = {{.name = "media cache"}, {.name = "sustained rate"}, {.name = "rewrite time"}, {.name = "idle recovery"}};
+static Errors errors[] = {{.name = "media cache"}, {.name = "sustained rate"}, {.name = "rewrite time"},
+			  {.name = "idle curve, points"}, {.name = "idle curve, fit"}, {.name = "idle recovery (longest rest)"}};
 
 static void near(unsigned which, double got, double want, double tol)
 {
@@ -170,60 +174,71 @@ static void near(unsigned which, double got, double want, double tol)
 	       want, err * 100, tol * 100);
 }
 
-/* The disk's idle period closest in length to a rest. */
-static unsigned closest_idle(const Disk *d, double rest)
+/* The model's idle period for each rest qualify took, in order: -1 for
+ * one that does not match. */
+static void rests_to_idles(const Qual *q, int *ret)
 {
-	unsigned best = 0;
-	for (unsigned i = 1; i < d->n_idle; i++)
-		if (fabs(d->idle_s[i] - rest) < fabs(d->idle_s[best] - rest))
-			best = i;
-	return best;
-}
-
-/* The rests of the refills idle recovery used: shorter, longer. */
-static bool used_rests(const Qual *q, double *ret_shorter, double *ret_longer)
-{
-	json_object *refills, *x, *used, *rest;
-	unsigned found = 0;
-	if (!json_object_object_get_ex(json_object_object_get(q->q.rep, "phases"), "refills", &refills))
-		return false;
-	for (size_t i = 0; i < json_object_array_length(refills); i++) {
-		x = json_object_array_get_idx(refills, i);
-		if (!json_object_object_get_ex(x, "used", &used) || !json_object_object_get_ex(x, "rest_seconds", &rest))
+	const Disk *d = &q->disk;
+	unsigned j = 0;
+	for (unsigned i = 0; i < q->q.rec.n_fp; i++) {
+		double rest = q->q.rec.refill[i].rest;
+		ret[i] = -1;
+		if (!(rest > 0))
 			continue;
-		if (streq(json_object_get_string(used), "shorter"))
-			*ret_shorter = json_object_get_double(rest), found |= 1;
-		else if (streq(json_object_get_string(used), "longer"))
-			*ret_longer = json_object_get_double(rest), found |= 2;
+		while (j < d->n_idle && fabs(d->idle_s[j] - rest) > 0.5)
+			j++;	/* an idle of qualify's own between phases */
+		if (j < d->n_idle)
+			ret[i] = (int)j++;
 	}
-	return found == 3;
 }
 
-/* Idle recovery against what the model cleaned over the longer rest less
- * the shorter; a lower bound only below the truth. */
+/* The curve's point a refill gave, if it is one. */
+static const IdlePoint *point_of(const QualifyModel *qm, const Refill *f)
+{
+	for (unsigned i = 0; i < qm->n_curve; i++)
+		if (qm->curve[i].rest == f->rest && qm->curve[i].bytes == f->bytes)
+			return &qm->curve[i];
+	return NULL;
+}
+
+/* Idle recovery against the model: each point of the curve (and the fit
+ * at its rest) against the fast space the model had when the writes
+ * resumed after that rest, and the figure, the average over the longest
+ * rest, against that rest's. A lower bound only below the truth. */
 static void check_recovery(const Qual *q)
 {
 	const Disk *d = &q->disk;
-	double rs = NAN, rl = NAN, got = q->q.model.m.idle_recovery_bps;
-	bool have = used_rests(q, &rs, &rl) && d->n_idle >= 2;
-	CHECK(have && isfinite(got));
-	if (!have || !isfinite(got)) {
-		printf("  FAIL: idle recovery not measured (%u idle periods)\n", d->n_idle);
+	const QualifyModel *qm = &q->q.model;
+	int idle[MAX_REFILLS];
+	CHECK(qm->n_curve >= 2 && isfinite(qm->m.idle_recovery_bps) && idle_fit_known(&qm->m.curve));
+	if (!(qm->n_curve >= 1) || !isfinite(qm->m.idle_recovery_bps)) {
+		printf("  FAIL: idle recovery not measured (%u point(s), %u idle periods)\n", qm->n_curve, d->n_idle);
 		return;
 	}
-	unsigned a = closest_idle(d, rs), b = closest_idle(d, rl);
-	double d1 = d->idle_s[a], c1 = d->idle_cleaned[a], d2 = d->idle_s[b], c2 = d->idle_cleaned[b];
-	printf("  rests %.1f s and %.1f s; the model was idle %.2f s (cleaned %.0f bytes) and %.2f s (cleaned %.0f)\n", rs,
-	       rl, d1, c1, d2, c2);
-	if (!q->q.model.recovery_lower_bound) {
-		near(3, got, (c2 - c1) / (d2 - d1), RECOVERY_TOL);
-		return;
+	rests_to_idles(q, idle);
+	for (unsigned i = 0; i < q->q.rec.n_fp; i++) {
+		const IdlePoint *x = point_of(qm, &q->q.rec.refill[i]);
+		if (!x)
+			continue;
+		CHECK(idle[i] >= 0);
+		if (idle[i] < 0)
+			continue;
+		unsigned k = (unsigned)idle[i];
+		double truth = d->idle_room[k], fit = idle_fit_bytes(&qm->m.curve, x->rest);
+		printf("  rest %.1f s (the model idle %.2f s: cleaned %.0f, then %.0f fast): took %s%.0f, the fit %.0f\n",
+		       x->rest, d->idle_s[k], d->idle_cleaned[k], truth, x->at_least ? "at least " : "", x->bytes, fit);
+		if (x->at_least) {
+			CHECK(x->bytes >= truth * (1 - RECOVERY_TOL));
+			continue;
+		}
+		near(3, x->bytes, truth, RECOVERY_TOL);
+		near(4, fit, truth, RECOVERY_TOL);
+		if (x->rest == qm->m.recovery_rest && !qm->recovery_lower_bound)
+			near(5, qm->m.idle_recovery_bps, truth / d->idle_s[k], RECOVERY_TOL);
 	}
-	/* a rest that cleaned it all ran out of dirty data: the truth is at
-	 * least both the slope and the shorter rest's own rate */
-	double truth = fmax((c2 - c1) / (d2 - d1), c1 / d1);
-	printf("  idle recovery: a lower bound, %.0f against the truth %.0f\n", got, truth);
-	CHECK(got <= truth * (1 + RECOVERY_TOL));
+	char text[256];
+	printf("  curve: %s (shape %.2f, worst misfit %.0f%%)\n", idle_fit_describe(&qm->m.curve, text, sizeof text),
+	       qm->m.curve.shape, qm->m.curve.worst * 100);
 }
 
 static void check_figures(const Qual *q)
