@@ -506,6 +506,8 @@ static void schedule(Http *h)
 	sd_event_source_set_enabled(h->timer, SD_EVENT_ONESHOT);
 }
 
+/* libmicrohttpd's own messages: its format, its arguments */
+static void mhd_logger(void *cls, const char *fmt, va_list ap) _printf_(2, 0);
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];

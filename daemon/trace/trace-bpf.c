@@ -35,6 +35,7 @@ struct TraceBackend {
 	int ncpus;
 };
 
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap) _printf_(2, 0);
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	/* libbpf's warnings explain a refused load; smrd logs the reason once. */

@@ -623,6 +623,8 @@ static int emu_model_opt(EmuParams *p, const char *a, const char *v)
 	char *end = NULL;
 	double x = strtod(v, &end);
 	bool number = end && end != v && *end == 0 && x >= 0;
+	if (!number)
+		x = 0;	/* refused below, but converted first: a negative double is no unsigned */
 	if (strcmp(a, "--model") == 0) return 0;
 	else if (strcmp(a, "--slow") == 0) {
 		p->slow = strcmp(v, "serial") == 0 ? EMU_SLOW_SERIAL : strcmp(v, "mixed") == 0 ? EMU_SLOW_MIXED : _EMU_SLOW_MAX;

@@ -464,10 +464,8 @@ static void test_overmount(Fixture *fx, double now)
 
 int main(void)
 {
-	if (geteuid() != 0) {
-		fprintf(stderr, "test-daemon-balance: needs root (mknod)\n");
-		return 77;
-	}
+	if (geteuid() != 0)
+		return test_unavailable("root", "test-daemon-balance: needs root (mknod)");
 	Fixture fx = {0};
 	double now = 1796450825;
 	if (setup(&fx)) {

@@ -17,6 +17,7 @@
 
 static char root[256];
 
+static void put(const char *rel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(const char *rel, const char *fmt, ...)
 {
 	char path[512], text[512];
@@ -76,7 +77,7 @@ static void tree(dev_t here)
 	link_to("../../devices/virtual/block/loopA", "sys/class/block/loopA");
 	link_to("../../devices/virtual/block/loopA/loopAp1", "sys/class/block/loopAp1");
 	link_to("../../devices/virtual/block/loopA/loopAp2", "sys/class/block/loopAp2");
-	put("swapfile", "");
+	put("swapfile", "%s", "");
 }
 
 /* A block device node to stand for the disk: one made here (root), else

@@ -87,6 +87,7 @@ typedef struct Slot {
 	bool busy;
 } Slot;
 
+static void fail(const Case *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(const Case *c, const char *fmt, ...)
 {
 	va_list ap;
