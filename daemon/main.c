@@ -83,8 +83,13 @@ static int parse_argv(Context *ctx, int argc, char **argv, Action *action)
 		if (!key)
 			return -ENOMEM;
 		char *eq = strchr(key, '='), *value;
-		if (eq) {
+		if (eq)
 			*eq = 0;
+		if (!streq(key, "config") && !config_has_key(key)) {
+			fprintf(stderr, "smrd: unknown option --%s (see --help)\n", key);
+			return -EINVAL;
+		}
+		if (eq) {
 			value = eq + 1;
 		} else if (i + 1 < argc) {
 			value = argv[++i];
@@ -95,9 +100,6 @@ static int parse_argv(Context *ctx, int argc, char **argv, Action *action)
 		if (streq(key, "config")) {
 			free(ctx->config_path);
 			ctx->config_path = strdup(value);
-		} else if (!config_has_key(key)) {
-			fprintf(stderr, "smrd: unknown option --%s (see --help)\n", key);
-			return -EINVAL;
 		} else if (add_cli(&ctx->cli, key, value) < 0) {
 			return -ENOMEM;
 		}
