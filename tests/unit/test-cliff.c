@@ -84,13 +84,19 @@ static void as_it_runs(const char *name, const IoRec *r, size_t n, double durati
 	CliffScan *s = NULL;
 	CHECK_INT(cliff_scan_new(rules, &s), 0);
 	size_t m = 0;
-	for (double d = 0.37; s && d <= duration + 1; d += d < 5 ? 0.37 : 1) {
+	unsigned step = 0;
+	for (double d = 0.37; s && d <= duration + 1; d += d < 5 ? 0.37 : 1, step++) {
 		double now = fmin(d, duration);
 		while (m < n && r[m].t + r[m].lat <= now)
 			m++;
 		CliffResult want, got;
-		cliff_find(r, m, now, rules, &want);
 		CHECK_INT(cliff_scan_fall(s, r, m, now, &got), 0);
+		/* the scan is fed at every step; the batch pass over everything so
+		 * far (what makes this quadratic) is its judge at every third
+		 * step past the first seconds, and at the end */
+		if (d >= 5 && step % 3 && d + 1 <= duration)
+			continue;
+		cliff_find(r, m, now, rules, &want);
 		bool same = got.fell == want.fell && got.found == want.found && got.cliff_t == want.cliff_t &&
 			    got.stall_floor == want.stall_floor;
 		scans++;

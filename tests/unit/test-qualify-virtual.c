@@ -367,6 +367,48 @@ static void test_json_builds_no_text(void)
 	}
 }
 
+/* A drive with hysteresis (serial slow phase, forced cleaning down to a
+ * low-water mark): after the writes, rests of 1, 2, 4... s until a refill
+ * takes something; the timed shorter rest then starts from the threshold,
+ * fuller than that warm-up began, so it is half as long again as the last
+ * warm-up rest, and its refill gives something back at once: no refill is
+ * wasted between the warm-up and the shorter one. */
+static void test_warm_rest_margin(void)
+{
+	static const char *const draws[] = {
+		"--seed 7 --cache-mib 16 --band-mib 4 --clean-mibs 8 --idle-ms 700 --slow serial --high-water 0.95 --low-water 0.5",
+		"--seed 8 --cache-mib 24 --band-mib 8 --clean-mibs 6 --idle-ms 1500 --slow serial --high-water 0.9 --low-water 0.4",
+	};
+	for (size_t i = 0; i < sizeof draws / sizeof *draws; i++) {
+		char opts[256];
+		snprintf(opts, sizeof opts, "%s", draws[i]);
+		Qual q = {0};
+		int k = qual_setup(&q, "dm-smr", opts, "emu --destructive --yes-destroy emu --iodepth 1 --time-limit 300 --hold 8 "
+				   "--seq-seconds 2 --recovery-rest 50 --rest 0 --read-seconds 1 --no-report", stdout);
+		CHECK_INT(k, 0);
+		json_object *refills = NULL;
+		json_object_object_get_ex(json_object_object_get(q.q.rep, "phases"), "refills", &refills);
+		double warm = -1, shorter = -1;
+		int warm_at = -1, shorter_at = -1;
+		for (size_t j = 0; refills && j < json_object_array_length(refills); j++) {
+			json_object *x = json_object_array_get_idx(refills, j);
+			double rest = json_object_get_double(json_object_object_get(x, "rest_seconds"));
+			long long took = json_object_get_int64(json_object_object_get(x, "bytes_before_wait"));
+			if (warm_at < 0 && rest > 0 && took > 2 * 4096)
+				warm = rest, warm_at = (int)j;
+			if (streq(json_object_get_string(json_object_object_get(x, "used")), "shorter"))
+				shorter = rest, shorter_at = (int)j;
+		}
+		printf("hysteresis %s: warm-up ended at a %.0f s rest (refill %d), the shorter rest %.0f s (refill %d)\n",
+		       draws[i], warm, warm_at, shorter, shorter_at);
+		CHECK(warm >= 1);		/* the case is one: the drive made writes wait after the writes */
+		CHECK(shorter >= 1.5 * warm);
+		CHECK_INT(shorter_at, warm_at + 1);
+		check_recovery(&q);
+		qual_done(&q);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned draws = 0;
@@ -383,6 +425,7 @@ int main(int argc, char **argv)
 	CHECK(draws > 0);
 	test_lookalikes();
 	test_json_builds_no_text();
+	test_warm_rest_margin();
 	/* the run says up front how long it takes in all: every phase and rest */
 	Opts o = {.destructive = true, .time_limit = 600, .seq_seconds = 10, .rest = 30, .read_seconds = 10, .n_sizes = 3};
 	CHECK_NEAR(qualify_run_seconds(&o), 650, 1e-9);
