@@ -5,9 +5,15 @@
 #                                     (debian/control's Build-Depends and Depends)
 #   scripts/install-deps.sh --tests   that, and what the test suite drives as
 #                                     real peers (Prometheus, node_exporter, fio,
-#                                     Chromium, msmtp, ...): tests/run calls this
-# It is the only place packages are installed: a test that needs a package
-# calls this script with --tests rather than apt-get directly. Packages are
+#                                     Chromium, msmtp, ...): the README's test
+#                                     command runs this before tests/run
+#   scripts/install-deps.sh --check [--tests]
+#                                     installs nothing: prints the version of
+#                                     each package, and fails naming what is
+#                                     missing (tests/run starts with this)
+# It is the only place packages are installed: the gate and the tests only
+# check (a package that changes on the archive's day never changes a run
+# half-way through), and say which command installs what is missing. Packages are
 # installed with their services held back (policy-rc.d): Prometheus' and
 # node_exporter's packages would otherwise start servers on every interface,
 # and the tests start their own instances on loopback.
@@ -21,10 +27,12 @@ TESTS="fuse3 curl fio prometheus bpftrace prometheus-node-exporter smartmontools
 valgrind bc debhelper fakeroot dpkg-dev wrk fdisk e2fsprogs openssl apache2-utils
 lvm2 btrfs-progs chromium lintian zsh fish debootstrap msmtp python3-aiosmtpd"
 
+check=""
+[ "${1:-}" = --check ] && { check=1; shift; }
 case "${1:-}" in
 "") PKGS=$BUILD ;;
 --tests) PKGS="$BUILD $TESTS" ;;
-*) echo "usage: scripts/install-deps.sh [--tests]" >&2; exit 2 ;;
+*) echo "usage: scripts/install-deps.sh [--check] [--tests]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -32,6 +40,16 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
 		|| missing="$missing $p"
 done
+if [ -n "$check" ]; then
+	# the versions a run used, for its log: a new lintian or promtool that
+	# turns a run red is then visible as such
+	# shellcheck disable=SC2086
+	dpkg-query -W -f='${Package}=${Version} ' $PKGS 2>/dev/null | fold -s -w 110 | sed 's/^/  /'
+	echo
+	[ -z "$missing" ] && exit 0
+	echo "install-deps: missing:$missing; install them with: scripts/install-deps.sh${1:+ $1}" >&2
+	exit 1
+fi
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

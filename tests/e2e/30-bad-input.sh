@@ -16,7 +16,7 @@ cp -a "$SRCDIR/tests/fixtures/sysfs/mixed" "$ROOT"
 	echo "   8  0"
 	echo "   8  16 sdb 1 2 three 4 5 6 7 8 9 10 11"
 	printf '   8 32 sdc %s\n' "$(head -c 5000 /dev/zero | tr '\0' '9')"
-	head -c 300 /dev/urandom | tr -d '\n'; echo
+	seeded_bytes 30 300 | tr -d '\n'; echo
 	echo "   8 48 sdd 1 2 3 4 5 6 7 8 9 10 11 12 13"
 } >"$T/diskstats.bad"
 cp "$T/diskstats.bad" "$ROOT/proc/diskstats"
@@ -315,7 +315,7 @@ check "a backtracking model-list pattern: classification done within 2 s of CPU 
 	bash -c "[ $rc -eq 0 ] && [ $CPU_MS -lt 2000 ]"
 
 # A history database that is garbage: moved aside, a new one used, no crash.
-head -c 65536 /dev/urandom >"$T/state/events.db"
+seeded_bytes 31 65536 >"$T/state/events.db"
 start_smrd --interval 0.2 --sysfs-root "$ROOT/sys" --procfs-root "$ROOT/proc" --udev-root "$ROOT/udev" --exclude '^$'
 check "a corrupt events.db is reported" grep -q 'was corrupt, moved to' "$T/smrd.log"
 check "and kept aside" sh -c "ls '$T/state/' | grep -q 'events.db.corrupt-'"

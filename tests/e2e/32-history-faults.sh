@@ -194,7 +194,10 @@ up=$(ctl --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)
 check "the step back is logged as a jump" grep -q 'the wall clock jumped back by 864000[0-9] s' "$T/smrd.log"
 check "uptime is still counted on the monotonic clock (${up} s)" python3 -c "import sys; sys.exit(not 0 < $up < 60)"
 ctl status | sed -n 1p | sed 's/^/    /'
-check "  ... and smrctl status prints no negative uptime" bash -c "! '$SMRCTL' --socket '$SOCK' status | grep -q 'up -'"
+ctl status >"$T/status.txt" 2>&1
+rc=$?
+check "  ... and smrctl status (exit $rc) prints an uptime, not a negative one" \
+	bash -c "[ $rc -eq 0 ] && grep -q ' up [0-9]' '$T/status.txt' && ! grep -q 'up -' '$T/status.txt'"
 check "every seeded event still stored" [ "$(seeded "$t_seed")" = 50 ]
 
 # Audit 4: one smrd per state directory (a second one's events vanished),
@@ -217,10 +220,14 @@ for i in $(seq 300); do
 done | "$HISTORY_SEED" "$S" >/dev/null || fail "history-seed"
 size=$(stat -c %s "$S/events.db")
 # 4 KiB of garbage three quarters in: a page of events (the file is mostly events)
-head -c 4096 /dev/urandom | dd of="$S/events.db" bs=4096 seek=$((size * 3 / 4 / 4096)) conv=notrunc status=none
+seeded_bytes 32 4096 | dd of="$S/events.db" bs=4096 seek=$((size * 3 / 4 / 4096)) conv=notrunc status=none
+# the seeded rows alone: under a stall threshold of 10 ms, smrd's own reads
+# of the disk at a start on a busy machine may add a stall of their own
+seeded_rows() { ctl --json events --limit 10000 | python3 -c 'import json,sys
+print(sum(1 for e in json.load(sys.stdin)["events"] if e["message"].endswith(sys.argv[1])))' "$long"; }
 start
 sed -n 's/^/    /; /was corrupt/p' "$T/smrd.log"
-n=$(events)
+n=$(seeded_rows)
 read -r st pend pers <<<"$(hstate)"
 check "what the bad page did not hold is kept ($n of 300 listed)" bash -c "[ $n -ge 250 ] && [ $n -lt 300 ]"
 check "the warning has SQLite's own words, not \"not an error\"" \
@@ -229,7 +236,8 @@ check "status says recovered, not ok ($st)" bash -c "[ '$st' = recovered ] && '$
 check "  ... and the damaged file is kept" sh -c "ls '$S' | grep -q '^events.db.corrupt-'"
 stop_smrd
 start
-check "a restart finds them all, state ok" bash -c "[ $(events) = $n ] && [ '$(hstate | cut -d' ' -f1)' = ok ]"
+n2=$(seeded_rows) st2=$(hstate | cut -d' ' -f1)
+check "a restart finds them all ($n2 of $n), state ok ($st2)" bash -c "[ '$n2' = $n ] && [ '$st2' = ok ]"
 stop_smrd
 mkdir -p "$T/nob/target" && chown -R nobody "$T/nob"
 ln -s "$T/nob/target" "$T/link" && chown -h nobody "$T/link"

@@ -12,6 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 use_emu
 need bpftrace
+[ -e /sys/kernel/btf/vmlinux ] || unavailable bpf "no /sys/kernel/btf/vmlinux: the bpf backends need the kernel's BTF"
 
 LAT_US=2000
 RATE=150
@@ -57,7 +58,7 @@ for B in ${TRACE_BACKENDS:-bpf bpf-unstamped perf}; do
 		--output="$T/fio-$B.json" >/dev/null 2>&1 || fail "fio ($B) exited $?"
 	intervals_pass 2	# the last I/Os reach the histograms
 	scrape >"$T/m-$B"
-	python3 - "$T/fio-$B.json" "$T/m-$B" "$NAME" "$SRCDIR/tests/e2e/metrics.py" "$T/m0-$B" <<'PY' || FAILS=$((FAILS + 1))
+	check_by python3 - "$T/fio-$B.json" "$T/m-$B" "$NAME" "$SRCDIR/tests/e2e/metrics.py" "$T/m0-$B" <<'PY'
 import json, sys, importlib.util
 fio, mpath, dev, mp, m0path = sys.argv[1:6]
 spec = importlib.util.spec_from_file_location("metrics", mp); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
@@ -104,7 +105,7 @@ print(("ok: " if ok_lost else "FAIL: ") + "nothing lost, and every I/O traced bu
 sys.exit(bad + (not ok) + (not ok_lost))
 PY
 	ctl --json show "$NAME" >"$T/show-$B.json"
-	python3 - "$T/show-$B.json" "$NAME" "$T/fio-$B.json" <<'PY' || FAILS=$((FAILS + 1))
+	check_by python3 - "$T/show-$B.json" "$NAME" "$T/fio-$B.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["latency"]
 rec = r["recent_slow"]

@@ -89,7 +89,7 @@ sed 's/^/  /' "$T/events.txt" | head -20
 journal_check "$T/events.json"
 [ "$(wc -l <"$T/events.txt")" -gt 20 ] && say "  ... $(wc -l <"$T/events.txt") events in all"
 
-python3 - "$T" "$S" "$C" "$Q" "$START_MS" "$SRCDIR/tests/e2e/metrics.py" "$P" <<'PY' || FAILS=$((FAILS + 1))
+check_by python3 - "$T" "$S" "$C" "$Q" "$START_MS" "$SRCDIR/tests/e2e/metrics.py" "$P" <<'PY'
 import json, sys, importlib.util
 T, S, C, Q, start_ms, mp, P = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6], sys.argv[7]
 spec = importlib.util.spec_from_file_location("metrics", mp); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
@@ -206,7 +206,7 @@ done
 sleep 1.5
 check "events --follow is still running after both restarts" kill -0 "$FOLLOW"
 stop_pid "$FOLLOW" 10 "smrctl events --follow to exit on SIGTERM" "$T/follow.err"
-python3 - "$T/follow.jsonl" "$T/events.json" <<'PY' || FAILS=$((FAILS + 1))
+check_by python3 - "$T/follow.jsonl" "$T/events.json" <<'PY'
 import json, sys
 got = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 want = json.load(open(sys.argv[2]))["events"]

@@ -36,7 +36,7 @@ next_sample() { [ "$(scrape | sed -n 's/^smrd_diskstats_samples_total //p')" -gt
 wait_until 5 "one more sample" next_sample
 check "docs/detection.md gives the stall's MESSAGE_ID" [ ${#ID} -eq 32 ]
 journalctl MESSAGE_ID=$ID -o json --no-pager >"$T/stalls.json" 2>"$T/jc.err"
-python3 - "$T/stalls.json" "$N" <<'PY' || FAILS=$((FAILS + 1))
+check_by python3 - "$T/stalls.json" "$N" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 dev = sys.argv[2]

@@ -175,7 +175,7 @@ for n in $(seq "${FORECAST_DRAW:-1}" "${FORECAST_DRAW:-$DRAWS}"); do
 	ctl --json show "$C" >"$T/show-cmr-$n.json"
 	ctl show "$S" | sed -n '/media cache/,+1p' | sed 's/^/  /'
 
-	python3 - "$T" "$n" "$S" "$C" "${first:-0}" "$T/emu-smr$n/emu.log" <<'PY' || FAILS=$((FAILS + 1))
+	check_by python3 - "$T" "$n" "$S" "$C" "${first:-0}" "$T/emu-smr$n/emu.log" <<'PY'
 import json, os, sys
 T, n, S, C, first, emu_log = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
 INTERVAL = 1.0      # smrd's --interval

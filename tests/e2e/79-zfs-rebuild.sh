@@ -162,7 +162,7 @@ WAIT_LOG=$T/smrd.log wait_until 10 "smrd to record the rebuild's end" \
 	bash -c "'$SMRCTL' --socket '$SOCK' --json events --limit 1000 | grep -q '\"rebuild-done\"'"
 
 step "what smrd made of it"
-python3 - "$T/rebuilds.log" "$S" "$C" "$t_start" "$t_end" <<'PY' || FAILS=$((FAILS + 1))
+check_by python3 - "$T/rebuilds.log" "$S" "$C" "$t_start" "$t_end" <<'PY'
 import json, sys
 log, S, C, t0, t1 = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) / 1000, int(sys.argv[5]) / 1000
 real = t1 - t0
@@ -209,7 +209,7 @@ events_json
 check "a destage storm flagged on $S, none on $C" \
 	bash -c "[ $(count_kind storm-start "$S") -ge 1 ] && [ $(count_kind storm-start "$C") = 0 ]"
 check "one rebuild-done, on $S" [ "$(count_kind rebuild-done "$S") $(count_kind rebuild-done "$C")" = "1 0" ]
-python3 - "$T/events.json" "$S" "$real_s" <<'PY' || FAILS=$((FAILS + 1))
+check_by python3 - "$T/events.json" "$S" "$real_s" <<'PY'
 import json, re, sys
 evs = [e for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == "rebuild-done" and e["device"] == sys.argv[2]]
 real = float(sys.argv[3])

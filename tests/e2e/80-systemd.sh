@@ -52,7 +52,7 @@ SMRD_PID=""
 WAIT_LOG=$T/n.log wait_until 5 "STOPPING=1 to reach the listener" grep -q 'STOPPING=1' "$T/notify.log"
 stop_pid "$LISTENER" 10 "the notify listener to exit"
 check "smrd exited cleanly after SIGTERM ($rc)" [ "$rc" -eq 0 ]
-python3 - "$T/notify.log" "$T0" "$STOP_AT" "$CONT_AT" <<'PY' || FAILS=$((FAILS + 1))
+check_by python3 - "$T/notify.log" "$T0" "$STOP_AT" "$CONT_AT" <<'PY'
 import sys
 log, t0, stop_at, cont_at = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 msgs = []

@@ -61,7 +61,7 @@ mkfs_raid1() {
 	mkdir -p "$m"
 	mount "$a" "$m" || { fail "mount"; finish; }
 	at_exit "umount '$m' 2>/dev/null"
-	dd if=/dev/urandom of="$m/data" bs=1M count="$mib" status=none && sync || { fail "filling it"; finish; }
+	seeded_bytes 81 $((mib << 20)) >"$m/data" && sync || { fail "filling it"; finish; }
 }
 # whoever names a mount point names what smrd says of its file system
 FS2=$T/fs2$'\n''<2>smrd: forged'$'\e''[31m'
@@ -149,7 +149,7 @@ print(sum(1 for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == k an
 
 # judge NAME DEVICE: the readings of smrctl rebuilds against the real duration
 judge() {
-	python3 - "$T/$1.rebuilds" "$2" "$T0" "$T1" "$T/$1.status" "${@:3}" <<'PY' || FAILS=$((FAILS + 1))
+	check_by python3 - "$T/$1.rebuilds" "$2" "$T0" "$T1" "$T/$1.status" "${@:3}" <<'PY'
 import json, re, sys, time
 log, dev, t0, t1, status = sys.argv[1], sys.argv[2], int(sys.argv[3]) / 1000, int(sys.argv[4]) / 1000, sys.argv[5]
 real = t1 - t0
@@ -200,7 +200,7 @@ PY
 
 # done_took DEVICE REAL_MS: the rebuild-done event on DEVICE gives the real duration
 done_took() {
-	python3 - "$T/events.json" "$1" "$2" <<'PY' || FAILS=$((FAILS + 1))
+	check_by python3 - "$T/events.json" "$1" "$2" <<'PY'
 import json, re, sys
 evs = [e for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == "rebuild-done" and e["device"] == sys.argv[2]]
 real = int(sys.argv[3]) / 1000
@@ -285,7 +285,7 @@ balance_done_on() { [ "$(balance_dones "$1")" -ge 1 ]; }
 # followed_as_balance NAME DEVICE: smrctl rebuilds says the balance onto
 # DEVICE finished
 followed_as_balance() {
-	python3 - "$T/$1.rebuilds" "$2" "$(ctl --json rebuilds | tr -d '\n')" "$T/events.json" <<'PY' || FAILS=$((FAILS + 1))
+	check_by python3 - "$T/$1.rebuilds" "$2" "$(ctl --json rebuilds | tr -d '\n')" "$T/events.json" <<'PY'
 import json, sys
 log, dev, last = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])["rebuilds"]
 running = 0

@@ -48,7 +48,7 @@ for sd in "${DRAWS[@]}"; do
 	rc=$?
 	sed -n '/^disk model:/,/^smrd/p' "$T/$tag.out" | sed 's/^/  /'
 	[ "$rc" -eq 0 ] || { say "  qualify exited $rc:"; tail -20 "$T/$tag.out" | sed 's/^/    /'; }
-	python3 - "$T/$tag.json" "$EMU_WORK/emu-$tag/emu.log" "$rc" "$T/errors" <<'PY' || FAILS=$((FAILS + 1))
+	check_by python3 - "$T/$tag.json" "$EMU_WORK/emu-$tag/emu.log" "$rc" "$T/errors" <<'PY'
 import json, re, sys
 r, log, rc = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), int(sys.argv[3])
 m = r.get("disk_model", {})

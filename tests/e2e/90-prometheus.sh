@@ -72,8 +72,8 @@ scrape >"$T/metrics"
 promtool check metrics <"$T/metrics" >"$T/promtool.out" 2>&1
 check "promtool check metrics accepts the page" [ $? -eq 0 ]
 
-timeout -k 5 120 python3 - "http://127.0.0.1:$PPORT" "127.0.0.1:$PORT" "$S" "$C" "$SRCDIR/contrib/grafana" \
-	"127.0.0.1:${XPORT[b]}" "127.0.0.1:${XPORT[c]}" <<'PY' || FAILS=$((FAILS + 1))
+check_by timeout -k 5 120 python3 - "http://127.0.0.1:$PPORT" "127.0.0.1:$PORT" "$S" "$C" "$SRCDIR/contrib/grafana" \
+	"127.0.0.1:${XPORT[b]}" "127.0.0.1:${XPORT[c]}" <<'PY'
 import json, sys, time, urllib.parse, urllib.request
 base, inst, S, C, gdir, B, CC = sys.argv[1:8]
 bad = 0

@@ -8,9 +8,15 @@
 # records this traffic, and by tests/e2e/72-healthy-host.sh, which runs it
 # live under smrd. Needs fio, python3, tar, rsync-like cp, meson and ninja.
 
-# HOST_WORK_SEED seeds what is random in the work's pattern (fio's offsets,
-# the database's keys), so that a run replays; payloads stay random bytes.
+# HOST_WORK_SEED seeds what is random in the work (fio's offsets, the
+# database's keys, the payloads' bytes), so that a run replays.
 HOST_WORK_SEED=${HOST_WORK_SEED:-1}
+# work_bytes MIB: that many MiB of incompressible bytes, the same for the
+# same HOST_WORK_SEED (AES-128-CTR of zeros).
+work_bytes() {
+	head -c "$(( $1 << 20 ))" /dev/zero |
+		openssl enc -aes-128-ctr -nosalt -K "$(printf '%032x' "$HOST_WORK_SEED")" -iv 0 2>/dev/null
+}
 
 # work_start SECS, then work_left: true until SECS have passed.
 work_start() { WORK_END=$(( $(date +%s) + $1 )); }
@@ -28,7 +34,7 @@ work_writeback() {
 	work_start "$2"
 	mib=$(work_room "$d"); [ "$mib" -gt 1500 ] && mib=1500
 	while work_left; do
-		dd if=/dev/urandom of="$d/big" bs=1M count="$mib" status=none conv=notrunc
+		work_bytes "$mib" | dd of="$d/big" bs=1M iflag=fullblock status=none conv=notrunc
 		sync
 		sleep 3
 		rm -f "$d/big"; sync
@@ -73,7 +79,7 @@ end = time.time() + float(sys.argv[2])
 while time.time() < end:
     with db:
         for _ in range(20):
-            db.execute("insert or replace into t values (?, ?)", (random.randrange(200000), os.urandom(200)))
+            db.execute("insert or replace into t values (?, ?)", (random.randrange(200000), random.randbytes(200)))
 db.close()
 PY
 	rm -f "$d"/t.db*

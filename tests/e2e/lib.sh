@@ -19,6 +19,9 @@ DOING="setting up"
 # SMRD_TEST_DEADLINE overrides meson's figure for a longer replay (several
 # draws: FORECAST_DRAWS=3 SMRD_TEST_DEADLINE=900 meson test -t 0 ...)
 TEST_DEADLINE=${SMRD_TEST_DEADLINE:-${TEST_DEADLINE:-280}}
+# tier_full: `tests/run --full` (SMRD_TIER=full) or the soak, where a script
+# may run the longer variant of what the gate runs in short.
+tier_full() { [ "${SMRD_TIER:-gate}" = full ] || [ "${SMRD_SOAK:-0}" = 1 ]; }
 # The soak runs full-scale variants under meson's --timeout-multiplier 3.
 [ "${SMRD_SOAK:-}" = 1 ] && [ -z "${SMRD_TEST_DEADLINE:-}" ] && TEST_DEADLINE=$((TEST_DEADLINE * 3))
 CLEANUP_HOOKS=()
@@ -26,15 +29,17 @@ CLEANUP_HOOKS=()
 # A sanitizer's report fails the test whatever its checks said, from any
 # process it started (smrd, smrctl, smr-emu...): at cleanup every file
 # under $T and every log named with sanitizer_log is searched for one.
-# ASan and LeakSanitizer write theirs to files in $T/sanitizer wherever the
-# process's stderr went (log_path; world-writable for processes run as
-# another user). UBSan, as gcc links it beside ASan, ignores log_path and
-# writes to stderr: a process's stderr belongs in a file under $T.
+# ASan, LeakSanitizer and UBSan write theirs to files in $T/sanitizer
+# wherever the process's stderr went (log_path; world-writable for processes
+# run as another user). The sanitized build is clang's: gcc's libubsan
+# ignores log_path, so a report from a process whose stderr was dropped
+# would be lost (tests/tools/harness-test.sh shows it is not).
 SANITIZER_LOGS=()
 SANITIZER_FAILED=""
 if [ "${SMRD_SANITIZED:-0}" = 1 ]; then
 	mkdir -m 1777 "$T/sanitizer"
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/sanitizer/asan"
+	export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$T/sanitizer/ubsan"
 fi
 # sanitizer_log FILE...: a log outside $T that cleanup searches too.
 sanitizer_log() { SANITIZER_LOGS+=("$@"); }
@@ -57,8 +62,8 @@ settle_jobs() {
 }
 
 # sanitizer_check: shows the first lines of every sanitizer report in a
-# text file under $T (mounts below it are not entered; binaries, images and
-# databases are skipped) or in a sanitizer_log; false if there is one.
+# file under $T (mounts below it are not entered; a NUL byte in a log does
+# not hide it) or in a sanitizer_log; false if there is one.
 sanitizer_check() {
 	local f n reports=0 prune=() d
 	# a pruned tree, or a source file, quotes reports rather than holding one
@@ -71,7 +76,7 @@ sanitizer_check() {
 	done < <({ find "$T" -xdev "${prune[@]}" -type f -size -64M ! -name '*.sh' ! -name '*.[ch]' ! -name '*.py' \
 			-print0 2>/dev/null
 		[ ${#SANITIZER_LOGS[@]} -gt 0 ] && printf '%s\0' "${SANITIZER_LOGS[@]}"; } |
-		LC_ALL=C xargs -0 -r grep -I -l -Z -E "$SANITIZER_RE" -- 2>/dev/null)
+		LC_ALL=C xargs -0 -r grep -a -l -Z -E "$SANITIZER_RE" -- 2>/dev/null)
 	[ "$reports" -eq 0 ]
 }
 
@@ -111,15 +116,38 @@ trap cleanup EXIT
 trap 'main_shell || exit 1; say "FAIL: terminated while: $DOING"; exit 1' TERM INT
 
 say() { printf '%s\n' "$*"; }
-fail() { say "FAIL: $*"; FAILS=$((FAILS + 1)); }
-ok() { say "ok: $*"; }
+# Every check counts (CHECKS): a script that made none proves nothing and
+# fails at finish, whatever made its checks vanish (a regeneration mode, a
+# loop over an empty list, an early branch).
+CHECKS=0
+fail() { say "FAIL: $*"; FAILS=$((FAILS + 1)); CHECKS=$((CHECKS + 1)); }
+ok() { say "ok: $*"; CHECKS=$((CHECKS + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
-finish() { [ "$FAILS" -eq 0 ] && { say "all checks passed"; exit 0; }; say "$FAILS check(s) failed"; exit 1; }
-skip() { say "SKIPPED: $*"; exit 77; }
+# check_by CMD...: a judge that prints its own verdicts (a python script that
+# checks many things) is one check: a failure if it exits non-zero.
+check_by() { "$@"; local rc=$?; CHECKS=$((CHECKS + 1)); [ "$rc" -eq 0 ] || FAILS=$((FAILS + 1)); return 0; }
+finish() {
+	if [ "$FAILS" -eq 0 ] && [ "$CHECKS" -gt 0 ]; then say "all $CHECKS checks passed"; exit 0; fi
+	[ "$CHECKS" -eq 0 ] && say "FAIL: the script made no check: it proves nothing"
+	say "$FAILS of $CHECKS check(s) failed"
+	exit 1
+}
+# skip FEATURE WHY: exit 77 (meson's skip), naming the feature; tests/run
+# accepts it only when SMRD_TESTS_ALLOW_MISSING names that feature. Call
+# unavailable, which also refuses to skip after a failure.
+skip() { say "SKIPPED [$1]: $2"; exit 77; }
 # step TEXT: says what the script does next (and when: seconds since the
 # start); deadline reports name it.
 TEST_START_MS=$(date +%s%3N)
 step() { DOING=$*; say "--- $* (+$((($(date +%s%3N) - TEST_START_MS) / 1000)) s)"; }
+
+# seeded_bytes SEED COUNT: COUNT bytes that look random and are the same
+# for the same SEED on every run (AES-128-CTR of zeros under a key made
+# of SEED): a test's garbage input replays, and a judged count cannot
+# depend on which bytes /dev/urandom gave.
+seeded_bytes() {
+	head -c "$2" /dev/zero | openssl enc -aes-128-ctr -nosalt -K "$(printf '%032x' "$1")" -iv 0 2>/dev/null
+}
 
 # now_ms: monotonic-enough wall clock in milliseconds, for measured delays.
 now_ms() { date +%s%3N; }
@@ -207,15 +235,35 @@ on_deadline() {
 	exit 1
 }
 trap on_deadline USR1
+# abort_main fail WHY | abort_main unavailable FEATURE WHY: from a subshell
+# (attach_loop or unavailable in a $(...)), ends the script as if the main
+# shell had said it: the subshell's own exit would only end the subshell.
+abort_main() {
+	printf '%s\0' "$@" >"$T/.abort"
+	kill -USR2 $$
+	exit 1
+}
+on_abort() {
+	main_shell || exit 1
+	local a=()
+	[ -f "$T/.abort" ] && mapfile -d '' -t a <"$T/.abort"
+	case "${a[0]:-}" in
+	unavailable) unavailable "${a[1]}" "${a[2]}" ;;
+	*) fail "${a[1]:-a subshell could not go on}"; finish ;;
+	esac
+}
+trap on_abort USR2
 ( trap 'kill "$S" 2>/dev/null; exit 0' TERM; sleep "$TEST_DEADLINE" & S=$!; wait "$S" && kill -USR1 $$ ) \
 	</dev/null >/dev/null 2>&1 &
 WATCHDOG_PID=$!
 
-# Makes sure a command exists, installing the project's dependencies if not.
+# need CMD: the command exists, or the test fails naming what installs it
+# (tests install nothing themselves: scripts/install-deps.sh --tests does,
+# before the run).
 need() {
 	command -v "$1" >/dev/null 2>&1 && return 0
-	"$SRCDIR/scripts/install-deps.sh" --tests >&2 || true
-	command -v "$1" >/dev/null 2>&1 || { say "FAIL: $1 is missing and could not be installed"; exit 1; }
+	fail "$1 is missing: scripts/install-deps.sh --tests installs what the tests need"
+	finish
 }
 
 # tracefs_up: bpftrace finds tracepoints through tracefs, which this
@@ -230,9 +278,16 @@ tracefs_up() {
 # unavailable FEATURE WHY: this machine lacks what the test needs. That is a
 # failure, unless the user named the feature in SMRD_TESTS_ALLOW_MISSING
 # (README: machines without FUSE, BPF or loop devices), then a skip.
+# A script that failed a check before it found the feature missing fails:
+# the skip would hide what it had already found.
 unavailable() {
+	main_shell || abort_main unavailable "$1" "$2"
+	if [ "$FAILS" -gt 0 ]; then
+		say "FAIL: $2; and $FAILS check(s) had already failed: not a skip"
+		finish
+	fi
 	case ",${SMRD_TESTS_ALLOW_MISSING:-}," in
-	*",$1,"*) skip "$2 (allowed by SMRD_TESTS_ALLOW_MISSING)" ;;
+	*",$1,"*) skip "$1" "$2 (allowed by SMRD_TESTS_ALLOW_MISSING)" ;;
 	esac
 	say "FAIL: $2; on a machine that truly lacks $1, run with SMRD_TESTS_ALLOW_MISSING=$1 (see README)"
 	exit 1
@@ -366,10 +421,17 @@ alive() { kill -0 "$SMRD_PID" 2>/dev/null; }
 scrape() { curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics"; }
 ctl() { timeout -k 2 60 "$SMRCTL" --socket "$SOCK" "$@"; }
 
+# attach_loop IMAGE [LOSETUP-ARGS...]: prints the loop device. Called in a
+# $(...) subshell, its failure still ends the script (USR2 to the main shell).
 attach_loop() {
 	local img=$1; shift
 	local l
-	l=$(losetup -f --show "$@" "$img") || { say "FAIL: losetup"; exit 1; }
+	losetup -f >/dev/null 2>&1 || unavailable loop "no free loop device"
+	l=$(losetup -f --show "$@" "$img" 2>"$T/losetup.err") || {
+		main_shell || abort_main fail "losetup $* $img: $(head -c 300 "$T/losetup.err")"
+		fail "losetup $* $img: $(head -c 300 "$T/losetup.err")"
+		finish
+	}
 	OUR_LOOPS+=("$l")
 	echo "$l" >>"$T/our-loops"
 	echo "$l"

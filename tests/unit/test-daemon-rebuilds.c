@@ -679,10 +679,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test-daemon-rebuilds SOURCE_ROOT\n");
 		return 1;
 	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "test-daemon-rebuilds: needs root (mknod)\n");
-		return 77;
-	}
+	if (geteuid() != 0)
+		return test_unavailable("root", "test-daemon-rebuilds: needs root (mknod)");
 	root = argv[1];
 	char t[] = "/tmp/test-rebuilds.XXXXXX";
 	CHECK(mkdtemp(t) != NULL);

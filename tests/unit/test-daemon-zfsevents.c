@@ -230,10 +230,8 @@ static void test_map_and_guard(const char *t)
 
 int main(void)
 {
-	if (geteuid() != 0) {
-		fprintf(stderr, "test-daemon-zfsevents: needs root (mknod)\n");
-		return 77;
-	}
+	if (geteuid() != 0)
+		return test_unavailable("root", "test-daemon-zfsevents: needs root (mknod)");
 	char t[] = "/tmp/test-zfsevents.XXXXXX";
 	CHECK(mkdtemp(t) != NULL);
 	tree(t);
