@@ -107,5 +107,9 @@ expect "no e2e script counts a failure by hand (check_by, check)" "" "$hand"
 rnd=$(grep -n -E '/dev/urandom|os\.urandom' "$SRCDIR"/tests/e2e/*.sh | grep -v '/lib.sh:')
 expect "no e2e script reads /dev/urandom (seeded_bytes)" "" "$rnd"
 
+# a unit test's skip names its feature (test.h's test_unavailable)
+bare=$(grep -n -E 'return 77|exit\(77\)' "$SRCDIR"/tests/unit/*.c)
+expect "no unit test skips without naming the feature it lacks (test_unavailable)" "" "$bare"
+
 echo "harness: $CHECKS checks, $FAILS failed"
 [ "$FAILS" -eq 0 ] && [ "$CHECKS" -gt 0 ]

@@ -166,10 +166,8 @@ static void test_map(const char *t)
 
 int main(void)
 {
-	if (geteuid() != 0) {
-		fprintf(stderr, "test-daemon-devmap: needs root (mknod)\n");
-		return 77;
-	}
+	if (geteuid() != 0)
+		return test_unavailable("root", "test-daemon-devmap: needs root (mknod)");
 	char t[] = "/tmp/test-devmap.XXXXXX";
 	CHECK(mkdtemp(t) != NULL);
 	tree(t);
