@@ -369,10 +369,10 @@ static void test_json_builds_no_text(void)
 
 /* A drive with hysteresis (serial slow phase, forced cleaning down to a
  * low-water mark): after the writes, rests of 1, 2, 4... s until a refill
- * takes something; the timed shorter rest then starts from the threshold,
+ * takes something; the curve's first timed rest then starts from the threshold,
  * fuller than that warm-up began, so it is half as long again as the last
- * warm-up rest, and its refill gives something back at once: no refill is
- * wasted between the warm-up and the shorter one. */
+ * warm-up rest: at most one refill is wasted (it takes nothing, the drive
+ * still cleaning) between the warm-up and the curve's first point. */
 static void test_warm_rest_margin(void)
 {
 	static const char *const draws[] = {
@@ -396,14 +396,16 @@ static void test_warm_rest_margin(void)
 			long long took = json_object_get_int64(json_object_object_get(x, "bytes_before_wait"));
 			if (warm_at < 0 && rest > 0 && took > 2 * 4096)
 				warm = rest, warm_at = (int)j;
-			if (streq(json_object_get_string(json_object_object_get(x, "used")), "shorter"))
+			if (shorter_at < 0 && streq(json_object_get_string(json_object_object_get(x, "used")), "curve"))
 				shorter = rest, shorter_at = (int)j;
 		}
-		printf("hysteresis %s: warm-up ended at a %.0f s rest (refill %d), the shorter rest %.0f s (refill %d)\n",
+		printf("hysteresis %s: warm-up ended at a %.0f s rest (refill %d), the first rest of the curve %.0f s (refill %d)\n",
 		       draws[i], warm, warm_at, shorter, shorter_at);
 		CHECK(warm >= 1);		/* the case is one: the drive made writes wait after the writes */
 		CHECK(shorter >= 1.5 * warm);
-		CHECK_INT(shorter_at, warm_at + 1);
+		/* a greedy drive may still be cleaning after the margin once; a
+		 * rest as long as the warm-up's (no margin) wastes one more */
+		CHECK(shorter_at > warm_at && shorter_at <= warm_at + 2);
 		check_recovery(&q);
 		qual_done(&q);
 	}
