@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The documents the man pages and the README cite are in the repository and
-installed by the package; the README's exit codes are every one smrctl has.
+installed by the package; the README's exit codes are every one smrctl has;
+contrib/smrd.conf shows every configuration key.
 
   docs-check.py SRCDIR
 """
@@ -30,7 +31,17 @@ m = re.search(r"Exit codes:(.*?)\n\n", read("README.md"), re.S)
 listed = set(re.findall(r"\b(\d+) ", m.group(1))) if m else set()
 for c in sorted(codes - listed, key=int):
     bad.append(f"README.md's exit codes leave out {c}")
+# contrib/smrd.conf shows every key smrd takes (commented out, at its
+# default) and no key it does not; the roots of a captured tree are for
+# tests (README.md's flags), detect.* and disk.<ID>.* are shown by example
+keys = set(re.findall(r'(?:ITEM|NUMBER)\("([a-z.-]+)"', read("core/config.c")))
+shown = set(re.findall(r"^#([a-z][a-z.-]*) = ", read("contrib/smrd.conf"), re.M))
+shown = {k for k in shown if not k.startswith(("detect.", "disk."))}
+for k in sorted(keys - shown - {"sysfs-root", "procfs-root", "udev-root"}):
+    bad.append(f"contrib/smrd.conf does not show the key {k} (core/config.c)")
+for k in sorted(shown - keys):
+    bad.append(f"contrib/smrd.conf shows {k}, which core/config.c does not take")
 for b in bad:
     print("FAIL:", b)
-print(f"{len(codes)} exit codes, {len(installed)} installed documents checked")
+print(f"{len(codes)} exit codes, {len(installed)} installed documents, {len(keys)} configuration keys checked")
 sys.exit(1 if bad else 0)
