@@ -419,11 +419,13 @@ void output_rebuilds(FILE *f, json_object *r)
 	size_t n = output_list(f, r, "rebuilds", "-- No rebuild onto a watched disk seen since smrd started --", &a);
 	if (!n)
 		return;
-	fprintf(f, "%-8s %-16s %-13s %-8s %-18s %-10s %-10s %s\n", "DEVICE", "POOL", "KIND", "STATE", "WRITTEN", "RATE",
-		"ETA", "EXPECTED");
+	/* ETA while it runs, TOOK once it ended: one column never means both */
+	fprintf(f, "%-8s %-16s %-13s %-8s %-18s %-10s %-10s %-10s %s\n", "DEVICE", "POOL", "KIND", "STATE", "WRITTEN",
+		"RATE", "ETA", "TOOK", "EXPECTED");
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(a, i);
-		char done[48], b1[FORMAT_MAX], b2[FORMAT_MAX], rate[FORMAT_MAX], eta[FORMAT_MAX], exp[FORMAT_MAX];
+		char done[48], b1[FORMAT_MAX], b2[FORMAT_MAX], rate[FORMAT_MAX], eta[FORMAT_MAX], took[FORMAT_MAX],
+			exp[FORMAT_MAX];
 		double w = jnum(e, "written_bytes"), t = jnum(e, "to_write_bytes");
 		if (isfinite(w) && isfinite(t) && t > 0)
 			snprintf(done, sizeof done, "%.0f%% of %s", 100 * w / t, format_size(b1, t));
@@ -432,9 +434,9 @@ void output_rebuilds(FILE *f, json_object *r)
 		double rt = jnum(e, "rate_bps");
 		snprintf(rate, sizeof rate, "%s", isfinite(rt) ? format_rate(b1, rt) : "-");
 		bool running = streq(jstr(e, "state"), "running");
-		fprintf(f, "%-8s %-16s %-13s %-8s %-18s %-10s %-10s %s\n", jstr(e, "device"), jstr(e, "pool"), jstr(e, "kind"),
-			jstr(e, "state"), done, rate,
-			running ? dur_or_dash(jnum(e, "eta_seconds"), eta, sizeof eta) : dur_or_dash(jnum(e, "duration"), eta, sizeof eta),
+		fprintf(f, "%-8s %-16s %-13s %-8s %-18s %-10s %-10s %-10s %s\n", jstr(e, "device"), jstr(e, "pool"),
+			jstr(e, "kind"), jstr(e, "state"), done, rate, running ? format_left(eta, jnum(e, "eta_seconds")) : "-",
+			running ? "-" : dur_or_dash(jnum(e, "duration"), took, sizeof took),
 			dur_or_dash(jnum(e, "expected_seconds"), exp, sizeof exp));
 	}
 }

@@ -30,6 +30,15 @@ const char *format_duration(char buf[static FORMAT_MAX], double s)
 	return buf;
 }
 
+const char *format_left(char buf[static FORMAT_MAX], double s)
+{
+	if (isfinite(s) && s < 1) {
+		snprintf(buf, FORMAT_MAX, "< 1 s");
+		return buf;
+	}
+	return format_duration(buf, s);
+}
+
 /* lsblk's size_to_human_string: binary steps, one decimal unless it is 0. */
 static const char *human(char buf[static FORMAT_MAX], double bytes, const char *tail)
 {

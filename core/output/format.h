@@ -16,6 +16,9 @@
 
 /* "-" when not finite. */
 const char *format_duration(char buf[static FORMAT_MAX], double seconds);
+/* Time left for what runs for minutes or days (a rebuild): "-" unknown,
+ * "< 1 s" at its end, never a microsecond count. */
+const char *format_left(char buf[static FORMAT_MAX], double seconds);
 /* Bytes as lsblk shows them: "512B", "4K", "465.8G". */
 const char *format_size(char buf[static FORMAT_MAX], double bytes);
 /* Bytes a second: "0B/s", "980K/s", "12.3M/s". */

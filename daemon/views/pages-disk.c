@@ -341,9 +341,15 @@ static void identity_line(Buf *b, const Disk *d)
 	buf_puts(b, "<p id=\"who\">serial <strong>");
 	page_esc(b, d->sys.serial[0] ? d->sys.serial : "unknown");
 	buf_puts(b, "</strong> · ");
+	const RebuildState *rb = disk_rebuild(d);
 	if (d->view.pool) {
 		buf_puts(b, "pool <strong>");
 		page_esc(b, d->view.pool);
+		buf_puts(b, "</strong>");
+	} else if (rb->phase != REBUILD_PHASE_NONE) {
+		/* written into a pool whose signature it does not carry yet */
+		buf_printf(b, "%s <strong>", rb->phase == REBUILD_PHASE_RUNNING ? "being rebuilt into" : "rebuilt into");
+		page_esc(b, rb->pool);
 		buf_puts(b, "</strong>");
 	} else
 		buf_puts(b, "in no pool or array");
@@ -389,15 +395,16 @@ int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 	}
 	buf_puts(&b, "</h1>\n");
 	identity_line(&b, d);
-	disk_state(&b, d, t->now);
-	pages_disk_acks(&b, ctx, d);
 	if (disk_rebuild(d)->phase != REBUILD_PHASE_NONE) {
+		/* under its name: on a phone's first screen */
 		char line[256];
-		buf_printf(&b, "<p id=\"rebuild\" class=\"%s\">Rebuild onto it: ",
-			   disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING ? "warn" : "");
+		buf_printf(&b, "<p id=\"rebuild\" class=\"rebuild%s\">Rebuild onto it: ",
+			   disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING ? " warn" : "");
 		page_esc(&b, rebuild_line(d, line, sizeof line));
 		buf_puts(&b, "</p>\n");
 	}
+	disk_state(&b, d, t->now);
+	pages_disk_acks(&b, ctx, d);
 	disk_class_section(&b, v);
 	int r = disk_latency_section(&b, ctx, d, t);
 	if (r < 0) {

@@ -80,8 +80,9 @@ void page_time(Buf *b, uint64_t realtime_usec)
 	time_t t = (time_t)(realtime_usec / 1000000);
 	struct tm tm;
 	char s[32];
+	/* a <time> never wraps (status_css): a date on three lines reads as three */
 	if (localtime_r(&t, &tm) && strftime(s, sizeof s, "%Y-%m-%d %H:%M:%S", &tm))
-		buf_puts(b, s);
+		buf_printf(b, "<time>%s</time>", s);
 }
 
 /* The rest of a table row: each text escaped in its cell, the last (a
@@ -159,9 +160,10 @@ static const struct {
 	const char *key, *title;
 	bool numeric;
 } columns[] = {
-	{"device", "Device", false}, {"model", "Model", false}, {"serial", "Serial", false}, {"pool", "Pool", false},
-	{"class", "Class", false}, {"smr", "SMR", true}, {"why", "Decisive evidence", false}, {"score", "GC score", true},
-	{"storm", "Storm", false}, {"cache", "Media cache", true}, {"stalls", "Stalls 1h", true},
+	/* the state second: what a phone keeps of a row (status_css) */
+	{"device", "Device", false}, {"storm", "State", false}, {"model", "Model", false}, {"serial", "Serial", false},
+	{"pool", "Pool", false}, {"class", "Class", false}, {"smr", "SMR", true}, {"why", "Decisive evidence", false},
+	{"score", "GC score", true}, {"cache", "Media cache", true}, {"stalls", "Stalls 1h", true},
 	{"read", "Read p50 / p99, 1 min", true},
 	{"write", "Write p50 / p99, 1 min", true}, {"tput", "Throughput, bytes/s", true},
 };
@@ -211,14 +213,18 @@ static int row_cmp(const void *pa, const void *pb, void *userdata)
 
 static void status_summary(Buf *b, const Context *ctx, const Row *rows, size_t n)
 {
-	unsigned storms, stalling = 0, suspects;
+	unsigned storms, stalling = 0, suspects, rebuilding = 0;
 	registry_count(ctx->disks, &suspects, &storms);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		stalling += rows[i].d->view.stalls_hour > 0;
+		rebuilding += disk_rebuild(rows[i].d)->phase == REBUILD_PHASE_RUNNING;
+	}
 	buf_printf(b, "<p id=\"summary\">%zu disk%s watched · <span class=\"%s\">%u in a destage storm</span> · "
 		      "<span class=\"%s\">%u with stalls in the last hour</span> · %u SMR suspect%s",
 		   n, n == 1 ? "" : "s", storms ? "bad" : "ok", storms, stalling ? "warn" : "ok", stalling, suspects,
 		   suspects == 1 ? "" : "s");
+	if (rebuilding)
+		buf_printf(b, " · <span class=\"warn\">%u rebuild%s running</span>", rebuilding, rebuilding == 1 ? "" : "s");
 	buf_puts(b, "</p>\n");
 }
 
@@ -241,6 +247,30 @@ static void cache_cell(Buf *b, const DiskView *v)
 	buf_puts(b, "</td>");
 }
 
+/* A storm or idle cleaning, and a rebuild onto the disk in a few words
+ * (the whole line in its title): what a phone keeps beside the name. */
+static void state_cell(Buf *b, const Disk *d)
+{
+	const DiskView *v = &d->view;
+	buf_printf(b, "<td class=\"storm %s\">%s", v->storm ? "bad" : v->idle ? "warn" : "mute",
+		   v->storm ? "storm" : v->idle ? "idle-cleaning" : "–");
+	if (v->storm) {
+		/* what its writes do now, not the minute's percentiles beside it */
+		buf_printf(b, "<br><span class=\"mute\">%.1f w/s at ", v->storm_iops);
+		page_latency(b, v->storm_latency);
+		buf_puts(b, "</span>");
+	}
+	if (disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING) {
+		char line[256];
+		buf_puts(b, "<br><span class=\"rebuild warn\" title=\"");
+		page_esc(b, rebuild_line(d, line, sizeof line));
+		buf_puts(b, "\">");
+		page_esc(b, rebuild_short(d, line, sizeof line));
+		buf_puts(b, "</span>");
+	}
+	buf_puts(b, "</td>");
+}
+
 static void status_row(Buf *b, const Row *r)
 {
 	const DiskView *v = &r->d->view;
@@ -251,19 +281,14 @@ static void status_row(Buf *b, const Row *r)
 	url_escape(b, r->d->name);
 	buf_puts(b, "\">");
 	page_esc(b, r->d->name);
-	buf_puts(b, "</a></td><td class=\"model\">");
+	buf_puts(b, "</a></td>");
+	state_cell(b, r->d);
+	buf_puts(b, "<td class=\"model\">");
 	page_esc(b, r->d->sys.model);
 	buf_puts(b, "</td><td>");
 	page_esc(b, r->d->sys.serial);
 	buf_puts(b, "</td><td>");
 	page_esc(b, diskview_pool_str(v));
-	if (disk_rebuild(r->d)->phase == REBUILD_PHASE_RUNNING) {
-		/* a rebuild onto it and its ETA: where the pool is named */
-		char line[256];
-		buf_puts(b, "<br><span class=\"rebuild warn\">");
-		page_esc(b, rebuild_line(r->d, line, sizeof line));
-		buf_puts(b, "</span>");
-	}
 	buf_printf(b, "</td><td class=\"%s\">%s</td><td class=\"n\">", r->v.class == DISK_CLASS_DM_SMR ? "warn" : "",
 		   disk_class_to_string(r->v.class));
 	page_num(b, r->v.smr_confidence, 2);
@@ -271,14 +296,6 @@ static void status_row(Buf *b, const Row *r)
 	page_short(b, r->v.basis);	/* the whole on its page: the other columns stay on screen */
 	buf_puts(b, "</td><td class=\"n\">");
 	page_num(b, v->score.score, 2);
-	buf_printf(b, "</td><td class=\"storm %s\">%s", v->storm ? "bad" : v->idle ? "warn" : "mute",
-		   v->storm ? "storm" : v->idle ? "idle-cleaning" : "–");
-	if (v->storm) {
-		/* what its writes do now, not the minute's percentiles beside it */
-		buf_printf(b, "<br><span class=\"mute\">%.1f w/s at ", v->storm_iops);
-		page_latency(b, v->storm_latency);
-		buf_puts(b, "</span>");
-	}
 	buf_puts(b, "</td>");
 	cache_cell(b, v);
 	buf_printf(b, "<td class=\"n%s\">%" PRIu64 "</td>", v->stalls_hour ? " warn" : "", v->stalls_hour);

@@ -24,7 +24,10 @@ void rebuild_metrics(MetricSet *set, DiskRegistry *disks)
 	MetricFamily *rate = metricset_family(set, "smrd_rebuild_rate_bytes_per_second", METRIC_GAUGE,
 		"The rate the rebuild has written onto the disk since smrd first saw it (NaN until two readings).");
 	MetricFamily *elapsed = metricset_family(set, "smrd_rebuild_elapsed_seconds", METRIC_GAUGE,
-		"Seconds since the rebuild began.");
+		"Seconds since the rebuild began, at smrd's last reading of it.");
+	MetricFamily *started = metricset_family(set, "smrd_rebuild_started_timestamp_seconds", METRIC_GAUGE,
+		"When the rebuild began, Unix seconds: the tool's own start (zpool's scan, btrfs's replace), else when smrd "
+		"first saw it. time() minus it is the elapsed time between smrd's readings.");
 	MetricFamily *eta = metricset_family(set, "smrd_rebuild_eta_seconds", METRIC_GAUGE,
 		"Seconds the rebuild still takes, from the disk's own model refined by the rate observed (NaN unknown).");
 	MetricFamily *expected = metricset_family(set, "smrd_rebuild_expected_seconds", METRIC_GAUGE,
@@ -41,6 +44,7 @@ void rebuild_metrics(MetricSet *set, DiskRegistry *disks)
 		metric_add(done, NULL, l, s->done_bytes);
 		metric_add(rate, NULL, l, s->rate);
 		metric_add(elapsed, NULL, l, s->elapsed);
+		metric_add(started, NULL, l, s->started);
 		metric_add(eta, NULL, l, s->eta);
 		metric_add(expected, NULL, l, s->expected);
 	}
@@ -111,8 +115,23 @@ const char *rebuild_line(const Disk *d, char *buf, size_t n)
 	if (isfinite(s->rate) && k >= 0 && (size_t)k < n)
 		k += snprintf(buf + k, n - k, " at %s", format_rate(b, s->rate));
 	if (k >= 0 && (size_t)k < n)
-		k += snprintf(buf + k, n - k, ", %s left", isfinite(s->eta) ? format_duration(c, s->eta) : "unknown time");
+		k += snprintf(buf + k, n - k, ", %s left", isfinite(s->eta) ? format_left(c, s->eta) : "unknown time");
 	if (isfinite(s->expected) && k >= 0 && (size_t)k < n)
 		snprintf(buf + k, n - k, " (expected %s in all)", format_duration(e, s->expected));
+	return buf;
+}
+
+const char *rebuild_short(const Disk *d, char *buf, size_t n)
+{
+	const RebuildState *s = disk_rebuild(d);
+	char a[FORMAT_MAX];
+	const char *kind = rebuild_kind_to_string(s->kind) ?: "rebuild";
+	if (s->phase != REBUILD_PHASE_RUNNING)
+		snprintf(buf, n, "%s", "");
+	else if (isfinite(s->done_bytes) && isfinite(s->total_bytes) && s->total_bytes > 0)
+		snprintf(buf, n, "%s of %s: %.0f%%, %s left", kind, s->pool, 100 * s->done_bytes / s->total_bytes,
+			 isfinite(s->eta) ? format_left(a, s->eta) : "time unknown");
+	else
+		snprintf(buf, n, "%s of %s: %s left", kind, s->pool, isfinite(s->eta) ? format_left(a, s->eta) : "time unknown");
 	return buf;
 }

@@ -22,3 +22,6 @@ json_object *rebuild_json(const Disk *d);
 int commands_rebuilds(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg);
 /* "resilver of tank: 41% of 3.6T at 25 MB/s, 2.1 h left (expected 4.2 days)", "" for none. */
 const char *rebuild_line(const Disk *d, char *buf, size_t n);
+/* The same in a few words for a table cell, as a phone keeps it: "resilver
+ * of tank: 41%, 2.1 h left"; "" unless one runs. */
+const char *rebuild_short(const Disk *d, char *buf, size_t n);

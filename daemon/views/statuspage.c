@@ -197,7 +197,7 @@ const char status_css[] =
 	".mark.idle-cleaning{fill:var(--warn)}.rate .bar{fill:var(--heat)}.mark.stall{fill:var(--fg)}td.why{white-space:normal;min-width:14em;max-width:28em}"
 	".wide{overflow-x:auto}main.doc{max-width:50em}.doc pre{overflow-x:auto;background:var(--row);padding:.5em}"
 	".doc td{white-space:normal}.doc a.anchor{color:var(--mute);text-decoration:none;font-weight:400}"
-	"svg{max-width:100%;height:auto}"
+	"svg{max-width:100%;height:auto}time{white-space:nowrap}.rebuild{white-space:normal}"
 	/* The list at 1400 px: long headers, models and the evidence wrap so
 	 * that latency and throughput stay on screen; a number never wraps. */
 	"#disks th.n{white-space:normal;min-width:3.5em}#disks td.model{white-space:normal;min-width:7em}"
@@ -213,13 +213,14 @@ const char status_css[] =
 	"meter.bad::-webkit-meter-even-less-good-value{background:var(--bad)}meter.bad::-moz-meter-bar{background:var(--bad)}"
 	/* A phone: the plots scale, cells wrap between words (never inside a
 	 * word or a number: a table wider than the screen scrolls in its
-	 * .wide box), and the list keeps device,
-	 * class, SMR, GC score, storm, stalls and write latency (columns[] in
-	 * daemon/views/pages.c: model, serial, pool, evidence, cache, read and
-	 * throughput go); 37-status-page measures it at 400 px. */
+	 * .wide box), and the list keeps device, state (a storm, a rebuild's
+	 * progress and time left), class, SMR, GC score, stalls and write
+	 * latency (columns[] in daemon/views/pages.c: model, serial, pool,
+	 * evidence, cache, read and throughput go); 37-status-page measures it
+	 * at 400 px. */
 	"@media (max-width:640px){body{margin:.5em}th,td{white-space:normal;padding:3px 4px}td.n,th.n{white-space:nowrap}"
-	"td.why{min-width:10em}"
-	"#disks th:nth-child(2),#disks td:nth-child(2),#disks th:nth-child(3),#disks td:nth-child(3),#disks th:nth-child(4),#disks td:nth-child(4),#disks th:nth-child(7),#disks td:nth-child(7),#disks th:nth-child(10),#disks td:nth-child(10),#disks th:nth-child(12),#disks td:nth-child(12),#disks th:nth-child(14),#disks td:nth-child(14){display:none}}";
+	"td.why{min-width:10em}#disks td.storm{min-width:7em}"
+	"#disks th:nth-child(3),#disks td:nth-child(3),#disks th:nth-child(4),#disks td:nth-child(4),#disks th:nth-child(5),#disks td:nth-child(5),#disks th:nth-child(8),#disks td:nth-child(8),#disks th:nth-child(10),#disks td:nth-child(10),#disks th:nth-child(12),#disks td:nth-child(12),#disks th:nth-child(14),#disks td:nth-child(14){display:none}}";
 
 static int hexval(char c)
 {

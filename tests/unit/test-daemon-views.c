@@ -18,8 +18,10 @@
 #include "format.h"
 #include "log.h"
 #include "monitor.h"
+#include "output.h"
 #include "recorder.h"
 #include "pages.h"
+#include "rebuild-views.h"
 #include "sampler.h"
 #include "test.h"
 #include "tracer.h"
@@ -450,6 +452,9 @@ static double metric_of(const Buf *m, const char *name, const char *device, cons
 	return metric(m, series);
 }
 
+/* The status page's columns (columns[] in daemon/views/pages.c). */
+enum { C_DEVICE, C_STATE, C_MODEL, C_SERIAL, C_POOL, C_CLASS, C_SMR, C_WHY, C_SCORE, C_CACHE, C_STALLS };
+
 /* The text of the status page's cells of one disk, tags left out; how many. */
 static unsigned page_row(const Buf *page, const char *device, char cells[][160], unsigned max)
 {
@@ -488,22 +493,22 @@ static void agree_disk(const Buf *metrics, const Buf *status, const Buf *page, j
 	const char *info = memmem(metrics->data, metrics->len, want, strlen(want));
 	snprintf(want, sizeof want, "class=\"%s\"", class);
 	CHECK(info && strstr(info, want) && strstr(info, want) < strchr(info + 1, '\n'));
-	CHECK_STR(cells[4], class);
+	CHECK_STR(cells[C_CLASS], class);
 	snprintf(want, sizeof want, "<b>%s</b>", class);
 	CHECK(has(page, want));
 	double smr = num(api, "smr_confidence");
 	CHECK_NEAR(metric_of(metrics, "smrd_disk_smr_confidence", dev, NULL), smr, 5e-5);
-	CHECK_NEAR(strtod(cells[5], NULL), smr, 0.005 + 1e-9);
+	CHECK_NEAR(strtod(cells[C_SMR], NULL), smr, 0.005 + 1e-9);
 	/* the GC score, storms, idle cleaning */
 	double score = num(api, "gc_score");
 	CHECK_NEAR(metric_of(metrics, "smrd_disk_gc_score", dev, NULL), score, 5e-5);
-	CHECK_NEAR(strtod(cells[7], NULL), score, 0.005 + 1e-9);
+	CHECK_NEAR(strtod(cells[C_SCORE], NULL), score, 0.005 + 1e-9);
 	bool storm = json_true(api, "storm"), idle = json_true(api, "idle_cleaning");
 	CHECK(json_true(api, "detection.storm.active") == storm);
 	CHECK_NEAR(metric_of(metrics, "smrd_disk_destage_storm_active", dev, NULL), storm, 0);
 	CHECK_NEAR(metric_of(metrics, "smrd_disk_idle_cleaning_active", dev, NULL), idle, 0);
 	CHECK_NEAR(metric_of(metrics, "smrd_disk_destage_storms_total", dev, NULL), num(api, "detection.storm.total"), 0);
-	CHECK(strncmp(cells[8], storm ? "storm" : idle ? "idle-cleaning" : "–", strlen(storm ? "storm" : "x")) == 0);
+	CHECK(strncmp(cells[C_STATE], storm ? "storm" : idle ? "idle-cleaning" : "–", strlen(storm ? "storm" : "x")) == 0);
 	snprintf(want, sizeof want, "id=\"state\" data-storm=\"%d\"", storm);
 	CHECK(has(page, want));
 	snprintf(want, sizeof want, "%.0f destage storm(s) on record", num(api, "detection.storm.on_record"));
@@ -513,7 +518,7 @@ static void agree_disk(const Buf *metrics, const Buf *status, const Buf *page, j
 	CHECK_NEAR(metric_of(metrics, "smrd_disk_stall_events_total", dev, "op=\"read\""), rd, 0);
 	CHECK_NEAR(metric_of(metrics, "smrd_disk_stall_events_total", dev, "op=\"write\""), wr, 0);
 	double hour = num(api, "stalls_last_hour");
-	CHECK_NEAR(strtod(cells[10], NULL), hour, 0);
+	CHECK_NEAR(strtod(cells[C_STALLS], NULL), hour, 0);
 	snprintf(want, sizeof want, "stalls (read/write) %.0f/%.0f since smrd started, %.0f in the last hour (over %s)", rd,
 		 wr, hour, format_duration(t, num(api, "detection.stalls.threshold")));
 	CHECK(has(page, want));
@@ -528,16 +533,16 @@ static void agree_disk(const Buf *metrics, const Buf *status, const Buf *page, j
 	CHECK(fc ? fabs(mfc - json_object_get_double(fc)) < 0.05 : isnan(mfc));
 	if (fill && json_true(api, "media_cache_fill_anchored")) {
 		snprintf(want, sizeof want, "%.0f%%", json_object_get_double(fill) * 100);
-		CHECK(strncmp(cells[9], want, strlen(want)) == 0);
+		CHECK(strncmp(cells[C_CACHE], want, strlen(want)) == 0);
 	} else
-		CHECK(streq(cells[9], fill ? "?" : "–"));
+		CHECK(streq(cells[C_CACHE], fill ? "?" : "–"));
 	if (fc) {
 		snprintf(want, sizeof want, "stall in ~%s", format_duration(t, json_object_get_double(fc)));
-		CHECK(strstr(cells[9], want) != NULL);
+		CHECK(strstr(cells[C_CACHE], want) != NULL);
 	}
 	/* the pool: one string, and a series per membership */
 	const char *pool = str(api, "pool");
-	CHECK_STR(cells[3], pool);
+	CHECK_STR(cells[C_POOL], pool);
 	unsigned members = 0;
 	for (const char *m = pool; *m; members++) {
 		size_t len = strcspn(m, " "), colon = strcspn(m, ":");
@@ -553,6 +558,92 @@ static void agree_disk(const Buf *metrics, const Buf *status, const Buf *page, j
 	CHECK(has(status, want));
 	CHECK_STR(str(api, "severity"), diskview_severity_to_string(d->view.severity));
 	CHECK(json_true(api, "stall_imminent") == (d->view.severity == DISK_SEVERITY_IMMINENT));
+}
+
+static void page_of(int r, HttpReply *rep, Buf *b)
+{
+	CHECK_INT(r, 0);
+	buf_free(b);
+	*b = (Buf){0};
+	buf_put(b, http_body_data(rep->body), http_body_size(rep->body));
+	buf_put(b, "", 1);	/* a string, for strstr */
+	http_body_unref(rep->body);
+}
+
+/* smrctl rebuilds' text, from the command's JSON as smrctl gets it. */
+static void rebuilds_text(Context *ctx, char *out, size_t n)
+{
+	ProtoError err;
+	int r;
+	json_object *o = call(ctx, "rebuilds", NULL, 0, &err, &r);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (f && o) {
+		output_rebuilds(f, o);
+		fclose(f);
+	}
+	snprintf(out, n, "%s", text ? text : "");
+	free(text);
+	json_object_put(o);
+}
+
+/* A resilver onto sdd, a disk not yet a member of the pool it joins: the
+ * list keeps it in the state column (a phone keeps that one), the disk's
+ * page says where it goes and what it writes under its name, the metrics
+ * give its start; near its end "< 1 s", never "0 us"; ended, smrctl
+ * rebuilds gives how long it took, and no time left. */
+static void test_rebuild_views(Context *ctx)
+{
+	Disk *sdd = registry_get(ctx->disks, "sdd");
+	RebuildState *s = disk_rebuild_mut(sdd);
+	double now = floor(now_seconds(CLOCK_REALTIME));
+	rebuild_state_init(s);
+	s->phase = REBUILD_PHASE_RUNNING;
+	s->kind = REBUILD_KIND_RESILVER;
+	snprintf(s->pool, sizeof s->pool, "dpool");
+	s->started = now - 3600, s->elapsed = 3600, s->total_bytes = 1e12, s->done_bytes = 0.41e12;
+	s->rate = 25e6, s->eta = 7560, s->expected = 4 * 86400;
+	char line[256];
+	CHECK_STR(rebuild_short(sdd, line, sizeof line), "resilver of dpool: 41%, 126 min left");
+	HttpRequest req = {.path = "/", .accept = ""};
+	HttpReply rep;
+	Buf b = {0};
+	page_of(pages_status(ctx, &req, &rep), &rep, &b);
+	char cells[16][160];
+	CHECK_INT(page_row(&b, "sdd", cells, 16), 14);
+	CHECK_STR(cells[C_STATE], "–resilver of dpool: 41%, 126 min left");
+	CHECK(has(&b, "<span class=\"rebuild warn\" title=\"resilver of dpool: 41% of 931.3G at 23.8M/s, 126 min left "
+		      "(expected 4 days in all)\">"));
+	CHECK(has(&b, "1 rebuild running"));
+	page_of(pages_disk(ctx, "sdd", &rep), &rep, &b);
+	CHECK(has(&b, "being rebuilt into <strong>dpool</strong>") && !has(&b, "in no pool or array"));
+	const char *rb = strstr(b.data, "<p id=\"rebuild\" class=\"rebuild warn\">Rebuild onto it: resilver of dpool: 41%");
+	CHECK(rb && rb > strstr(b.data, "id=\"who\"") && rb < strstr(b.data, "id=\"state\""));
+	buf_free(&b);
+	b = (Buf){0};
+	CHECK_INT(exporter_render(ctx, &b, METRIC_FORMAT_TEXT), 0);
+	char want[128];
+	snprintf(want, sizeof want, "smrd_rebuild_started_timestamp_seconds{device=\"sdd\"} %.0f\n", s->started);
+	CHECK(has(&b, want));
+	s->done_bytes = s->total_bytes, s->eta = 0;
+	CHECK_STR(rebuild_short(sdd, line, sizeof line), "resilver of dpool: 100%, < 1 s left");
+	CHECK(strstr(rebuild_line(sdd, line, sizeof line), "< 1 s left") && !strstr(line, "0 us"));
+	char text[1024];
+	rebuilds_text(ctx, text, sizeof text);
+	CHECK(strstr(text, "ETA        TOOK") && strstr(text, "< 1 s      -          4 days\n"));
+	/* ended: how long it took, no time left */
+	s->phase = REBUILD_PHASE_FINISHED, s->duration = 7200, s->elapsed = 7200;
+	rebuilds_text(ctx, text, sizeof text);
+	CHECK(strstr(text, "finished") && strstr(text, " -          120 min    4 days\n"));
+	CHECK_STR(rebuild_short(sdd, line, sizeof line), "");
+	page_of(pages_disk(ctx, "sdd", &rep), &rep, &b);
+	CHECK(has(&b, "rebuilt into <strong>dpool</strong>"));
+	CHECK(has(&b, "<p id=\"rebuild\" class=\"rebuild\">Rebuild onto it: resilver of dpool finished in 120 min</p>"));
+	page_of(pages_status(ctx, &req, &rep), &rep, &b);
+	CHECK(!has(&b, "rebuild running"));
+	buf_free(&b);
+	disk_rebuild_mut(sdd)->phase = REBUILD_PHASE_NONE;
 }
 
 static void test_agree(Context *ctx)
@@ -649,6 +740,7 @@ int main(void)
 	test_pages(&ctx);
 	test_web(&ctx);
 	test_agree(&ctx);
+	test_rebuild_views(&ctx);
 
 	/* the next sample: every view shows it, none keeps the old one */
 	sda->view.storm = false;

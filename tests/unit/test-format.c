@@ -20,6 +20,11 @@ static void test_duration(void)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		CHECK_STR(format_duration(b, cases[i].s), cases[i].want);
+	/* a rebuild's time left: never "0 us" */
+	CHECK_STR(format_left(b, 0), "< 1 s");
+	CHECK_STR(format_left(b, 0.4), "< 1 s");
+	CHECK_STR(format_left(b, 7200), "120 min");
+	CHECK_STR(format_left(b, NAN), "-");
 }
 
 /* lsblk's: binary units, one decimal unless it is 0 */
