@@ -8,6 +8,24 @@ command -v promtool >/dev/null || { echo "FAIL: promtool is missing: scripts/ins
 rc=0
 promtool check rules "$SRCDIR/contrib/prometheus/smrd-alerts.yml" "$SRCDIR/contrib/prometheus/smrd-rules.yml" || rc=1
 (cd "$SRCDIR/tests/prometheus" && promtool test rules smrd-alerts-test.yml) || rc=1
+# Every dashboard expression parses as PromQL (Grafana's variables
+# substituted): promtool parses a recording rule's without a server.
+tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+python3 - "$SRCDIR" >"$tmp/dashboards.yml" <<'PY' || rc=1
+import glob, json, sys
+print("groups:\n  - name: dashboards\n    rules:")
+for f in sorted(glob.glob(f"{sys.argv[1]}/contrib/grafana/*.json")):
+    d = json.load(open(f))
+    exprs = [t["expr"] for p in d["panels"] for t in p.get("targets", [])]
+    exprs += [a["expr"] for a in d["annotations"]["list"] if "expr" in a]
+    for i, e in enumerate(exprs):
+        for k, v in (("$__rate_interval", "1m"), ("$__interval", "1m"), ("$__range", "1h"), ("$instance", ".*"),
+                     ("$device", ".*"), ("$pool", ".*")):
+            e = e.replace(k, v)
+        print(f"      - record: dashboard:{f.split('/')[-1].split('.')[0].replace('-', '_')}:{i}\n        expr: {json.dumps(e)}")
+PY
+promtool check rules "$tmp/dashboards.yml" >"$tmp/out" 2>&1 || { cat "$tmp/out"; echo "FAIL: a dashboard expression does not parse"; rc=1; }
+grep -h 'SUCCESS' "$tmp/out" | sed 's/rules found/dashboard expressions parse as PromQL/'
 # A fleet is many hosts with the same device names: every aggregation in the
 # rules and dashboards keeps instance (or aggregates to it), every alert has
 # a runbook, and the dashboards take their data source from a variable.
@@ -99,7 +117,21 @@ for f in glob.glob(f"{src}/contrib/grafana/*.json"):
                 print(f"FAIL: {where}: a row does not link to smrd-disk and smrd's /disk/ page"); bad += 1
     if d["uid"] == "smrd-disk" and multi[f]:
         print(f"FAIL: {f}: one disk is on one host: instance must be single-valued"); bad += 1
-print(f"{len(exprs)} expressions checked: every aggregation keeps instance" if not bad else f"{bad} aggregation(s) drop instance")
+# Every series the rules and dashboards ask for is one smrd exports: the
+# names its exporters declare (a histogram's with _bucket, _sum, _count), so
+# that a renamed or misspelt metric is an error here, not an empty panel.
+exported = set()
+for f in glob.glob(f"{src}/daemon/**/*.c", recursive=True) + glob.glob(f"{src}/core/**/*.c", recursive=True):
+    exported |= set(re.findall(r'"(smrd_[a-z0-9_]+)"', open(f).read()))
+used = {}
+for f in glob.glob(f"{src}/contrib/grafana/*.json") + glob.glob(f"{src}/contrib/prometheus/*.yml"):
+    for name in re.findall(r"(?<![\w:])(smrd_[a-z0-9_]+)(?![\w:])", open(f).read()):
+        used.setdefault(name, set()).add(f.split("/")[-1])
+for name, where in sorted(used.items()):
+    if name not in exported and re.sub(r"_(bucket|sum|count)$", "", name) not in exported:
+        print(f"FAIL: {', '.join(sorted(where))}: {name} is no metric smrd exports"); bad += 1
+print(f"{len(used)} metric names the rules and dashboards use, each exported")
+print(f"{len(exprs)} expressions checked: every aggregation keeps instance" if not bad else f"{bad} problem(s) in the rules and dashboards")
 sys.exit(1 if bad else 0)
 PY
 exit $rc
