@@ -252,17 +252,18 @@ static void cache_cell(Buf *b, const DiskView *v)
 static void state_cell(Buf *b, const Disk *d)
 {
 	const DiskView *v = &d->view;
+	bool rebuild = disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING;
 	buf_printf(b, "<td class=\"storm %s\">%s", v->storm ? "bad" : v->idle ? "warn" : "mute",
-		   v->storm ? "storm" : v->idle ? "idle-cleaning" : "–");
+		   v->storm ? "storm" : v->idle ? "idle-cleaning" : rebuild ? "" : "–");
 	if (v->storm) {
 		/* what its writes do now, not the minute's percentiles beside it */
 		buf_printf(b, "<br><span class=\"mute\">%.1f w/s at ", v->storm_iops);
 		page_latency(b, v->storm_latency);
 		buf_puts(b, "</span>");
 	}
-	if (disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING) {
+	if (rebuild) {
 		char line[256];
-		buf_puts(b, "<br><span class=\"rebuild warn\" title=\"");
+		buf_puts(b, v->storm || v->idle ? "<br><span class=\"rebuild warn\" title=\"" : "<span class=\"rebuild warn\" title=\"");
 		page_esc(b, rebuild_line(d, line, sizeof line));
 		buf_puts(b, "\">");
 		page_esc(b, rebuild_short(d, line, sizeof line));

@@ -129,9 +129,10 @@ const char *rebuild_short(const Disk *d, char *buf, size_t n)
 	if (s->phase != REBUILD_PHASE_RUNNING)
 		snprintf(buf, n, "%s", "");
 	else if (isfinite(s->done_bytes) && isfinite(s->total_bytes) && s->total_bytes > 0)
-		snprintf(buf, n, "%s of %s: %.0f%%, %s left", kind, s->pool, 100 * s->done_bytes / s->total_bytes,
-			 isfinite(s->eta) ? format_left(a, s->eta) : "time unknown");
+		snprintf(buf, n, "%s of %s: %.0f%%, %s%s", kind, s->pool, 100 * s->done_bytes / s->total_bytes,
+			 isfinite(s->eta) ? format_left(a, s->eta) : "time left unknown", isfinite(s->eta) ? " left" : "");
 	else
-		snprintf(buf, n, "%s of %s: %s left", kind, s->pool, isfinite(s->eta) ? format_left(a, s->eta) : "time unknown");
+		snprintf(buf, n, "%s of %s: %s%s", kind, s->pool, isfinite(s->eta) ? format_left(a, s->eta) : "time left unknown",
+			 isfinite(s->eta) ? " left" : "");
 	return buf;
 }

@@ -201,7 +201,7 @@ const char status_css[] =
 	/* The list at 1400 px: long headers, models and the evidence wrap so
 	 * that latency and throughput stay on screen; a number never wraps. */
 	"#disks th.n{white-space:normal;min-width:3.5em}#disks td.model{white-space:normal;min-width:7em}"
-	"#disks td.why{min-width:8em;max-width:14em}"
+	"#disks td.why{min-width:8em;max-width:14em}#disks td.storm{min-width:11em;white-space:normal}"
 	/* the cache meter's colour is the disk's severity (page_cache_meter) */
 	"meter{appearance:none;width:5em;height:.8em;background:var(--row);border:1px solid var(--line)}"
 	"meter::-webkit-meter-bar{background:var(--row);border:0}"

@@ -612,7 +612,7 @@ static void test_rebuild_views(Context *ctx)
 	page_of(pages_status(ctx, &req, &rep), &rep, &b);
 	char cells[16][160];
 	CHECK_INT(page_row(&b, "sdd", cells, 16), 14);
-	CHECK_STR(cells[C_STATE], "–resilver of dpool: 41%, 126 min left");
+	CHECK_STR(cells[C_STATE], "resilver of dpool: 41%, 126 min left");
 	CHECK(has(&b, "<span class=\"rebuild warn\" title=\"resilver of dpool: 41% of 931.3G at 23.8M/s, 126 min left "
 		      "(expected 4 days in all)\">"));
 	CHECK(has(&b, "1 rebuild running"));
