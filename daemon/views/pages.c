@@ -161,8 +161,9 @@ static const struct {
 	bool numeric;
 } columns[] = {
 	/* the state second: what a phone keeps of a row (status_css) */
-	{"device", "Device", false}, {"storm", "State", false}, {"model", "Model", false}, {"serial", "Serial", false},
-	{"pool", "Pool", false}, {"class", "Class", false}, {"smr", "SMR", true}, {"why", "Decisive evidence", false},
+	/* the serial under the model: one column for both keeps the list
+	 * within 1400 px with real latencies in its last columns */
+	{"device", "Device", false}, {"storm", "State", false}, {"model", "Model, serial", false}, {"pool", "Pool", false}, {"class", "Class", false}, {"smr", "SMR", true}, {"why", "Decisive evidence", false},
 	{"score", "GC score", true}, {"cache", "Media cache", true}, {"stalls", "Stalls 1h", true},
 	{"read", "Read p50 / p99, 1 min", true},
 	{"write", "Write p50 / p99, 1 min", true}, {"tput", "Throughput, bytes/s", true},
@@ -286,8 +287,11 @@ static void status_row(Buf *b, const Row *r)
 	state_cell(b, r->d);
 	buf_puts(b, "<td class=\"model\">");
 	page_esc(b, r->d->sys.model);
-	buf_puts(b, "</td><td>");
-	page_esc(b, r->d->sys.serial);
+	if (r->d->sys.serial[0]) {
+		buf_puts(b, "<br><span class=\"serial mute\">");
+		page_esc(b, r->d->sys.serial);
+		buf_puts(b, "</span>");
+	}
 	buf_puts(b, "</td><td>");
 	page_esc(b, diskview_pool_str(v));
 	buf_printf(b, "</td><td class=\"%s\">%s</td><td class=\"n\">", r->v.class == DISK_CLASS_DM_SMR ? "warn" : "",

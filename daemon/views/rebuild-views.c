@@ -32,6 +32,11 @@ void rebuild_metrics(MetricSet *set, DiskRegistry *disks)
 		"Seconds the rebuild still takes, from the disk's own model refined by the rate observed (NaN unknown).");
 	MetricFamily *expected = metricset_family(set, "smrd_rebuild_expected_seconds", METRIC_GAUGE,
 		"Seconds the whole rebuild takes by the disk's model, estimated when smrd first saw it (NaN unknown).");
+	/* seconds to the millisecond, bytes whole: a reading's precision, not a double's */
+	MetricFamily *const timed[] = {elapsed, started, eta, expected};
+	for (size_t i = 0; i < ELEMENTSOF(timed); i++)
+		metric_family_decimals(timed[i], 3);
+	metric_family_decimals(total, 0), metric_family_decimals(done, 0), metric_family_decimals(rate, 0);
 	for (size_t i = 0; i < registry_size(disks); i++) {
 		const Disk *d = registry_at(disks, i);
 		const RebuildState *s = disk_rebuild(d);

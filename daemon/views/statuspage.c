@@ -201,7 +201,7 @@ const char status_css[] =
 	/* The list at 1400 px: long headers, models and the evidence wrap so
 	 * that latency and throughput stay on screen; a number never wraps. */
 	"#disks th.n{white-space:normal;min-width:3.5em}#disks td.model{white-space:normal;min-width:7em}"
-	"#disks td.why{min-width:8em;max-width:14em}#disks td.storm{min-width:11em;white-space:normal}"
+	"#disks td.why{min-width:8em;max-width:14em}#disks td.storm{min-width:9em;white-space:normal}"
 	/* the cache meter's colour is the disk's severity (page_cache_meter) */
 	"meter{appearance:none;width:5em;height:.8em;background:var(--row);border:1px solid var(--line)}"
 	"meter::-webkit-meter-bar{background:var(--row);border:0}"
@@ -215,12 +215,12 @@ const char status_css[] =
 	 * word or a number: a table wider than the screen scrolls in its
 	 * .wide box), and the list keeps device, state (a storm, a rebuild's
 	 * progress and time left), class, SMR, GC score, stalls and write
-	 * latency (columns[] in daemon/views/pages.c: model, serial, pool,
+	 * latency (columns[] in daemon/views/pages.c: model and serial, pool,
 	 * evidence, cache, read and throughput go); 37-status-page measures it
 	 * at 400 px. */
 	"@media (max-width:640px){body{margin:.5em}th,td{white-space:normal;padding:3px 4px}td.n,th.n{white-space:nowrap}"
 	"td.why{min-width:10em}#disks td.storm{min-width:7em}"
-	"#disks th:nth-child(3),#disks td:nth-child(3),#disks th:nth-child(4),#disks td:nth-child(4),#disks th:nth-child(5),#disks td:nth-child(5),#disks th:nth-child(8),#disks td:nth-child(8),#disks th:nth-child(10),#disks td:nth-child(10),#disks th:nth-child(12),#disks td:nth-child(12),#disks th:nth-child(14),#disks td:nth-child(14){display:none}}";
+	"#disks th:nth-child(3),#disks td:nth-child(3),#disks th:nth-child(4),#disks td:nth-child(4),#disks th:nth-child(7),#disks td:nth-child(7),#disks th:nth-child(9),#disks td:nth-child(9),#disks th:nth-child(11),#disks td:nth-child(11),#disks th:nth-child(13),#disks td:nth-child(13){display:none}}";
 
 static int hexval(char c)
 {

@@ -9,11 +9,17 @@
 #   the Prometheus client libraries do, numbers with the precision they
 #   carry; the landing page lists the version and the endpoints; /api/v1
 #   answers what smrctl --json answers; sizes printed against their budget.
-#   An emulated DM-SMR disk in a destage storm: the list shows it storming
-#   (problems first), its page says so and the write heatmap has the cliff
-#   (the oldest column fast, later ones with writes of 100 ms and more), the
-#   timeline marks the storm. Screenshots are kept in $BUILDDIR/screenshots
-#   for a person to look at (the dark and phone ones in the soak).
+#   The fixture's sda takes a resilver (a zpool stand-in printing a recorded
+#   status): at 1400 px the list of three disks does not scroll sideways and
+#   the rebuild is on screen.
+#   An emulated DM-SMR disk in a destage storm, the writes a resilver's
+#   onto it (zpool-replay.py): the list shows it storming (problems first),
+#   its page says so and the write heatmap has the cliff (the oldest column
+#   fast, later ones with writes of 100 ms and more), the timeline marks the
+#   storm; at 400 and 1400 px the rebuild's line is on screen on both pages
+#   (laid out in view, not only in the HTML), no notification's date wraps.
+#   Screenshots are kept in $BUILDDIR/screenshots for a person to look at,
+#   the storm and rebuild at 400 and 1400 px (the dark one in the soak).
 # Chromium runs where the browser is what is judged: that no script runs,
 # the runbook anchors, the phone layout, the screenshots. The storm's pages
 # run no script, so curl and dom.py read them as served.
@@ -35,12 +41,13 @@ browse() {
 	timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chromium" \
 		--virtual-time-budget=2000 --dump-dom "$2" >"$1" 2>>"$T/chromium.log"
 }
-# shot FILE URL [light|dark]
+# shot FILE URL [light|dark] [WIDTH]: a screenshot WIDTH px wide (1500;
+# at 400 Chromium lays the page out 400 px wide, as a phone would)
 shot() {
 	local scheme=()
 	[ "${3:-light}" = dark ] && scheme=(--force-dark-mode --blink-settings=preferredColorScheme=0)
 	timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/chromium" \
-		--hide-scrollbars --window-size=1500,1100 "${scheme[@]}" --screenshot="$1" "$2" >>"$T/chromium.log" 2>&1
+		--hide-scrollbars --window-size="${4:-1500}",1100 "${scheme[@]}" --screenshot="$1" "$2" >>"$T/chromium.log" 2>&1
 	[ -s "$1" ] && say "  screenshot: $1"
 }
 
@@ -51,8 +58,13 @@ shot() {
 # the document to 400 px. Prints the width, the rightmost edge of any
 # element (and which; a table scrolling in its .wide box counts by the
 # box), the right edges of the first storm cell and heatmap (-1: none), of
-# the list's first write-latency and throughput cells, and how many words
-# are broken inside (a text node on two lines with no space there).
+# the list's first write-latency and throughput cells, how many words
+# are broken inside (a text node on two lines with no space there), and
+# then: whether the advice (#todo) and the rebuild line (the disk page's
+# #rebuild, the list's state cell's) are on screen (1: laid out within the
+# first 900 px and the width, and within every box that clips them; 0:
+# not; -1: none), how many dates (<time>) wrap, and how far the list's table
+# overflows its box sideways (0: it fits; -1: no list).
 narrow() {
 	local w=${3:-400}
 	curl -sf "$2" >"$T/$1.narrow.html" || return 1
@@ -80,9 +92,24 @@ addEventListener("load", () => {
     }
   }
   const wcell = document.querySelector("#disks td.write"), tput = wcell ? wcell.parentElement.lastElementChild : null;
+  const onscreen = sel => {
+    const e = document.querySelector(sel);
+    if (!e) return -1;
+    const r = e.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0) || r.left < 0 || r.right > W + 1 || r.top < 0 || r.bottom > innerHeight) return 0;
+    for (let a = e.parentElement; a; a = a.parentElement) {
+      const b = a.getBoundingClientRect();
+      if (getComputedStyle(a).overflowX !== "visible" && (r.left < b.left - 1 || r.right > b.right + 1)) return 0;
+    }
+    return 1;
+  };
+  const times = [...document.querySelectorAll("time")].filter(t => t.getClientRects().length > 1).length;
+  const box = document.querySelector("#disks") ? document.querySelector("#disks").closest(".wide") : null;
   document.title = ["width", W, "right", edge, "storm", right(document.querySelector("td.storm")),
                     "heatmap", right(document.querySelector("svg.heatmap")), "write", right(wcell), "tput", right(tput),
-                    "broken", broken, "widest", widest ? widest.tagName + (widest.id ? "#" + widest.id : "") : "-"].join(" ");
+                    "broken", broken, "widest", widest ? widest.tagName + (widest.id ? "#" + widest.id : "") : "-",
+                    "todo", onscreen("#todo"), "rebuild", onscreen("#rebuild, #disks .rebuild"), "times", times,
+                    "sideways", box ? box.scrollWidth - box.clientWidth : -1].join(" ");
 });
 </script>
 JS
@@ -91,6 +118,8 @@ JS
 		--hide-scrollbars --window-size=$((w < 500 ? 500 : w)),900 --virtual-time-budget=2000 --dump-dom "file://$T/$1.narrow.html" \
 		2>>"$T/chromium.log" | python3 "$SRCDIR/tests/e2e/dom.py" title /dev/stdin
 }
+# field NAME "MEASURES": the figure after NAME in what narrow printed
+field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' <<<"$2"; }
 
 step "a disk whose model and serial are markup"
 # a model is at most 40 characters on ATA: this one fits, and would run if it were markup
@@ -105,11 +134,22 @@ out = ["E:ID_MODEL=" + model if l.startswith("E:ID_MODEL=") else
        "E:ID_SERIAL_SHORT=\"'><b>bold</b>" if l.startswith("E:ID_SERIAL_SHORT=") else l for l in lines]
 open(path, "w").write("\n".join(out) + "\n")
 PY
+# and sda takes a resilver of pool dpool (ZFS cannot run here): its udev
+# record labels it a member by its vdev GUID, and zpool is a stand-in that
+# prints the recorded status of a resilver onto that vdev
+# (tests/fixtures/zpool/json-resilver.json), begun an hour and a half ago
+printf 'E:ID_FS_TYPE=zfs_member\nE:ID_FS_LABEL=dpool\nE:ID_FS_UUID=10863469153346124447\nE:ID_FS_UUID_SUB=6982750226085199860\n' \
+	>>"$T/hostile/udev/data/b8:0"
+mkdir -p "$T/bin"
+printf '#!/bin/sh\n[ "$*" = "status -jp --json-int" ] || exit 2\nsed s/1592830709/%s/g %s\n' "$(($(date +%s) - 5400))" \
+	"'$SRCDIR/tests/fixtures/zpool/json-resilver.json'" >"$T/bin/zpool"
+chmod +x "$T/bin/zpool"
 start_smrd --sysfs-root "$T/hostile/sys" --procfs-root "$T/hostile/proc" --udev-root "$T/hostile/udev" \
-	--exclude '^$' --interval 0.5
+	--exclude '^$' --interval 0.5 --zpool-command "$T/bin/zpool" --rebuild-interval 1
 URL=http://127.0.0.1:$PORT
 two_samples() { scrape | grep -q '^smrd_diskstats_samples_total [2-9]'; }
 wait_until 10 "two samples" two_samples
+wait_until 10 "the resilver onto sda followed" bash -c "curl -sf '$URL/metrics' | grep -q '^smrd_rebuild_info{device=\"sda\"'"
 browse "$T/list.dom" "$URL/"
 browse "$T/sda.dom" "$URL/disk/sda"
 check "the browser loaded the list" [ -s "$T/list.dom" ]
@@ -141,6 +181,8 @@ say "  at 1400 px, the list: $m"
 read -r _ w _ edge _ _ _ _ _ write _ tput _ broken _ <<<"$m"
 check "at 1400 px the list's write latency and throughput are on screen, no word broken" \
 	bash -c "[ -n '$w' ] && [ '$write' -gt 0 ] && [ '$tput' -le '$edge' ] && [ '$edge' -le '$w' ] && [ '$broken' = 0 ]"
+check "at 1400 px, three disks, one taking a resilver: the list does not scroll sideways, the rebuild is on screen" \
+	[ "$(field sideways "$m") $(field rebuild "$m")" = "0 1" ]
 
 step "the endpoint's conventions"
 curl -sf -D "$T/h-gz" -H 'Accept-Encoding: gzip' -o "$T/m.gz" "$URL/metrics"
@@ -231,10 +273,22 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/docs/nosuch")
 check "an unknown document: 404" [ "$code" = 404 ]
 stop_smrd
 
-step "an emulated DM-SMR disk in a destage storm"
+step "an emulated DM-SMR disk in a destage storm, taking a resilver"
 emu_up SMR smr dm-smr --seed 21 || exit 1
 S=${SMR#/dev/}
-start_smrd --interval 1 --include "^$S\$" --exclude '^$'
+# the writes are a resilver's onto it: a member of pool dpool by its udev
+# label, and zpool a stand-in (zpool-replay.py, as in 79-zfs-rebuild) that
+# replays a recorded resilver's status scaled to the bytes written onto the
+# disk since the writes began, 512 MiB to write in all
+mkdir -p "$T/udev/data" "$T/zr"
+printf 'E:ID_FS_TYPE=zfs_member\nE:ID_FS_LABEL=dpool\nE:ID_FS_UUID=%d\nE:ID_FS_UUID_SUB=%d\n' 0x16C2C1B5E3B5E39F \
+	0x06F2E3F1A1B2C3D4 >"$T/udev/data/b$(cat "/sys/block/$S/dev")"
+printf '#!/bin/sh\nZR_FIXTURES=%s ZR_DEV=%s ZR_PATH=/dev/disk/by-id/ata-EMU_SMR ZR_GUID=0x06F2E3F1A1B2C3D4 ZR_TOTAL=%d ZR_STATE=%s exec python3 %s "$@"\n' \
+	"'$SRCDIR/tests/fixtures/zpool'" "$S" $((512 << 20)) "'$T/zr'" "'$SRCDIR/tests/e2e/zpool-replay.py'" >"$T/bin/zpool-replay"
+chmod +x "$T/bin/zpool-replay"
+# what smrd notified is listed with its dates: a phone must not wrap them
+start_smrd --interval 1 --include "^$S\$" --exclude '^$' --udev-root "$T/udev" --zpool-command "$T/bin/zpool-replay" \
+	--rebuild-interval 1 --notify-command /bin/true --notify-coalesce 0
 URL=http://127.0.0.1:$PORT
 # a quiet second or two before the writes: the heatmap's oldest column is fast
 wait_until 10 "two samples" two_samples
@@ -242,6 +296,7 @@ START_MS=$(now_ms)
 # the writes outlast the wait for a column after the cliff and the browser's
 # looks at the storm (the soak: the full 30 s)
 [ "$SOAK" = 1 ] && RT=30 || RT=24
+echo "$((START_MS / 1000)) $(awk -v d="$S" '$3 == d { print $10 }' /proc/diskstats)" >"$T/zr/start"
 emu_bg run_fio storm "$SMR" --rw=randwrite --bs=4k --iodepth=4 --runtime=$RT --randseed=21
 storming() { ctl --json disks | python3 -c 'import json,sys; sys.exit(not json.load(sys.stdin)["disks"][0]["storm"])'; }
 if wait_until 40 "smrd to report the destage storm on $S" storming; then
@@ -255,13 +310,20 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	}
 	wait_until 30 "the write heatmap to show the cliff in a column of its own" cliff_shown
 	say "  pages taken $(( ($(now_ms) - START_MS) / 1000 )) s after the writes began"
-	# a phone: nothing wider than the screen, the storm and "now" in view
+	# a phone: nothing wider than the screen, the storm and "now" in view;
+	# on a phone and a desktop, the rebuild's line on screen, no date wrapped
 	for page in list disk; do
 		[ $page = list ] && u=$URL/ || u=$URL/disk/$S
+		m=$(narrow "$page" "$u" 1400)
+		say "  at 1400 px, $page page: $m"
+		check "at 1400 px the $page page has the rebuild on screen" [ "$(field rebuild "$m")" = 1 ]
+		[ $page = disk ] || check "at 1400 px the list does not scroll sideways" [ "$(field sideways "$m")" = 0 ]
 		m=$(narrow "$page" "$u")
 		say "  at 400 px, $page page: $m"
 		read -r _ w _ edge _ storm _ heat _ _ _ _ _ broken _ <<<"$m"
 		check "at 400 px the $page page splits no word or number" [ "$broken" = 0 ]
+		check "at 400 px the $page page has the rebuild on screen, and no date on two lines" \
+			[ "$(field rebuild "$m") $(field times "$m")" = "1 0" ]
 		if [ $page = list ]; then
 			check "at 400 px nothing on the list is wider than the screen, and the storm column shows" \
 				bash -c "[ -n '$w' ] && [ '$edge' -le '$w' ] && [ '$storm' -gt 0 ] && [ '$storm' -le '$w' ]"
@@ -270,21 +332,19 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 				bash -c "[ -n '$w' ] && [ '$edge' -le '$w' ] && [ '$heat' -gt 0 ] && [ '$heat' -le '$w' ]"
 		fi
 	done
-	shot_narrow() { timeout -k 5 60 chromium --headless=new --no-sandbox --disable-gpu --no-first-run \
-		--user-data-dir="$T/chromium" --hide-scrollbars --window-size=400,1100 --screenshot="$1" "$2" >>"$T/chromium.log" 2>&1
-		[ -s "$1" ] && say "  screenshot: $1"; }
-	shot "$SHOTS/status-storm.png" "$URL/"
-	shot "$SHOTS/disk-storm.png" "$URL/disk/$S"
-	if [ "$SOAK" = 1 ]; then
-		shot "$SHOTS/disk-storm-dark.png" "$URL/disk/$S" dark
-		shot_narrow "$SHOTS/status-storm-400.png" "$URL/"
-		shot_narrow "$SHOTS/disk-storm-400.png" "$URL/disk/$S"
-	fi
+	# for a person to look at: the storm and the rebuild on a desktop and a phone
+	for w in 1400 400; do
+		shot "$SHOTS/status-rebuild-storm-$w.png" "$URL/" light $w
+		shot "$SHOTS/disk-rebuild-storm-$w.png" "$URL/disk/$S" light $w
+	done
+	[ "$SOAK" = 1 ] && shot "$SHOTS/disk-storm-dark.png" "$URL/disk/$S" dark
 	row=$(dom rows "$T/storm-list.html" | head -1)
 	say "  first row: $row"
 	# the storm cell: "storm", then the rate and latency of its slow seconds
 	check "the list shows $S storming, first" bash -c "[[ \"\$(echo '$row' | cut -f1-3)\" == '$S	1	storm'* ]]"
 	check "the summary counts it" grep -q '1 in a destage storm' "$T/storm-list.html"
+	check "... and the rebuild" grep -q '1 rebuild running' "$T/storm-list.html"
+	check "the notifications are listed, dated" grep -Pzq '(?s)id="notifications".*<time>' "$T/storm-list.html"
 	# the cache meter, where the cache is known: red in the storm, on both pages
 	lm=$(grep -o '<meter [^>]*>' "$T/storm-list.html" | head -1)
 	dm=$(grep -o '<meter [^>]*>' "$T/storm-disk.html" | head -1)

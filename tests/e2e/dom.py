@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Reads a DOM that Chromium dumped (--dump-dom) of an smrd status page.
 
-  dom.py rows FILE                 device, data-storm, storm text, model text per row of #disks
+  dom.py rows FILE                 device, data-storm, state text, model text per row of #disks
   dom.py title FILE                the document's title
   dom.py count FILE TAG            how many TAG elements the DOM has
   dom.py state FILE                data-storm of #state, and its text
@@ -65,19 +65,25 @@ def main():
     elif cmd == "count":
         print(d.counts.get(sys.argv[3], 0))
     elif cmd == "rows":
-        row = None
+        # each row's elements up to the next row: its state cell (class
+        # "storm") and its model cell (class "model", the serial under it in
+        # a span of its own, left out)
+        rows = []
         for e in d.elems:
-            if e[0] == "tr" and "data-device" in e[1]:
-                row = e
-                print(e[1]["data-device"], e[1].get("data-storm"), sep="\t", end="\t")
-                cells = []
-            elif row is not None and e[0] == "td":
-                cells.append(e)
-                if len(cells) == 2:
-                    model = text(e)
-                if "storm" in e[1].get("class", "").split():
-                    print(text(e), model, sep="\t")
-                    row = None
+            if e[0] == "tr":
+                rows.append([e])
+            elif rows:
+                rows[-1].append(e)
+        for r in rows:
+            if "data-device" not in r[0][1]:
+                continue
+            cls = lambda e: e[1].get("class", "").split()
+            state = next((text(e) for e in r if e[0] == "td" and "storm" in cls(e)), "")
+            model = next((text(e) for e in r if e[0] == "td" and "model" in cls(e)), "")
+            serial = next((text(e) for e in r if e[0] == "span" and "serial" in cls(e)), "")
+            if serial and model.endswith(serial):
+                model = model[:-len(serial)]
+            print(r[0][1]["data-device"], r[0][1].get("data-storm"), state, model, sep="\t")
     elif cmd == "state":
         e = next(e for e in d.elems if e[0] == "p" and e[1].get("id") == "state")
         print(e[1].get("data-storm"), text(e), sep="\t")

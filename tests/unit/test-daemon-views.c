@@ -261,7 +261,7 @@ static void test_pages(Context *ctx)
 	CHECK(has(&b, "data-device=\"sda\" data-storm=\"1\" data-severity=\"4\""));
 	CHECK(has(&b, "data-device=\"sdb\" data-storm=\"0\" data-severity=\"2\""));
 	CHECK(has(&b, "1 in a destage storm"));
-	CHECK(has(&b, "Model &lt;sda&gt;"));		/* escaped, never markup */
+	CHECK(has(&b, "Model &lt;sda&gt;<br><span class=\"serial mute\">SER-sda</span>"));	/* escaped, never markup */
 	CHECK(has(&b, "<td class=\"why\"><span title=\""));	/* the evidence cut short, the whole in its title */
 	CHECK(has(&b, "<td class=\"n\">0.73</td>"));
 	CHECK(has(&b, "12.3M/s") && has(&b, ">Throughput, bytes/s</a>"));	/* the one formatter's rate, its unit said */
@@ -453,7 +453,8 @@ static double metric_of(const Buf *m, const char *name, const char *device, cons
 }
 
 /* The status page's columns (columns[] in daemon/views/pages.c). */
-enum { C_DEVICE, C_STATE, C_MODEL, C_SERIAL, C_POOL, C_CLASS, C_SMR, C_WHY, C_SCORE, C_CACHE, C_STALLS };
+enum { C_DEVICE, C_STATE, C_MODEL, C_POOL, C_CLASS, C_SMR, C_WHY, C_SCORE, C_CACHE, C_STALLS, C_READ, C_WRITE, C_TPUT,
+       C_COLUMNS };
 
 /* The text of the status page's cells of one disk, tags left out; how many. */
 static unsigned page_row(const Buf *page, const char *device, char cells[][160], unsigned max)
@@ -486,7 +487,7 @@ static void agree_disk(const Buf *metrics, const Buf *status, const Buf *page, j
 {
 	const char *dev = d->name;
 	char cells[16][160], want[160], t[FORMAT_MAX];
-	CHECK_INT(page_row(status, dev, cells, 16), 14);
+	CHECK_INT(page_row(status, dev, cells, 16), C_COLUMNS);
 	/* class and confidence */
 	const char *class = str(api, "class");
 	snprintf(want, sizeof want, "\nsmrd_disk_info{device=\"%s\",", dev);
@@ -611,7 +612,7 @@ static void test_rebuild_views(Context *ctx)
 	Buf b = {0};
 	page_of(pages_status(ctx, &req, &rep), &rep, &b);
 	char cells[16][160];
-	CHECK_INT(page_row(&b, "sdd", cells, 16), 14);
+	CHECK_INT(page_row(&b, "sdd", cells, 16), C_COLUMNS);
 	CHECK_STR(cells[C_STATE], "resilver of dpool: 41%, 126 min left");
 	CHECK(has(&b, "<span class=\"rebuild warn\" title=\"resilver of dpool: 41% of 931.3G at 23.8M/s, 126 min left "
 		      "(expected 4 days in all)\">"));
@@ -626,6 +627,12 @@ static void test_rebuild_views(Context *ctx)
 	char want[128];
 	snprintf(want, sizeof want, "smrd_rebuild_started_timestamp_seconds{device=\"sdd\"} %.0f\n", s->started);
 	CHECK(has(&b, want));
+	/* a reading's precision, not a double's: 0.1 s is 0.1 */
+	s->elapsed = 3600.1000000000004;
+	buf_free(&b);
+	b = (Buf){0};
+	CHECK_INT(exporter_render(ctx, &b, METRIC_FORMAT_TEXT), 0);
+	CHECK(has(&b, "smrd_rebuild_elapsed_seconds{device=\"sdd\"} 3600.1\n"));
 	s->done_bytes = s->total_bytes, s->eta = 0;
 	CHECK_STR(rebuild_short(sdd, line, sizeof line), "resilver of dpool: 100%, < 1 s left");
 	CHECK(strstr(rebuild_line(sdd, line, sizeof line), "< 1 s left") && !strstr(line, "0 us"));
