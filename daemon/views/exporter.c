@@ -62,6 +62,7 @@ typedef struct DiskFamilies {
 	char le[HIST_LE][24];		/* the buckets' bounds, as labels */
 	MetricFamily *storm, *storms, *stalls, *idle, *score, *bands, *probes, *behaviour, *slowest, *threshold;
 	MetricFamily *cache, *fill, *anchored, *forecast;
+	RebuildFamilies rebuild;	/* info NULL with --oneshot (no rebuild followed) */
 } DiskFamilies;
 
 static void classification_families(MetricSet *set, DiskFamilies *fam)
@@ -307,6 +308,8 @@ static void disk_samples(const DiskFamilies *fam, const Disk *d)
 		detection_samples(fam, d, dev);
 		cache_samples(fam, d, dev);
 	}
+	if (fam->rebuild.info)
+		rebuild_samples(&fam->rebuild, d, dev);
 }
 
 static void add_tracer(MetricSet *set, Context *ctx)
@@ -459,7 +462,7 @@ int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 		detection_families(set, ctx, &fam);
 		add_events(set, ctx);
 		add_zfs_events(set, ctx);
-		rebuild_metrics(set, ctx->disks);
+		rebuild_families(set, &fam.rebuild);
 		cache_families(set, &fam);
 		metric_add(metric_family_decimals(metricset_family(set, "smrd_stall_forecast_warn_seconds", METRIC_GAUGE,
 					    "The forecast-warn setting: a stall forecast this near is a stall-imminent warning "

@@ -12,47 +12,47 @@
 
 static json_object *jnum(double v) { return json_number(v, 3); }
 
-void rebuild_metrics(MetricSet *set, DiskRegistry *disks)
+void rebuild_families(MetricSet *set, RebuildFamilies *f)
 {
-	MetricFamily *info = metricset_family(set, "smrd_rebuild_info", METRIC_GAUGE,
-		"1 for each disk a rebuild (a ZFS resilver, a btrfs replace) is being written onto, with its pool and kind "
-		"(docs/zfs.md, \"How smrd follows a rebuild\").");
-	MetricFamily *total = metricset_family(set, "smrd_rebuild_to_write_bytes", METRIC_GAUGE,
+	f->info = metricset_family(set, "smrd_rebuild_info", METRIC_GAUGE,
+		"1 for each disk a rebuild (a ZFS resilver, a btrfs replace, balance or device remove) is being written "
+		"onto, with its pool and kind (docs/zfs.md, \"How smrd follows a rebuild\").");
+	f->total = metricset_family(set, "smrd_rebuild_to_write_bytes", METRIC_GAUGE,
 		"Bytes the rebuild writes onto the disk in all, as zpool or btrfs tell it.");
-	MetricFamily *done = metricset_family(set, "smrd_rebuild_written_bytes", METRIC_GAUGE,
+	f->done = metricset_family(set, "smrd_rebuild_written_bytes", METRIC_GAUGE,
 		"Bytes the rebuild has written onto the disk so far.");
-	MetricFamily *rate = metricset_family(set, "smrd_rebuild_rate_bytes_per_second", METRIC_GAUGE,
+	f->rate = metricset_family(set, "smrd_rebuild_rate_bytes_per_second", METRIC_GAUGE,
 		"The rate the rebuild has written onto the disk since smrd first saw it (NaN until two readings).");
-	MetricFamily *elapsed = metricset_family(set, "smrd_rebuild_elapsed_seconds", METRIC_GAUGE,
+	f->elapsed = metricset_family(set, "smrd_rebuild_elapsed_seconds", METRIC_GAUGE,
 		"Seconds since the rebuild began, at smrd's last reading of it.");
-	MetricFamily *started = metricset_family(set, "smrd_rebuild_started_timestamp_seconds", METRIC_GAUGE,
+	f->started = metricset_family(set, "smrd_rebuild_started_timestamp_seconds", METRIC_GAUGE,
 		"When the rebuild began, Unix seconds: the tool's own start (zpool's scan, btrfs's replace), else when smrd "
 		"first saw it. time() minus it is the elapsed time between smrd's readings.");
-	MetricFamily *eta = metricset_family(set, "smrd_rebuild_eta_seconds", METRIC_GAUGE,
+	f->eta = metricset_family(set, "smrd_rebuild_eta_seconds", METRIC_GAUGE,
 		"Seconds the rebuild still takes, from the disk's own model refined by the rate observed (NaN unknown).");
-	MetricFamily *expected = metricset_family(set, "smrd_rebuild_expected_seconds", METRIC_GAUGE,
+	f->expected = metricset_family(set, "smrd_rebuild_expected_seconds", METRIC_GAUGE,
 		"Seconds the whole rebuild takes by the disk's model, estimated when smrd first saw it (NaN unknown).");
 	/* seconds to the millisecond, bytes whole: a reading's precision, not a double's */
-	MetricFamily *const timed[] = {elapsed, started, eta, expected};
+	MetricFamily *const timed[] = {f->elapsed, f->started, f->eta, f->expected};
 	for (size_t i = 0; i < ELEMENTSOF(timed); i++)
 		metric_family_decimals(timed[i], 3);
-	metric_family_decimals(total, 0), metric_family_decimals(done, 0), metric_family_decimals(rate, 0);
-	for (size_t i = 0; i < registry_size(disks); i++) {
-		const Disk *d = registry_at(disks, i);
-		const RebuildState *s = disk_rebuild(d);
-		if (s->phase != REBUILD_PHASE_RUNNING)
-			continue;
-		const char *il[] = {"device", d->name, "pool", s->pool, "kind", rebuild_kind_to_string(s->kind), NULL};
-		metric_add(info, NULL, il, 1);
-		const char *l[] = {"device", d->name, NULL};
-		metric_add(total, NULL, l, s->total_bytes);
-		metric_add(done, NULL, l, s->done_bytes);
-		metric_add(rate, NULL, l, s->rate);
-		metric_add(elapsed, NULL, l, s->elapsed);
-		metric_add(started, NULL, l, s->started);
-		metric_add(eta, NULL, l, s->eta);
-		metric_add(expected, NULL, l, s->expected);
-	}
+	metric_family_decimals(f->total, 0), metric_family_decimals(f->done, 0), metric_family_decimals(f->rate, 0);
+}
+
+void rebuild_samples(const RebuildFamilies *f, const Disk *d, MetricLabels dev)
+{
+	const RebuildState *s = disk_rebuild(d);
+	if (s->phase != REBUILD_PHASE_RUNNING)
+		return;
+	const char *il[] = {"device", d->name, "pool", s->pool, "kind", rebuild_kind_to_string(s->kind), NULL};
+	metric_add(f->info, NULL, il, 1);
+	metric_add_labels(f->total, NULL, dev, s->total_bytes);
+	metric_add_labels(f->done, NULL, dev, s->done_bytes);
+	metric_add_labels(f->rate, NULL, dev, s->rate);
+	metric_add_labels(f->elapsed, NULL, dev, s->elapsed);
+	metric_add_labels(f->started, NULL, dev, s->started);
+	metric_add_labels(f->eta, NULL, dev, s->eta);
+	metric_add_labels(f->expected, NULL, dev, s->expected);
 }
 
 json_object *rebuild_json(const Disk *d)

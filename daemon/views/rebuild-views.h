@@ -14,8 +14,14 @@
 #include "metrics.h"
 #include "protocol.h"
 
-/* smrd_rebuild_*: one series per disk a rebuild is being written onto. */
-void rebuild_metrics(MetricSet *set, DiskRegistry *disks);
+/* smrd_rebuild_*: one series per disk a rebuild is being written onto,
+ * added in the exporter's one pass over the disks. */
+typedef struct RebuildFamilies {
+	MetricFamily *info, *total, *done, *rate, *elapsed, *started, *eta, *expected;
+} RebuildFamilies;
+void rebuild_families(MetricSet *set, RebuildFamilies *ret);
+/* d's series, if a rebuild runs onto it; dev its {device="..."}. */
+void rebuild_samples(const RebuildFamilies *f, const Disk *d, MetricLabels dev);
 /* A disk's rebuild as JSON (the keys of docs/protocol.md's rebuilds). */
 json_object *rebuild_json(const Disk *d);
 /* {"rebuilds":[...]}: every disk with a rebuild seen since start, running ones first. */

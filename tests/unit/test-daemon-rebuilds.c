@@ -222,7 +222,12 @@ static void check_views(DiskRegistry *r, const char *name)
 	CHECK(set != NULL);
 	if (!set)
 		return;
-	rebuild_metrics(set, r);
+	RebuildFamilies fam;
+	rebuild_families(set, &fam);
+	for (size_t i = 0; i < registry_size(r); i++) {
+		const Disk *d = registry_at(r, i);
+		rebuild_samples(&fam, d, metricset_labels(set, (const char *const[]){"device", d->name, NULL}));
+	}
 	Buf b = {0};
 	CHECK_INT(metricset_render(set, &b, METRIC_FORMAT_TEXT), 0);
 	const char *page = b.data ?: "";
