@@ -24,6 +24,8 @@
 #define EXIT_USAGE 2
 #define EXIT_NO_DAEMON 3
 #define EXIT_RESTART_NEEDED 4	/* reloaded, but a changed option needs a restart */
+#define EXIT_REBUILD_WARNING 1	/* rebuild-check: a warning */
+#define EXIT_REBUILD_ERROR 2	/* rebuild-check: no answer (no such disk, no daemon, a bad target) */
 
 /* Options that belong to one command or another (Command.options). */
 enum {
@@ -65,6 +67,7 @@ static int run_top(const Command *c, int argc, char **argv, const Options *o);
 static int run_qualify(const Command *c, int argc, char **argv, const Options *o);
 static int run_zevent(const Command *c, int argc, char **argv, const Options *o);
 static int run_notify_test(const Command *c, int argc, char **argv, const Options *o);
+static int run_rebuild_check(const Command *c, int argc, char **argv, const Options *o);
 
 static const Command commands[] = {
 	{"status", 0, "", 0, false, NULL, output_status, "daemon state, sampling, disks by class", 0, false},
@@ -92,8 +95,9 @@ static const Command commands[] = {
 	 false},
 	{"qualify", 1, "DEVICE", 0, true, run_qualify, NULL,
 	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)", 0, false},
-	{"rebuild-check", 1, "DEVICE", 0, false, NULL, output_rebuild_check,
-	 "before zpool replace: would a rebuild onto this disk be slow (SMR, storms, untested), and how long", 0, false},
+	{"rebuild-check", 1, "DEVICE [POOL[/VDEV]|MOUNT]", 0, false, run_rebuild_check, output_rebuild_check,
+	 "before zpool replace or btrfs replace: what a rebuild onto this disk would write, how long, what to do "
+	 "(exit 0 fine, 1 warning, 2 error)", 1, false},
 	{"rebuilds", 0, "", 0, false, NULL, output_rebuilds,
 	 "rebuilds (ZFS resilvers, btrfs replaces) onto watched disks: progress, rate, ETA from the disk's model", 0, false},
 	{"zevent", 0, "", 0, false, run_zevent, NULL,
@@ -366,6 +370,39 @@ static int run_notify_test(const Command *c, int argc, char **argv, const Option
 		output_notify_test(stdout, res);	/* escapes what it prints */
 	json_object_put(res);
 	return ok ? 0 : EXIT_REFUSED;
+}
+
+/* rebuild-check gates a script: 0 fine, 1 warning, 2 error. While smrd
+ * reads the pool's figures (zpool, in the background) it is asked again. */
+static int run_rebuild_check(const Command *c, int argc, char **argv, const Options *o)
+{
+	(void)c;
+	json_object *args = json_object_new_object(), *result = NULL;
+	json_object_object_add(args, "device", json_object_new_string(argv[1]));
+	if (argc > 2)
+		json_object_object_add(args, "target", json_object_new_string(argv[2]));
+	int r = 0;
+	for (int waited = 0;; waited += 250) {
+		r = call(o->socket_path, "rebuild-check", args, &result);
+		json_object *w = r == 0 ? output_get(result, "waiting") : NULL;
+		if (r != 0 || !w || !json_object_get_boolean(w) || waited >= SMRCTL_TIMEOUT_MS)
+			break;
+		json_object_put(result);
+		result = NULL;
+		poll(NULL, 0, 250);
+	}
+	json_object_put(args);
+	if (r != 0)
+		return EXIT_REBUILD_ERROR;
+	if (o->json)
+		output_json(stdout, result);
+	else {
+		output_make_safe(result);
+		output_rebuild_check(stdout, result);
+	}
+	bool warn = streq(output_str(result, "verdict"), "warning");
+	json_object_put(result);
+	return warn ? EXIT_REBUILD_WARNING : 0;
 }
 
 static json_object *build_args(const Command *c, char **argv, const Options *o, double since)

@@ -140,10 +140,25 @@ int zevent_main(const char *socket_path, char **env, bool json)
 	return 0;
 }
 
+/* "20 s (14 s to 26 s)", "1.2 h to 22 h", "unknown" */
+static const char *span(json_object *fc, char *buf, size_t n)
+{
+	char e[32], lo[32], hi[32];
+	double x = output_num(fc, "expected_seconds"), l = output_num(fc, "low_seconds"), h = output_num(fc, "high_seconds");
+	if (isfinite(x))
+		snprintf(buf, n, "%s (%s to %s)", output_seconds(x, e, sizeof e), output_seconds(l, lo, sizeof lo),
+			 output_seconds(h, hi, sizeof hi));
+	else if (isfinite(l))
+		snprintf(buf, n, "%s to %s", output_seconds(l, lo, sizeof lo), output_seconds(h, hi, sizeof hi));
+	else
+		snprintf(buf, n, "unknown");
+	return buf;
+}
+
 void output_rebuild_check(FILE *f, json_object *r)
 {
-	char sz[32], t[32], mc[32];
-	double exp_s = output_num(r, "expected_seconds"), cache = output_num(r, "media_cache_bytes");
+	char sz[32], t[160], mc[32];
+	double cache = output_num(r, "media_cache_bytes");
 	/* a virtual disk has neither model nor serial: no empty fields */
 	const char *model = output_str(r, "model"), *serial = output_str(r, "serial");
 	fprintf(f, "%s: ", output_str(r, "device"));
@@ -154,23 +169,41 @@ void output_rebuild_check(FILE *f, json_object *r)
 	fprintf(f, "%s\n", output_bytes(output_num(r, "size_bytes"), sz, sizeof sz));
 	fprintf(f, "class:     %s\n", output_str(r, "class"));
 	fprintf(f, "evidence:  %s\n", output_str(r, "evidence"));
-	fprintf(f, "qualified: %s", json_object_get_boolean(output_get(r, "qualified")) ? "yes" : "no");
+	fprintf(f, "qualified: %s", json_object_get_boolean(output_get(r, "qualified")) ? "yes (smrctl qualify)" : "no");
 	if (isfinite(cache))
-		fprintf(f, " (media cache %s)", output_bytes(cache, mc, sizeof mc));
-	if (isfinite(exp_s))
-		fprintf(f, "\nexpected:  %s to write the whole disk (a resilver writes the pool's share of it)\n",
-			output_seconds(exp_s, t, sizeof t));
-	else
-		fprintf(f, "\nexpected:  unknown: no figures for its slow phase (smrctl qualify measures them)\n");
-	fprintf(f, "verdict:   %s\n", json_object_get_boolean(output_get(r, "warn")) ? "WARNING: a rebuild onto it will be slow"
-										  : "ok");
-	fprintf(f, "advice:    %s\n", output_str(r, "advice"));
-	/* zed's slow I/O diagnosis: known once the disk is in a pool (docs/zfs.md) */
+		fprintf(f, "; media cache %s", output_bytes(cache, mc, sizeof mc));
+	fprintf(f, "\n");
+	json_object *target = output_get(r, "target"), *fc = output_get(r, "forecast");
+	if (target && !json_object_is_type(target, json_type_null))
+		fprintf(f, "joins:     %s%s%s\n", output_str(target, "where"), *output_str(target, "vdev") ? ", " : "",
+			output_str(target, "vdev"));
+	if (json_object_get_boolean(output_get(r, "waiting")))
+		fprintf(f, "           (its figures were still being read: ask again)\n");
+	if (fc) {
+		fprintf(f, "to write:  %s: %s\n", output_bytes(output_num(fc, "bytes"), sz, sizeof sz),
+			output_str(fc, "bytes_from"));
+		fprintf(f, "expected:  %s; figures %s\n", span(fc, t, sizeof t), output_str(fc, "figures_text"));
+	}
+	bool warn = streq(output_str(r, "verdict"), "warning");
+	fprintf(f, "verdict:   %s\n", warn ? "WARNING" : "fine");
+	fprintf(f, "guard:     %s\n", output_str(r, "advice"));
+	json_object *lines = fc ? output_get(fc, "advice") : NULL;
+	size_t n = lines && json_object_is_type(lines, json_type_array) ? json_object_array_length(lines) : 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *l = json_object_array_get_idx(lines, i);
+		fprintf(f, "%s %s\n             (%s)\n", json_object_get_boolean(output_get(l, "warns")) ? "  WARNING:" : "  -",
+			output_str(l, "text"), output_str(l, "measured"));
+	}
+	/* zed's slow I/O diagnosis where it is now: known once the disk is in a pool (docs/zfs.md) */
 	json_object *s = output_get(r, "slow_io");
 	const char *state = s ? output_str(s, "state") : "";
-	if (!s)
-		fprintf(f, "slow I/O:  not known: not in a ZFS pool yet (check zpool get slow_io_n,slow_io_t POOL all-vdevs)\n");
-	else if (streq(state, "can-trip"))
+	if (!s || json_object_is_type(s, json_type_null)) {
+		if (!target || json_object_is_type(target, json_type_null))
+			fprintf(f, "slow I/O:  not known: not in a ZFS pool yet (name the pool it joins: smrctl "
+				   "rebuild-check DEVICE POOL)\n");
+		return;
+	}
+	if (streq(state, "can-trip"))
 		fprintf(f, "slow I/O:  WARNING: %s\n", output_str(s, "message"));
 	else if (streq(state, "checking"))
 		fprintf(f, "slow I/O:  pool %s: being read (zpool get), ask again in a few seconds\n", output_str(s, "pool"));

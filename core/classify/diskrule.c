@@ -28,7 +28,8 @@ bool disk_rule_key_known(const char *rest)
 {
 	char id[DISK_RULE_ID];
 	const char *s = split(rest, id);
-	return s && (streq(s, "expect") || streq(s, "stall-threshold") || streq(s, "media-cache"));
+	return s && (streq(s, "expect") || streq(s, "stall-threshold") || streq(s, "media-cache") ||
+		     streq(s, "rebuild-rate"));
 }
 
 int disk_rule_set(DiskRules *rules, const char *rest, const char *value, char **ret_error)
@@ -42,7 +43,8 @@ int disk_rule_set(DiskRules *rules, const char *rest, const char *value, char **
 		i++;
 	if (i == DISK_RULES_MAX)
 		return set_errorf(ret_error, -EINVAL, "disk.%s: at most %d disks with settings", rest, DISK_RULES_MAX);
-	DiskRule r = i < rules->n ? rules->r[i] : (DiskRule){.expect = -1, .stall_threshold = NAN, .media_cache = NAN};
+	DiskRule r = i < rules->n ? rules->r[i] : (DiskRule){.expect = -1, .stall_threshold = NAN, .media_cache = NAN,
+										   .rebuild_rate = NAN};
 	snprintf(r.id, sizeof r.id, "%s", id);
 	if (streq(s, "expect")) {
 		DiskClass c = disk_class_from_string(value);
@@ -63,9 +65,16 @@ int disk_rule_set(DiskRules *rules, const char *rest, const char *value, char **
 			return set_errorf(ret_error, -EINVAL, "disk.%s: '%s' is not a size from 1M to 4T (e.g. 24G)", rest,
 					  value);
 		r.media_cache = (double)v;
+	} else if (streq(s, "rebuild-rate")) {
+		uint64_t v;
+		/* bytes a second of a rebuild's large ordered writes past the media cache (smrctl qualify) */
+		if (parse_size(value, &v) < 0 || v < (1u << 20) || v > (UINT64_C(1) << 34))
+			return set_errorf(ret_error, -EINVAL, "disk.%s: '%s' is not a rate from 1M to 16G a second (e.g. 80M)",
+					  rest, value);
+		r.rebuild_rate = (double)v;
 	} else {
-		return set_errorf(ret_error, -EINVAL, "disk.%s: unknown setting '%s' (expect, stall-threshold, media-cache)",
-				  rest, s);
+		return set_errorf(ret_error, -EINVAL,
+				  "disk.%s: unknown setting '%s' (expect, stall-threshold, media-cache, rebuild-rate)", rest, s);
 	}
 	rules->r[i] = r;
 	if (i == rules->n)
@@ -84,6 +93,8 @@ void disk_rules_print(const DiskRules *rules, FILE *f)
 			fprintf(f, "disk.%s.stall-threshold = %s\n", r->id, format_exact(num, r->stall_threshold));
 		if (isfinite(r->media_cache))
 			fprintf(f, "disk.%s.media-cache = %s\n", r->id, format_exact(num, r->media_cache));
+		if (isfinite(r->rebuild_rate))
+			fprintf(f, "disk.%s.rebuild-rate = %s\n", r->id, format_exact(num, r->rebuild_rate));
 	}
 }
 

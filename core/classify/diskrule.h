@@ -21,6 +21,7 @@ typedef struct DiskRule {
 	int expect;			/* DiskClass the administrator declares, or -1 */
 	double stall_threshold;		/* seconds, or NaN for the default */
 	double media_cache;		/* bytes (media-cache = 24G): seeds the forecast; NaN */
+	double rebuild_rate;		/* bytes/s of a rebuild's writes past the cache (rebuild-rate = 80M); NaN */
 } DiskRule;
 
 typedef struct DiskRules {

@@ -21,6 +21,7 @@
 typedef struct DiskTuning {
 	double stall_threshold;	/* seconds; NaN: the default */
 	double media_cache;	/* bytes: seeds the media cache's estimate */
+	double rebuild_rate;	/* bytes/s of a rebuild's large ordered writes past the cache (smrctl qualify) */
 } DiskTuning;
 
 typedef struct Disk {

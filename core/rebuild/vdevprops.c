@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,13 @@ static int tree_line(VdevTree *t, const Line *l, char **ret_error)
 				  l->no, VDEV_NAME_MAX);
 	if (t->n == VDEV_TREE_MAX)
 		return set_errorf(ret_error, -E2BIG, "zpool status: more than %d vdevs", VDEV_TREE_MAX);
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		VdevNode *g = realloc(t->nodes, cap * sizeof *g);
+		if (!g)
+			return -ENOMEM;
+		t->nodes = g, t->cap = cap;
+	}
 	VdevNode v = {.depth = depth, .parent = -1, .leaf = true, .name = strndup(l->s + sp, end - sp)};
 	if (!v.name)
 		return -ENOMEM;
@@ -136,8 +144,8 @@ int vdev_tree_parse(const char *text, size_t len, const char *pool, VdevTree **r
 	if (r < 0)
 		return r;
 	VdevTree *t = calloc(1, sizeof *t);
-	if (!t || !(t->nodes = calloc(VDEV_TREE_MAX, sizeof *t->nodes)))
-		return free(t), -ENOMEM;
+	if (!t)
+		return -ENOMEM;
 	/* 0 before the pool, 1 in it, 2 past "config:", 3 past the header, 4 done */
 	int at_step = 0;
 	size_t at = 0;
@@ -187,7 +195,7 @@ VdevProps *vdev_props_free(VdevProps *p)
 	return NULL;
 }
 
-const VdevSlowIo *vdev_props_find(const VdevProps *p, const char *name)
+const VdevProp *vdev_props_find(const VdevProps *p, const char *name)
 {
 	for (size_t i = 0; p && i < p->n; i++)
 		if (streq(p->v[i].name, name))
@@ -233,8 +241,9 @@ static int props_line(VdevProps *p, const Line *l, char **ret_error)
 				  "separated by tabs (-H -o name,property,value,source)", l->no);
 	if (!printable(l->s, l->n))
 		return set_errorf(ret_error, -EINVAL, "zpool get: line %u holds a control byte", l->no);
-	bool is_n = span_is(f[1], fn[1], "slow_io_n"), is_t = span_is(f[1], fn[1], "slow_io_t");
-	if (!is_n && !is_t)
+	bool is_n = span_is(f[1], fn[1], "slow_io_n"), is_t = span_is(f[1], fn[1], "slow_io_t"),
+	     is_alloc = span_is(f[1], fn[1], "allocated"), is_children = span_is(f[1], fn[1], "numchildren");
+	if (!is_n && !is_t && !is_alloc && !is_children)
 		return 0;
 	if (fn[0] > VDEV_NAME_MAX)
 		return set_errorf(ret_error, -EINVAL, "zpool get: line %u names a vdev longer than %d bytes", l->no,
@@ -243,18 +252,35 @@ static int props_line(VdevProps *p, const Line *l, char **ret_error)
 	if (value_of(f[2], fn[2], &v) < 0)
 		return set_errorf(ret_error, -EINVAL, "zpool get: line %u: %.*s's value %.*s is neither a count nor \"-\"",
 				  l->no, (int)fn[1], f[1], (int)(fn[2] > 40 ? 40 : fn[2]), f[2]);
-	VdevSlowIo *s = NULL;
+	VdevProp *s = NULL;
 	for (size_t i = p->n; !s && i-- > 0;)
 		if (strlen(p->v[i].name) == fn[0] && memcmp(p->v[i].name, f[0], fn[0]) == 0)
 			s = &p->v[i];
 	if (!s) {
 		if (p->n == VDEV_TREE_MAX)
 			return set_errorf(ret_error, -E2BIG, "zpool get: more than %d vdevs", VDEV_TREE_MAX);
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 16;
+			VdevProp *g = realloc(p->v, cap * sizeof *g);
+			if (!g)
+				return -ENOMEM;
+			p->v = g, p->cap = cap;
+		}
 		s = &p->v[p->n];
-		*s = (VdevSlowIo){.n = SLOW_IO_UNSET, .t = SLOW_IO_UNSET, .name = strndup(f[0], fn[0])};
+		*s = (VdevProp){.n = SLOW_IO_UNSET, .t = SLOW_IO_UNSET, .allocated = SLOW_IO_UNSET,
+				.children = SLOW_IO_UNSET, .name = strndup(f[0], fn[0])};
 		if (!s->name)
 			return -ENOMEM;
 		p->n++;
+	}
+	if (is_alloc || is_children) {
+		if (v == SLOW_IO_UNSET)
+			return set_errorf(ret_error, -EINVAL, "zpool get: line %u: %.*s has no value", l->no, (int)fn[1], f[1]);
+		if (is_alloc && s->allocated == SLOW_IO_UNSET)
+			s->allocated = v;
+		if (is_children && s->children == SLOW_IO_UNSET)
+			s->children = v;
+		return 0;
 	}
 	/* a spare in use is listed twice (the spares and its spare-N): the first counts */
 	if (is_n && !s->has_n)
@@ -270,15 +296,15 @@ int vdev_props_parse(const char *text, size_t len, VdevProps **ret, char **ret_e
 	if (r < 0)
 		return r;
 	VdevProps *p = calloc(1, sizeof *p);
-	if (!p || !(p->v = calloc(VDEV_TREE_MAX, sizeof *p->v)))
-		return free(p), -ENOMEM;
+	if (!p)
+		return -ENOMEM;
 	size_t at = 0;
 	Line l = {0};
 	while (r >= 0 && next_line(text, len, &at, &l))
 		if (l.n > 0)
 			r = props_line(p, &l, ret_error);
 	if (r >= 0 && p->n == 0)
-		r = set_errorf(ret_error, -EINVAL, "zpool get: no slow_io_n or slow_io_t line");
+		r = set_errorf(ret_error, -EINVAL, "zpool get: no line of the properties asked");
 	if (r < 0)
 		return vdev_props_free(p), r;
 	*ret = p;
@@ -304,7 +330,7 @@ int slow_io_resolve(const VdevTree *t, size_t leaf, const VdevProps *p, SlowIoSe
 	SlowIoSetting s = {.n = SLOW_IO_UNSET, .t = SLOW_IO_UNSET};
 	for (int i = (int)leaf; i >= 0; i = t->nodes[i].parent) {
 		const char *name = t->nodes[i].depth == 0 ? "root-0" : t->nodes[i].name;
-		const VdevSlowIo *v = vdev_props_find(p, name);
+		const VdevProp *v = vdev_props_find(p, name);
 		if (!v || !v->has_n || !v->has_t)
 			return set_errorf(ret_error, -ENOENT, "zpool get gives no slow_io_n and slow_io_t of %.80s", name);
 		if (s.n == SLOW_IO_UNSET && v->n != SLOW_IO_UNSET) {
@@ -341,4 +367,64 @@ void slow_io_text(const SlowIoSetting *s, const char *pool, const char *device, 
 		 (unsigned long long)s->t);
 	if (k >= SLOW_IO_TEXT_MAX)
 		memcpy(buf + SLOW_IO_TEXT_MAX - 4, "...", 4);
+}
+
+/* ------------------------------------------------------------ a rebuild's share */
+
+static const char *const layouts[_VDEV_LAYOUT_MAX] = {
+	[VDEV_LAYOUT_SINGLE] = "single", [VDEV_LAYOUT_MIRROR] = "mirror", [VDEV_LAYOUT_RAIDZ] = "raidz",
+	[VDEV_LAYOUT_DRAID] = "draid",
+};
+
+const char *vdev_layout_to_string(VdevLayout l)
+{
+	return (unsigned)l < _VDEV_LAYOUT_MAX ? layouts[l] : NULL;
+}
+
+/* The pool's own node: the tree's first (class headings follow at depth 0). */
+static bool is_top(const VdevTree *t, size_t i)
+{
+	return t->nodes[i].depth == 1 && t->nodes[i].parent == 0;
+}
+
+size_t vdev_tree_tops(const VdevTree *t, size_t *ret, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n && n < max; i++)
+		if (is_top(t, i))
+			ret[n++] = i;
+	return n;
+}
+
+int vdev_tree_top_of(const VdevTree *t, size_t i)
+{
+	for (int k = (int)i; k >= 0 && k < (int)t->n; k = t->nodes[k].parent)
+		if (is_top(t, (size_t)k))
+			return k;
+	return -1;
+}
+
+static VdevLayout layout_of(const VdevNode *v)
+{
+	/* zpool_vdev_name(): "mirror-0", "raidz1-0", "draid2:8d:10c:1s-0"; a leaf is a disk alone */
+	if (v->leaf)
+		return VDEV_LAYOUT_SINGLE;
+	if (startswith(v->name, "mirror-"))
+		return VDEV_LAYOUT_MIRROR;
+	if (startswith(v->name, "raidz"))
+		return VDEV_LAYOUT_RAIDZ;
+	if (startswith(v->name, "draid"))
+		return VDEV_LAYOUT_DRAID;
+	return _VDEV_LAYOUT_INVALID;
+}
+
+double vdev_leaf_share(const VdevTree *t, size_t top, const VdevProps *p, VdevLayout *layout)
+{
+	*layout = top < t->n ? layout_of(&t->nodes[top]) : _VDEV_LAYOUT_INVALID;
+	const VdevProp *v = *layout >= 0 ? vdev_props_find(p, t->nodes[top].name) : NULL;
+	if (!v || v->allocated == SLOW_IO_UNSET)
+		return NAN;
+	if (*layout == VDEV_LAYOUT_SINGLE || *layout == VDEV_LAYOUT_MIRROR)
+		return (double)v->allocated;
+	return v->children != SLOW_IO_UNSET && v->children > 0 ? (double)v->allocated / (double)v->children : NAN;
 }

@@ -202,7 +202,7 @@ void discovery_refresh_members(Discovery *disc)
  * udev: its record, NULL if it has none. */
 static void apply_disk_rules(Discovery *disc, const char *name, SysfsDisk *sys, const char *udev, DiskTuning *ret)
 {
-	*ret = (DiskTuning){.stall_threshold = NAN, .media_cache = NAN};
+	*ret = (DiskTuning){.stall_threshold = NAN, .media_cache = NAN, .rebuild_rate = NAN};
 	sys->facts.admin_class = -1;
 	sys->facts.admin_rule[0] = 0;
 	if (!disc->disk_rules || disc->disk_rules->n == 0)
@@ -214,7 +214,8 @@ static void apply_disk_rules(Discovery *disc, const char *name, SysfsDisk *sys, 
 		return;
 	sys->facts.admin_class = r->expect;
 	snprintf(sys->facts.admin_rule, sizeof sys->facts.admin_rule, "disk.%s.expect", r->id);
-	*ret = (DiskTuning){.stall_threshold = r->stall_threshold, .media_cache = r->media_cache};
+	*ret = (DiskTuning){.stall_threshold = r->stall_threshold, .media_cache = r->media_cache,
+			    .rebuild_rate = r->rebuild_rate};
 }
 
 void discovery_reread(Discovery *disc, const char *name)

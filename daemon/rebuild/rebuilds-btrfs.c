@@ -22,6 +22,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "log.h"
 #include "util.h"
 
@@ -512,4 +513,42 @@ void rebuilds_btrfs_read(Rebuilds *r, double now)
 		    rebuild_state_gone(d->rebuild, now) == REBUILD_CHANGE_ENDED)
 			rebuilds_record_end(r, d, now);
 	}
+}
+
+int rebuilds_btrfs_share(Rebuilds *r, const char *path, Disk *d, double *ret_bytes, char *ret_from, size_t from_len,
+			 const char **ret_mount)
+{
+	const BtrfsFs *fs = btrfsfs_at(&r->fs, path);
+	for (unsigned i = 0; !fs && i < r->fs.n; i++)
+		if (r->fs.fs[i].mount && r->ops.reach(path, r->fs.fs[i].uuid, r->ops.userdata) == 0)
+			fs = &r->fs.fs[i];
+	if (!fs)
+		return -ENOENT;
+	_cleanup_free_ BtrfsShow *show = calloc(1, sizeof *show);
+	int e = show ? r->ops.show(fs->mount, show, r->ops.userdata) : -ENOMEM;
+	if (e < 0)
+		return e;
+	double chunks = 0, most = 0;
+	for (unsigned k = 0; k < show->n_devs; k++) {
+		chunks += show->devs[k].used;
+		most = fmax(most, show->devs[k].used);
+	}
+	double fill = chunks > 0 && fs->disk_used >= 0 ? fmin(fs->disk_used / chunks, 1) : 1;
+	int k = show_index(r, show, d);
+	BtrfsFsFigures f = figures(fs);
+	BtrfsBalanceStatus all = {.state = BTRFS_BALANCE_RUNNING, .uncounted = true};
+	BtrfsLanding l;
+	char b[FORMAT_MAX];
+	if (k >= 0 && btrfs_balance_landing(&all, show, (unsigned)k, &f, &l) == 0 && isfinite(l.total)) {
+		/* it is a device already (added): what a full balance leaves on it */
+		*ret_bytes = l.total;
+		snprintf(ret_from, from_len, "its share once balanced over the %u devices (DEV_INFO)", show->n_devs);
+	} else {
+		/* a replace copies one device's chunks: the largest's at most */
+		*ret_bytes = most * fill;
+		snprintf(ret_from, from_len, "what its largest device holds (%s of chunks at the file system's fill, "
+			 "DEV_INFO): a replace copies one device", format_size(b, most));
+	}
+	*ret_mount = fs->mount;
+	return 0;
 }

@@ -7,6 +7,7 @@
  */
 #include "rebuildwatch.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -19,6 +20,7 @@ struct RebuildWatch {
 	const Config *cfg;
 	DevMap *map;
 	ZfsEvents *zfs;
+	RebuildGuard *guard;
 	Rebuilds *rebuilds;
 	ScanWatch *scan;
 };
@@ -64,7 +66,25 @@ static void on_unwarned(Disk *d, const char *source, const char *path, void *use
 	RebuildCheck check;
 	char warning[REBUILD_TEXT_MAX];
 	uint64_t now = now_usec(CLOCK_REALTIME);
-	zfsevents_warn(w->zfs, d, source, path, now, now, &check, warning);
+	const RebuildState *s = disk_rebuild(d);
+	/* what it writes is the rebuild's own total now */
+	rebuildguard_warn(w->guard, d, source, path, s->kind == REBUILD_KIND_RESILVER ? s->pool : NULL, s->total_bytes,
+			  now, now, &check, warning);
+}
+
+/* zed's vdev_attach: the guard, what it writes read from the pool when known */
+static bool on_attached(Disk *d, const char *source, const char *path, const char *pool, uint64_t when_usec,
+			uint64_t now_real_usec, RebuildCheck *check, char warning[static REBUILD_TEXT_MAX], void *userdata)
+{
+	RebuildWatch *w = userdata;
+	return rebuildguard_warn(w->guard, d, source, path, pool, NAN, when_usec, now_real_usec, check, warning);
+}
+
+static int on_btrfs_share(const char *path, Disk *d, double *ret_bytes, char *ret_from, size_t from_len,
+			  const char **ret_mount, void *userdata)
+{
+	RebuildWatch *w = userdata;
+	return rebuilds_btrfs_share(w->rebuilds, path, d, ret_bytes, ret_from, from_len, ret_mount);
 }
 
 /* zed says a resilver or scrub began: its progress is read now, not at the next interval */
@@ -83,15 +103,15 @@ int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, Record
 	if (!w)
 		return -ENOMEM;
 	w->cfg = cfg;
-	ZfsEventsCallbacks zcb = {.scan_started = on_scan_started, .userdata = w};
+	ZfsEventsCallbacks zcb = {.attached = on_attached, .scan_started = on_scan_started, .userdata = w};
 	RebuildsCallbacks rcb = {.unwarned = on_unwarned, .userdata = w};
 	ScanWatchCallbacks scb = {.wanted = on_wanted, .status = on_status, .interval = on_interval, .userdata = w};
 	int r = devmap_new(disks, src->sysfs_fd, src->udev_fd, "/dev", &w->map);
-	if (r >= 0)
-		r = zfsevents_new(disks, recorder, w->map, &zcb, &w->zfs);
 	/* the configuration's field, read at each run: a reload applies at once */
 	if (r >= 0)
-		r = zfsevents_watch_slow_io(w->zfs, e, reaper, &cfg->zpool_command);
+		r = rebuildguard_new(e, disks, recorder, w->map, reaper, &cfg->zpool_command, &w->guard);
+	if (r >= 0)
+		r = zfsevents_new(disks, recorder, w->map, &zcb, &w->zfs);
 	if (r >= 0)
 		r = rebuilds_new(disks, recorder, w->map, &rcb, &w->rebuilds);
 	if (r >= 0)
@@ -100,6 +120,7 @@ int rebuildwatch_new(sd_event *e, const Config *cfg, DiskRegistry *disks, Record
 		rebuildwatch_free(w);
 		return r;
 	}
+	rebuildguard_set_btrfs_share(w->guard, on_btrfs_share, w);
 	*ret = w;
 	return 0;
 }
@@ -111,6 +132,7 @@ RebuildWatch *rebuildwatch_free(RebuildWatch *w)
 	scanwatch_free(w->scan);
 	rebuilds_free(w->rebuilds);
 	zfsevents_free(w->zfs);
+	rebuildguard_free(w->guard);
 	devmap_free(w->map);
 	free(w);
 	return NULL;
@@ -130,4 +152,9 @@ DevMap *rebuildwatch_devmap(const RebuildWatch *w)
 ZfsEvents *rebuildwatch_zfs(const RebuildWatch *w)
 {
 	return w ? w->zfs : NULL;
+}
+
+RebuildGuard *rebuildwatch_guard(const RebuildWatch *w)
+{
+	return w ? w->guard : NULL;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The rebuild watch as one piece for the daemon: the device path mapper
- * (devmap.h), zed's events (zfsevents.h), the watcher that runs zpool and
- * btrfs (scanwatch.h) and the rebuilds it reads (rebuilds.h), wired to
+ * (devmap.h), the rebuild guard (rebuildguard.h), zed's events
+ * (zfsevents.h), the watcher that runs zpool (scanwatch.h) and the
+ * rebuilds it and btrfs's own figures show (rebuilds.h), wired to
  * each other here, so that the context holds one handle and tells it only
  * what it needs: where disks are read from, the configuration (read again
  * at rebuildwatch_configure()), the one event path its events take
@@ -16,6 +17,7 @@
 #include "devmap.h"
 #include "recorder.h"
 #include "reaper.h"
+#include "rebuildguard.h"
 #include "registry.h"
 #include "sysdisk.h"
 #include "zfsevents.h"
@@ -33,3 +35,4 @@ void rebuildwatch_configure(RebuildWatch *w);
 /* The parts the views ask (NULL w: NULL). */
 DevMap *rebuildwatch_devmap(const RebuildWatch *w);
 ZfsEvents *rebuildwatch_zfs(const RebuildWatch *w);
+RebuildGuard *rebuildwatch_guard(const RebuildWatch *w);

@@ -2,11 +2,13 @@
 /*
  * Whether zed may degrade a disk a rebuild writes onto for slow I/O: when
  * the rebuild guard warned about a disk in a ZFS pool, the pool's vdev tree
- * (`zpool status -P POOL`) and its slow_io_n/slow_io_t (`zpool get -H -p -o
- * name,property,value,source slow_io_n,slow_io_t POOL all-vdevs`) are read
- * by the configured zpool, run as children of the event loop one after the
- * other (never blocking it), each with a bounded time and output, with
- * ZPOOL_VDEV_NAME_PATH=1 and LC_ALL=C. The leaf on the disk is found by
+ * (`zpool status -P POOL`) and its vdevs' properties (`zpool get -H -p -o
+ * name,property,value,source allocated,numchildren,slow_io_n,slow_io_t
+ * POOL all-vdevs`) are read by the configured zpool, run as children of
+ * the event loop one after the other (never blocking it), each with a
+ * bounded time and output, with ZPOOL_VDEV_NAME_PATH=1 and LC_ALL=C. The
+ * same reading of a pool gives smrctl rebuild-check what a rebuild into one
+ * of its vdevs writes (slowio_pool()). The leaf on the disk is found by
  * resolving each leaf path to its disk (the mapper it was given: by device
  * number, as zed's events are), its setting resolved as zed's kernel side
  * does (core/rebuild/vdevprops.h), and when it can trip the found callback
@@ -29,6 +31,8 @@
 #define SLOWIO_RECHECK_SECONDS 3600.0		/* the same disk and pool is not read again sooner */
 #define SLOWIO_RETRY_SECONDS 60.0		/* ... unless it was not known */
 #define SLOWIO_KNOWN_MAX 64			/* disks whose last result is kept */
+#define SLOWIO_POOLS_MAX 64			/* pools whose last reading is kept */
+#define SLOWIO_PROPERTIES "allocated,numchildren,slow_io_n,slow_io_t"
 
 typedef struct SlowIo SlowIo;
 
@@ -50,6 +54,17 @@ typedef struct SlowIoResult {
 	char text[SLOW_IO_TEXT_MAX];	/* CAN_TRIP: the warning; NOT_KNOWN: why */
 	double when;			/* CLOCK_REALTIME seconds it ended */
 } SlowIoResult;
+
+/* The last reading of one pool. */
+typedef struct SlowIoPool {
+	char pool[ZPOOL_NAME_MAX + 1];
+	SlowIoState state;		/* CHECKING (a reading under way: tree and props the last one's, or NULL),
+					 * NOT_KNOWN (why says), UNSET (read) */
+	VdevTree *tree;
+	VdevProps *props;
+	char why[SLOW_IO_TEXT_MAX];
+	double when;			/* CLOCK_REALTIME seconds it ended */
+} SlowIoPool;
 
 typedef struct SlowIoCallbacks {
 	/* The watched disk a vdev path (absolute, under /dev) is on: 0 and
@@ -74,5 +89,8 @@ SlowIo *slowio_free(SlowIo *w);
 int slowio_check(SlowIo *w, const Disk *d, const char *pool, double now);
 /* The last result for d; NULL none. */
 const SlowIoResult *slowio_result(const SlowIo *w, const Disk *d);
+/* pool's last reading, a new one started when there is none within the
+ * bounds above; NULL not a pool name, or no room. */
+const SlowIoPool *slowio_pool(SlowIo *w, const char *pool, double now);
 /* "not-checked", "checking", "not-known", "unset", "safe", "can-trip". */
 const char *slowio_state_to_string(SlowIoState s);

@@ -35,7 +35,6 @@ struct ZfsEvents {
 	ZfsEventsCallbacks cb;
 	ZfsCounter *counters;
 	size_t n_counters;
-	SlowIo *slowio;		/* NULL until zfsevents_watch_slow_io() */
 };
 
 int zfsevents_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret)
@@ -57,27 +56,9 @@ ZfsEvents *zfsevents_free(ZfsEvents *z)
 {
 	if (z) {
 		free(z->counters);
-		slowio_free(z->slowio);
 		free(z);
 	}
 	return NULL;
-}
-
-void zfsevents_facts(const Disk *d, uint64_t now_real_usec, RebuildFacts *ret)
-{
-	VerdictSummary v;
-	disk_summary(d, &v);
-	const DiskView *w = &d->view;
-	double now = (double)now_real_usec / 1e6;
-	*ret = (RebuildFacts){
-		.disk_class = v.class, .by_behaviour = disk_by_behaviour(d),
-		.storms = w->storms_known, .storm_now = w->storm,
-		.storm_seconds = w->storm && isfinite(w->storm_since) ? fmax(now - w->storm_since, 0) : NAN,
-		/* qualify's figure lands in smrd.conf as disk.ID.media-cache;
-		 * a cache learnt from its storms is as good */
-		.qualified = (isfinite(d->tuning.media_cache) && d->tuning.media_cache > 0) || disk_model_known(&w->cache),
-		.model = &w->cache, .size_bytes = (double)d->sys.size_sectors * 512, .fast_bps = NAN,
-	};
 }
 
 static void count(ZfsEvents *z, const char *device, ZfsEventKind k)
@@ -145,53 +126,14 @@ static int record(ZfsEvents *z, EventRecord *r, uint64_t now, HistoryEvent *h)
 	return z->recorder ? recorder_record(z->recorder, r, now, h) : -ENODEV;
 }
 
-bool zfsevents_warn(ZfsEvents *z, Disk *d, const char *source, const char *path, uint64_t when_usec,
-		    uint64_t now_real_usec, RebuildCheck *check, char warning[static REBUILD_TEXT_MAX])
-{
-	RebuildFacts f;
-	VerdictSummary v;
-	zfsevents_facts(d, now_real_usec, &f);
-	disk_summary(d, &v);
-	f.basis = v.basis;
-	rebuild_check(&f, check);
-	if (!check->warn)
-		return false;
-	char t[FORMAT_MAX], sz[FORMAT_MAX];
-	/* the figures first: a long path or evidence is what gets cut */
-	int k = snprintf(warning, REBUILD_TEXT_MAX, "%.80s is rebuilding onto %s (serial %.40s, %.80s), expected %s for %s: %s",
-			 source, d->name, d->sys.serial[0] ? d->sys.serial : "unknown", path,
-			 isfinite(check->expected_seconds) ? format_duration(t, check->expected_seconds)
-							   : "unknown (no cliff figures yet)",
-			 format_size(sz, f.size_bytes), check->evidence);
-	if (k >= REBUILD_TEXT_MAX)
-		log_debug("%s: the rebuild warning was cut to %d bytes", d->name, REBUILD_TEXT_MAX - 1);
-	/* a resilver followed (the watcher's): is zed set to degrade d for slow I/O? */
-	const RebuildState *rs = disk_rebuild(d);
-	if (rs->phase == REBUILD_PHASE_RUNNING && rs->kind == REBUILD_KIND_RESILVER)
-		(void)slowio_check(z->slowio, d, rs->pool, (double)now_real_usec / 1e6);
-	/* one per rebuild: the watcher may have seen the resilver before zed's attach came */
-	if (rs->phase == REBUILD_PHASE_RUNNING && !rebuild_state_wants_warning(rs))
-		return true;
-	EventRecord r = {.kind = EVENT_REBUILD_WARNING, .disk = d, .time_usec = when_usec, .severity = "warning",
-			 .once_per_rebuild = true, .count = 1, .duration = check->expected_seconds, .latency = NAN,
-			 .value = (double)check->risk, .bytes = (int64_t)f.size_bytes, .message = warning};
-	/* -EALREADY: this rebuild's warning is in the history (a restart, zed's replay) */
-	(void)record(z, &r, now_real_usec, NULL);
-	RebuildState *s = disk_rebuild_mut(d);
-	if (s)
-		rebuild_state_warned(s, (double)now_real_usec / 1e6);
-	return true;
-}
-
-/* The guard on vdev_attach: the warning, if the disk takes a rebuild
- * slowly; then whether zed may degrade it (read in the background). */
+/* The guard on vdev_attach (rebuildguard.h, through the callback). */
 static void guard(ZfsEvents *z, Disk *d, const ZfsEvent *e, uint64_t now, ZfsEventResult *res)
 {
 	char source[64];
 	snprintf(source, sizeof source, "ZFS pool %.40s", e->pool);
-	res->warned = zfsevents_warn(z, d, source, e->vdev_path, event_time(e, now), now, &res->check, res->warning);
-	if (res->warned)
-		(void)slowio_check(z->slowio, d, e->pool, (double)now / 1e6);
+	if (z->cb.attached)
+		res->warned = z->cb.attached(d, source, e->vdev_path, e->pool, event_time(e, now), now, &res->check,
+					     res->warning, z->cb.userdata);
 }
 
 int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, ZfsEventResult *ret,
@@ -234,45 +176,4 @@ int zfsevents_handle(ZfsEvents *z, const ZfsEvent *e, uint64_t now_real_usec, Zf
 		z->cb.scan_started(e->pool, z->cb.userdata);
 	*ret = res;
 	return 0;
-}
-
-/* slowio's findings: a second rebuild-warning, right after the guard's */
-static void slow_io_found(Disk *d, const SlowIoResult *r, void *userdata)
-{
-	ZfsEvents *z = userdata;
-	uint64_t now = now_usec(CLOCK_REALTIME);
-	EventRecord rec = {.kind = EVENT_REBUILD_WARNING, .disk = d, .time_usec = now, .severity = "warning", .count = 1,
-			   .duration = NAN, .latency = NAN, .value = NAN, .message = r->text};
-	(void)record(z, &rec, now, NULL);
-}
-
-static int slow_io_map(const char *path, Disk **ret, void *userdata)
-{
-	ZfsEvents *z = userdata;
-	return devmap_disk(z->map, path, true, ret);
-}
-
-int zfsevents_watch_slow_io(ZfsEvents *z, sd_event *e, Reaper *reaper, char *const *zpool)
-{
-	SlowIoCallbacks cb = {.map = slow_io_map, .found = slow_io_found, .userdata = z};
-	z->slowio = slowio_free(z->slowio);
-	return slowio_new(e, reaper, zpool, &cb, &z->slowio);
-}
-
-const char *zfsevents_slow_io(ZfsEvents *z, Disk *d, const SlowIoResult **ret)
-{
-	const RebuildState *rs = disk_rebuild(d);
-	const char *pool = NULL;
-	if (rs->phase == REBUILD_PHASE_RUNNING && rs->kind == REBUILD_KIND_RESILVER)
-		pool = rs->pool;
-	for (unsigned i = 0; !pool && i < d->n_members; i++)
-		if (d->members[i].type == MEMBER_ZFS)
-			pool = d->members[i].name;
-	*ret = NULL;
-	/* a label that is the pool's GUID (no name) names nothing zpool takes */
-	if (!pool || !z || !z->slowio ||
-	    slowio_check(z->slowio, d, pool, (double)now_usec(CLOCK_REALTIME) / 1e6) == -EINVAL)
-		return NULL;
-	*ret = slowio_result(z->slowio, d);
-	return pool;
 }

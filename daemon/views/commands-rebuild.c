@@ -120,17 +120,17 @@ static Disk *check_disk(Context *ctx, const char *dev, ProtoError *err, char **m
 	return NULL;
 }
 
-/* Whether zed may degrade d for slow I/O: known only once d is in a pool
- * (a zpool replace not typed yet has no vdev to read); null then. */
-static json_object *slow_io_json(Context *ctx, Disk *d)
+/* Whether zed may degrade d for slow I/O in the pool it is in: known
+ * only once d is in a pool (a zpool replace not typed yet has no vdev to
+ * read); null then. */
+static json_object *slow_io_json(const RebuildCheckAnswer *a)
 {
-	const SlowIoResult *r = NULL;
-	const char *pool = zfsevents_slow_io(rebuildwatch_zfs(ctx->rebuild), d, &r);
-	if (!pool)
+	if (!a->slow_io_pool)
 		return NULL;
+	const SlowIoResult *r = a->slow_io;
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "pool", json_object_new_string(pool));
-	bool read = r && streq(r->pool, pool);
+	json_object_object_add(o, "pool", json_object_new_string(a->slow_io_pool));
+	bool read = r && streq(r->pool, a->slow_io_pool);
 	SlowIoState s = read ? r->state : SLOWIO_CHECKING;
 	json_object_object_add(o, "state", json_object_new_string(slowio_state_to_string(s)));
 	if (s == SLOWIO_UNSET || s == SLOWIO_SAFE || s == SLOWIO_CAN_TRIP) {
@@ -142,35 +142,84 @@ static json_object *slow_io_json(Context *ctx, Disk *d)
 	return o;
 }
 
+static json_object *forecast_json(const RebuildCheckAnswer *a)
+{
+	const RebuildForecast *f = &a->forecast;
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "bytes", jdouble(f->bytes));
+	json_object_object_add(o, "bytes_from", json_object_new_string(f->bytes_from));
+	json_object_object_add(o, "expected_seconds", jdouble(f->expected));
+	json_object_object_add(o, "low_seconds", jdouble(f->low));
+	json_object_object_add(o, "high_seconds", jdouble(f->high));
+	json_object_object_add(o, "figures", json_object_new_string(rebuild_figures_to_string(f->figures) ?: ""));
+	json_object_object_add(o, "figures_text", json_object_new_string(f->figures_text));
+	json_object *lines = json_object_new_array();
+	for (unsigned i = 0; i < f->n_advice; i++) {
+		json_object *l = json_object_new_object();
+		json_object_object_add(l, "warns", json_object_new_boolean(f->advice[i].warns));
+		json_object_object_add(l, "text", json_object_new_string(f->advice[i].text));
+		json_object_object_add(l, "measured", json_object_new_string(f->advice[i].measured));
+		json_object_array_add(lines, l);
+	}
+	json_object_object_add(o, "advice", lines);
+	return o;
+}
+
 int commands_rebuild_check(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
 {
-	json_object *dev;
+	json_object *dev, *target = NULL;
 	if (!args || !json_object_object_get_ex(args, "device", &dev) || !json_object_is_type(dev, json_type_string)) {
 		*err = PROTO_ERR_BAD_ARGUMENT;
 		return set_errorf(msg, -EINVAL, "rebuild-check needs a string \"device\" argument");
 	}
+	if (json_object_object_get_ex(args, "target", &target) && !json_object_is_type(target, json_type_string) &&
+	    !json_object_is_type(target, json_type_null)) {
+		*err = PROTO_ERR_BAD_ARGUMENT;
+		return set_errorf(msg, -EINVAL, "rebuild-check's \"target\" is a pool, POOL/VDEV or a path");
+	}
 	Disk *d = check_disk(ctx, json_object_get_string(dev), err, msg);
 	if (!d)
 		return -ENOENT;
-	RebuildFacts f;
-	VerdictSummary v;
-	RebuildCheck c;
-	zfsevents_facts(d, now_usec(CLOCK_REALTIME), &f);
-	disk_summary(d, &v);
-	f.basis = v.basis;
-	rebuild_check(&f, &c);
-	json_object *o = check_json(&c);
+	RebuildGuard *g = rebuildwatch_guard(ctx->rebuild);
+	if (!g) {
+		*err = PROTO_ERR_BUSY;
+		return set_errorf(msg, -EAGAIN, "smrd runs without its rebuild watch (--oneshot)");
+	}
+	const char *t = target && json_object_is_type(target, json_type_string) ? json_object_get_string(target) : NULL;
+	_cleanup_free_ char *safe = t ? str_sanitize(t) : NULL;
+	RebuildCheckAnswer a;
+	_cleanup_free_ char *why = NULL;
+	int r = rebuildguard_check(g, d, t, now_usec(CLOCK_REALTIME), &a, &why);
+	if (r < 0) {
+		*err = PROTO_ERR_BAD_ARGUMENT;
+		_cleanup_free_ char *safe_why = str_sanitize(why ? why : "");
+		return set_errorf(msg, r, "%s", safe_why ? safe_why : "bad target");
+	}
+	const RebuildFacts *f = &a.facts;
+	json_object *o = check_json(&a.forecast.check);
+	json_object_object_add(o, "expected_seconds", jdouble(a.forecast.expected));
 	json_object_object_add(o, "device", json_object_new_string(d->name));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
 	json_object_object_add(o, "model", json_object_new_string(d->sys.model));
-	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(v.class)));
-	json_object_object_add(o, "qualified", json_object_new_boolean(f.qualified));
-	json_object_object_add(o, "storms", json_object_new_int64((int64_t)f.storms));
-	json_object_object_add(o, "storm_seconds", jdouble(f.storm_seconds));
-	json_object_object_add(o, "media_cache_bytes", jdouble(f.model->media_cache_bytes));
-	json_object_object_add(o, "slow_write_bps", jdouble(f.model->slow_write_bps));
-	json_object_object_add(o, "size_bytes", jdouble(f.size_bytes));
-	json_object_object_add(o, "slow_io", slow_io_json(ctx, d));
+	json_object_object_add(o, "class", json_object_new_string(disk_class_to_string(f->disk_class)));
+	json_object_object_add(o, "qualified", json_object_new_boolean(f->qualified));
+	json_object_object_add(o, "storms", json_object_new_int64((int64_t)f->storms));
+	json_object_object_add(o, "storm_seconds", jdouble(f->storm_seconds));
+	json_object_object_add(o, "media_cache_bytes", jdouble(f->model->media_cache_bytes));
+	json_object_object_add(o, "slow_write_bps", jdouble(f->model->slow_write_bps));
+	json_object_object_add(o, "size_bytes", jdouble(f->size_bytes));
+	json_object *tj = NULL;
+	if (a.where[0]) {
+		tj = json_object_new_object();
+		json_object_object_add(tj, "where", json_object_new_string(a.where));
+		json_object_object_add(tj, "vdev", a.vdev[0] ? json_object_new_string(a.vdev) : NULL);
+		json_object_object_add(tj, "asked", json_object_new_string(safe ? safe : ""));
+	}
+	json_object_object_add(o, "target", tj);
+	json_object_object_add(o, "waiting", json_object_new_boolean(a.waiting));
+	json_object_object_add(o, "forecast", forecast_json(&a));
+	json_object_object_add(o, "verdict", json_object_new_string(a.forecast.warn ? "warning" : "fine"));
+	json_object_object_add(o, "slow_io", slow_io_json(&a));
 	*ret = o;
 	return 0;
 }

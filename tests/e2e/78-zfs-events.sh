@@ -163,7 +163,7 @@ check "smrctl events shows them" grep -q "ZFS vdev_attach on tank/$S" "$T/events
 step "smrctl rebuild-check, before zpool replace"
 ctl rebuild-check "$SMR_ID" >"$T/rc-smr.txt"; rc1=$?
 sed 's/^/    /' "$T/rc-smr.txt"
-check "the DM-SMR disk by its by-id link: a warning" bash -c "[ $rc1 = 0 ] && grep -q '^verdict:   WARNING' '$T/rc-smr.txt'"
+check "the DM-SMR disk by its by-id link: a warning, exit 1" bash -c "[ $rc1 = 1 ] && grep -q '^verdict:   WARNING' '$T/rc-smr.txt'"
 check "CMR: risk none" bash -c "ctl() { timeout 60 '$SMRCTL' --socket '$SOCK' \"\$@\"; }; ctl --json rebuild-check $C | grep -q '\"risk\": \"none\"'"
 ctl rebuild-check /dev/null >/dev/null 2>"$T/rc-null.txt"
 check "a character device is refused" grep -q "is neither a kernel device name nor a link udev made" "$T/rc-null.txt"

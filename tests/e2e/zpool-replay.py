@@ -42,7 +42,7 @@ import sys
 
 RUNNING_LEAF = "ata-ST5000LM000-2AN170_WCJ13R2Q"  # the leaf being resilvered in the fixtures
 NEW_PATH = "/dev/disk/by-id/" + RUNNING_LEAF + "-part1"  # its path in the -P fixtures
-GET = ["get", "-H", "-p", "-o", "name,property,value,source", "slow_io_n,slow_io_t"]
+GET = ["get", "-H", "-p", "-o", "name,property,value,source", "allocated,numchildren,slow_io_n,slow_io_t"]
 
 
 def slow_io(args):

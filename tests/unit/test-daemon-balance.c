@@ -28,6 +28,7 @@
 
 #include "disk.h"
 #include "events.h"
+#include "rebuild-guard.h"
 #include "rebuild-heard.h"
 #include "test.h"
 #include "util.h"
@@ -54,6 +55,7 @@ typedef struct Fixture {
 	Config cfg;
 	Recorder *rec;			/* the one event path, as the daemon's */
 	ZfsEvents *z;
+	TestGuard guard;
 	DevMap *m;
 	Rebuilds *rb;
 	Disk *sdb, *sdd;
@@ -122,7 +124,8 @@ static void unwarned(Disk *d, const char *source, const char *path, void *userda
 	Fixture *fx = userdata;
 	RebuildCheck c;
 	char w[REBUILD_TEXT_MAX];
-	if (zfsevents_warn(fx->z, d, source, path, 1796450825000000, 1796450825000000, &c, w))
+	if (rebuildguard_warn(fx->guard.g, d, source, path, NULL, disk_rebuild(d)->total_bytes, 1796450825000000,
+			      1796450825000000, &c, w))
 		snprintf(fx->warning, sizeof fx->warning, "%s", w);
 }
 
@@ -263,6 +266,7 @@ static bool setup(Fixture *fx)
 	int sfd = open(fx->sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	CHECK_INT(devmap_new(fx->r, sfd, -1, dev, &fx->m), 0);
 	close(sfd);
+	test_guard_new(&fx->guard, fx->r, fx->rec, fx->m);
 	CHECK_INT(zfsevents_new(fx->r, fx->rec, fx->m, NULL, &fx->z), 0);
 	RebuildsCallbacks cb = {.unwarned = unwarned, .userdata = fx};
 	CHECK_INT(rebuilds_new(fx->r, fx->rec, fx->m, &cb, &fx->rb), 0);
@@ -478,6 +482,7 @@ int main(void)
 		CHECK(!"set up");
 	rebuilds_free(fx.rb);
 	zfsevents_free(fx.z);
+	test_guard_free(&fx.guard);
 	recorder_free(fx.rec);
 	devmap_free(fx.m);
 	history_close(fx.h);

@@ -18,6 +18,7 @@
 
 #include "events.h"
 #include "rebuild-views.h"
+#include "rebuild-guard.h"
 #include "rebuild-heard.h"
 #include "test.h"
 #include "util.h"
@@ -96,6 +97,7 @@ static ZpoolStatus *zpool(const char *name)
 
 typedef struct Fixture {
 	ZfsEvents *z;
+	TestGuard guard;
 	Recorder *rec;			/* the one event path, as the daemon's */
 	DevMap *m;
 	RebuildHeard heard;		/* warnings and ends, as the notifier would hear them */
@@ -119,7 +121,8 @@ static void unwarned(Disk *d, const char *source, const char *path, void *userda
 	Fixture *fx = userdata;
 	RebuildCheck c;
 	char w[REBUILD_TEXT_MAX];
-	if (zfsevents_warn(fx->z, d, source, path, 1796450825000000, 1796450825000000, &c, w))
+	if (rebuildguard_warn(fx->guard.g, d, source, path, NULL, disk_rebuild(d)->total_bytes, 1796450825000000,
+			      1796450825000000, &c, w))
 		snprintf(fx->warning, sizeof fx->warning, "%s", w);
 }
 
@@ -131,7 +134,9 @@ static Rebuilds *wire(Fixture *fx, DiskRegistry *r, History *h, const Config *cf
 	RecorderCallbacks ecb = {.heard = rebuild_heard, .userdata = &fx->heard};
 	CHECK_INT(recorder_new(h, cfg, r, &ecb, &fx->rec), 0);
 	fx->m = tree_map(r, sys, dev);
-	CHECK_INT(zfsevents_new(r, fx->rec, fx->m, NULL, &fx->z), 0);
+	test_guard_new(&fx->guard, r, fx->rec, fx->m);
+	ZfsEventsCallbacks zcb = {.attached = test_guard_attached, .userdata = &fx->guard};
+	CHECK_INT(zfsevents_new(r, fx->rec, fx->m, &zcb, &fx->z), 0);
 	RebuildsCallbacks cb = {.unwarned = unwarned, .userdata = fx};
 	Rebuilds *rb = NULL;
 	CHECK_INT(rebuilds_new(r, fx->rec, fx->m, &cb, &rb), 0);
@@ -142,6 +147,7 @@ static void unwire(Fixture *fx, Rebuilds *rb)
 {
 	rebuilds_free(rb);
 	zfsevents_free(fx->z);
+	test_guard_free(&fx->guard);
 	devmap_free(fx->m);
 	recorder_free(fx->rec);
 }

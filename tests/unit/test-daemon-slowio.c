@@ -20,7 +20,7 @@
 #include "util.h"
 
 #define NEW "/dev/disk/by-id/ata-ST5000LM000-2AN170_WCJ13R2Q-part1"
-#define ASKED_GET "get -H -p -o name,property,value,source slow_io_n,slow_io_t dpool all-vdevs"
+#define ASKED_GET "get -H -p -o name,property,value,source " SLOWIO_PROPERTIES " dpool all-vdevs"
 
 static const char *root;
 

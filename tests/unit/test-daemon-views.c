@@ -45,7 +45,7 @@ static Disk *add(DiskRegistry *r, const char *name, int rotational, Transport t)
 	Verdict v;
 	classify_disk(&n.sys.facts, NULL, &v);
 	verdict_summarize(&v, &n.verdict);
-	n.tuning = (DiskTuning){NAN, NAN};
+	n.tuning = (DiskTuning){NAN, NAN, NAN};
 	if (registry_add(r, &n, &d) < 0)
 		disk_release(&n);
 	return d;

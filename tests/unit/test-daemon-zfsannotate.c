@@ -96,7 +96,7 @@ static Disk *add_disk(DiskRegistry *r, const char *name, unsigned minor, DiskCla
 	n.sys = (SysfsDisk){.major = 8, .minor = minor};
 	disk_facts_init(&n.sys.facts, name);
 	n.verdict = (VerdictSummary){.class = cls, .confidence = 0.85, .smr_confidence = smr};
-	n.tuning = (DiskTuning){NAN, NAN};
+	n.tuning = (DiskTuning){NAN, NAN, NAN};
 	CHECK_INT(registry_add(r, &n, &d), 0);
 	if (d && pool) {
 		Memberships ms = {.n = 1};

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "rebuild-guard.h"
 #include "test.h"
 #include "util.h"
 
@@ -137,7 +138,10 @@ static void test_map_and_guard(const char *t)
 	DevMap *m = NULL;
 	CHECK_INT(devmap_new(r, sysfd, -1, dev, &m), 0);
 	close(sysfd);
-	CHECK_INT(zfsevents_new(r, rec, m, NULL, &z), 0);
+	TestGuard guard;
+	test_guard_new(&guard, r, rec, m);
+	ZfsEventsCallbacks zcb = {.attached = test_guard_attached, .userdata = &guard};
+	CHECK_INT(zfsevents_new(r, rec, m, &zcb, &z), 0);
 
 	Disk *d = NULL;
 	CHECK_INT(devmap_disk(m, "/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1", true, &d), 0);
@@ -163,7 +167,9 @@ static void test_map_and_guard(const char *t)
 	CHECK_STR(res.device, "sdb");
 	CHECK(res.warned && res.check.risk == REBUILD_RISK_SMR);
 	CHECK(strstr(res.warning, "ZFS pool tank is rebuilding onto sdb (serial S-sdb, "
-				  "/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1), expected unknown") != NULL);
+				  "/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-X1-part1): 3.6T to write, expected ") != NULL);
+	/* no pool figures read yet: the whole disk at most, a range from the published DM-SMR shapes */
+	CHECK(strstr(res.warning, "(published figures): dm-smr") != NULL);
 	CHECK_INT(heard.n[EVENT_REBUILD_START], 1);
 	CHECK_INT(heard.n[EVENT_REBUILD_WARNING], 1);
 
@@ -205,9 +211,11 @@ static void test_map_and_guard(const char *t)
 	CHECK(res.duplicate && !res.warned);
 	CHECK_INT(heard.n[EVENT_REBUILD_START], 2);
 	zfsevents_free(z);
+	test_guard_free(&guard);
 	recorder_free(rec);
 	CHECK_INT(recorder_new(h, &cfg, r, &cb, &rec), 0);
-	CHECK_INT(zfsevents_new(r, rec, m, NULL, &z), 0);
+	test_guard_new(&guard, r, rec, m);
+	CHECK_INT(zfsevents_new(r, rec, m, &zcb, &z), 0);
 	CHECK_INT(zfsevents_handle(z, &e, 1733380006000000, &res, &err), 0);
 	CHECK(res.duplicate);
 	/* another attach of sdb (another EID): recorded, but its rebuild has
@@ -221,6 +229,7 @@ static void test_map_and_guard(const char *t)
 	CHECK_INT(recorder_total(rec, EVENT_REBUILD_WARNING), 0);
 
 	zfsevents_free(z);
+	test_guard_free(&guard);
 	recorder_free(rec);
 	devmap_free(m);
 	history_close(h);

@@ -25,7 +25,7 @@ static Disk *add(DiskRegistry *r, const char *name)
 	Verdict v;
 	classify_disk(&n.sys.facts, NULL, &v);
 	verdict_summarize(&v, &n.verdict);
-	n.tuning = (DiskTuning){NAN, NAN};
+	n.tuning = (DiskTuning){NAN, NAN, NAN};
 	if (registry_add(r, &n, &d) < 0)
 		disk_release(&n);
 	return d;
