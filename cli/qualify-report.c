@@ -222,34 +222,80 @@ static void axis_of(const ReportPlot *p, Axis *a)
 
 static double x_of(const Axis *a, double t) { return SVG_L + t / a->span * (SVG_W - SVG_L - SVG_R); }
 
+/* Labels that never overlap: short phases and rests close together (the
+ * refills after rests of 1, 2, 4 s) would write over each other. Each label
+ * takes the first of a few lanes (rows) where it starts clear of the last
+ * one there, at a width estimated from its length (11 px sans-serif, 6 px a
+ * character: above what lower case and digits take), kept within the plot;
+ * where none is clear, it is left out (a rest keeps its figure if that
+ * fits). Drawn after every phase's span, so that none covers a label. */
+#define LANES 3
+#define LANE_H 13.0
+#define CHAR_W 6.0
+
+typedef struct Lanes {
+	double right[LANES];		/* where the last label of each lane ends */
+} Lanes;
+
+static int lane(Lanes *l, double x0, double x1)
+{
+	for (int k = 0; k < LANES; k++)
+		if (x0 >= l->right[k] + 4) {
+			l->right[k] = x1;
+			return k;
+		}
+	return -1;
+}
+
+/* A label starting at x (or ending there: end), in the first clear lane
+ * from y going by dy; false when none is clear. */
+static bool label(FILE *f, Lanes *l, double x, bool end, double y, double dy, const char *attrs, const char *text)
+{
+	double w = CHAR_W * (double)strlen(text);
+	if (!end && x + w > SVG_W - SVG_R)
+		x = fmax(SVG_W - SVG_R - w, SVG_L);
+	int k = lane(l, end ? x - w : x, end ? x : x + w);
+	if (k < 0)
+		return false;
+	fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\"%s%s>", x, y + k * dy, attrs,
+		end ? " text-anchor=\"end\"" : "");
+	svg_text(f, text);
+	fprintf(f, "</text>\n");
+	return true;
+}
+
 /* The phases as shaded spans named at the top, the rests as gaps named in
- * grey, the cliff as a red line: drawn in both panels. */
+ * grey at the bottom, the cliff as a red line: drawn in both panels, named
+ * in the first. */
 static void svg_phases(FILE *f, const ReportPlot *p, const Axis *a, double y0, double ph, bool names)
 {
+	Lanes top = {{-1e9, -1e9, -1e9}}, bottom = {{-1e9, -1e9, -1e9}};
+	double cliff = p->n && isfinite(p->cliff_t) ? x_of(a, a->start[0] + p->cliff_t) : NAN;
+	char t[64];
 	for (unsigned i = 0; i < p->n; i++) {
 		double x0 = x_of(a, a->start[i]), end = a->start[i] + fmax(p->phase[i]->duration, 0);
 		fprintf(f, "<rect class=\"phase\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"/>\n", x0, y0,
 			fmax(x_of(a, end) - x0, 1), ph, i % 2 ? "#f4f6f8" : "#eaf1f8");
-		if (names) {
-			fprintf(f, "<text class=\"phase-name\" x=\"%.1f\" y=\"%.0f\" font-size=\"11\">", x0 + 3, y0 + 12);
-			const Phase *q = p->phase[i];
-			/* the write phase's name in the report is "write" */
-			svg_text(f, q->write && !q->sequential && q->name && streq(q->name, "write") ? "random writes"
-												   : q->name ? q->name : "");
-			fprintf(f, "</text>\n");
+	}
+	for (unsigned i = 0; names && i < p->n; i++) {
+		double x0 = x_of(a, a->start[i]);
+		const Phase *q = p->phase[i];
+		/* the write phase's name in the report is "write" */
+		label(f, &top, x0 + 3, false, y0 + 12, LANE_H, " class=\"phase-name\"",
+		      q->write && !q->sequential && q->name && streq(q->name, "write") ? "random writes" : q->name ? q->name : "");
+		if (i == 0 && isfinite(cliff)) {
+			snprintf(t, sizeof t, "cliff at %.0f s", p->cliff_t);
+			label(f, &top, cliff + 3, false, y0 + 12, LANE_H, " class=\"cliff-name\" fill=\"#c0392b\"", t);
 		}
-		if (names && p->rest_before[i] >= 1)
-			fprintf(f, "<text class=\"rest\" x=\"%.1f\" y=\"%.0f\" font-size=\"11\" fill=\"#888\" "
-				   "text-anchor=\"end\">rest %.0f s</text>\n", x0 - 2, y0 + ph - 4, p->rest_before[i]);
+		if (p->rest_before[i] >= 1) {
+			snprintf(t, sizeof t, "rest %.0f s", p->rest_before[i]);
+			if (!label(f, &bottom, x0 - 2, true, y0 + ph - 4, -LANE_H, " class=\"rest\" fill=\"#888\"", t))
+				label(f, &bottom, x0 - 2, true, y0 + ph - 4, -LANE_H, " class=\"rest\" fill=\"#888\"", t + 5);
+		}
 	}
-	if (p->n && isfinite(p->cliff_t)) {
-		double x = x_of(a, a->start[0] + p->cliff_t);
+	if (isfinite(cliff))
 		fprintf(f, "<line class=\"cliff\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#c0392b\" "
-			   "stroke-dasharray=\"4 3\"/>\n", x, x, y0, y0 + ph);
-		if (names)
-			fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" fill=\"#c0392b\" font-size=\"11\">cliff at %.0f s</text>\n", x + 3,
-				y0 + 26, p->cliff_t);
-	}
+			   "stroke-dasharray=\"4 3\"/>\n", cliff, cliff, y0, y0 + ph);
 }
 
 static void svg_panel(FILE *f, const ReportPlot *p, const Axis *a, int panel, double y0)

@@ -102,6 +102,79 @@ static void test_svg(void)
 	free(rd.sec);
 }
 
+typedef struct Box {
+	double x0, x1, y;
+	char text[64];
+} Box;
+
+/* The labels of the phases, rests and cliff (the texts with a class but
+ * the time axis's): their boxes at 6 px a character (11 px sans-serif:
+ * Chromium draws "refill after a rest" 89 px wide, 4.7 a character) and
+ * 11 px high; how many. */
+static unsigned labels(const char *s, Box *box, unsigned max)
+{
+	unsigned n = 0;
+	for (const char *p = s; n < max && (p = strstr(p, "<text ")); p++) {
+		const char *gt = strchr(p, '>'), *close = gt ? strstr(gt, "</text>") : NULL, *cls = strstr(p, " class=\"");
+		if (!close || !cls || cls > gt || !strncmp(cls, " class=\"x\"", 10) || !strstr(p, " x=\"") ||
+		    !strstr(p, " y=\""))
+			continue;
+		double x = strtod(strstr(p, " x=\"") + 4, NULL), y = strtod(strstr(p, " y=\"") + 4, NULL);
+		double w = 6.0 * (double)(close - gt - 1);
+		const char *anchor = strstr(p, "text-anchor=\"end\"");
+		bool end = anchor && anchor < gt;
+		box[n] = (Box){end ? x - w : x, end ? x : x + w, y, ""};
+		snprintf(box[n].text, sizeof box[n].text, "%.*s", (int)(close - gt - 1), gt + 1);
+		n++;
+	}
+	return n;
+}
+
+/* A write phase, then refills after rests of 1, 2, 4 and 8 s, a few
+ * seconds each, on a 200 s axis: no label over another, every rest named. */
+static void test_svg_labels(void)
+{
+	Phase w, r[5];
+	fill(&w, "write", 150, 1000, 0.004);
+	ReportPlot p = {.title = "t", .verdict = "v", .n = 6, .cliff_t = 3, .phase = {&w}, .rest_before = {0, 0, 1, 2, 4, 8}};
+	for (unsigned i = 0; i < 5; i++) {
+		fill(&r[i], i ? "refill after a rest" : "refill", 5, 1000, 0.004);
+		p.phase[i + 1] = &r[i];
+	}
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	CHECK(f != NULL);
+	CHECK_INT(report_svg(f, &p), 0);
+	Box b[64];
+	unsigned nb = labels(s ?: "", b, 64), overlaps = 0, rests = 0;
+	for (unsigned i = 0; i < nb; i++) {
+		rests += strstr(b[i].text, " s") && !strstr(b[i].text, "cliff");
+		for (unsigned k = i + 1; k < nb; k++)
+			if (fabs(b[i].y - b[k].y) < 11 && b[i].x0 < b[k].x1 && b[k].x0 < b[i].x1) {
+				fprintf(stderr, "\"%s\" overlaps \"%s\"\n", b[i].text, b[k].text);
+				overlaps++;
+			}
+	}
+	CHECK(nb >= 6);
+	CHECK_INT(overlaps, 0);
+	/* no phase's span drawn over a label */
+	const char *first = strstr(s, "class=\"phase-name\""), *span = first;
+	for (const char *q = s; (q = strstr(q, "class=\"phase\"")) && q < strstr(s, "class=\"x\""); q++)
+		span = q;
+	CHECK(first && span <= first);
+	CHECK_INT(rests, 4);
+	CHECK(strstr(s, ">cliff at 3 s<") && strstr(s, ">random writes<"));
+	const char *out = getenv("QUALIFY_SVG_OUT");	/* for a person, or a browser, to look at */
+	FILE *o = out ? fopen(out, "w") : NULL;
+	if (o)
+		fputs(s, o), fclose(o);
+	free(s);
+	free(w.sec);
+	for (unsigned i = 0; i < 5; i++)
+		free(r[i].sec);
+}
+
 /* smrctl's latencies in the one formatter's units: "<1 ms" beside "125 us" */
 static void test_units(void)
 {
@@ -116,6 +189,7 @@ static void test_units(void)
 int main(void)
 {
 	test_svg();
+	test_svg_labels();
 	test_units();
 	return test_done("qualify-report");
 }
