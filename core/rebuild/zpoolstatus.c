@@ -41,6 +41,11 @@ bool zpool_name_ok(const char *pool)
 
 ZpoolStatus *zpool_status_free(ZpoolStatus *s)
 {
+	if (!s)
+		return NULL;
+	for (unsigned i = 0; i < s->n_pools; i++)
+		free(s->pools[i].leaves);
+	free(s->pools);
 	free(s);
 	return NULL;
 }
@@ -77,10 +82,12 @@ static void scan_reset(ZpoolScan *p)
 
 ZpoolScan *zpool_status_add(ZpoolStatus *s, const char *name, size_t len)
 {
-	if (s->n_pools >= ZPOOL_POOLS_MAX) {
+	ZpoolScan *grown = s->n_pools < ZPOOL_POOLS_MAX ? realloc(s->pools, (s->n_pools + 1) * sizeof *grown) : NULL;
+	if (!grown) {
 		s->pools_truncated = true;
 		return NULL;
 	}
+	s->pools = grown;
 	ZpoolScan *p = &s->pools[s->n_pools++];
 	*p = (ZpoolScan){0};
 	scan_reset(p);
@@ -90,10 +97,12 @@ ZpoolScan *zpool_status_add(ZpoolStatus *s, const char *name, size_t len)
 
 bool zpool_scan_add_leaf(ZpoolScan *p, const char *path, size_t len, uint64_t guid, double processed)
 {
-	if (p->n_leaves >= ZPOOL_LEAVES_MAX) {
+	ZpoolLeaf *grown = p->n_leaves < ZPOOL_LEAVES_MAX ? realloc(p->leaves, (p->n_leaves + 1) * sizeof *grown) : NULL;
+	if (!grown) {
 		p->leaves_truncated = true;
 		return false;
 	}
+	p->leaves = grown;
 	ZpoolLeaf *l = &p->leaves[p->n_leaves++];
 	memcpy(l->path, path, len);
 	l->path[len] = 0;
@@ -473,7 +482,7 @@ int zpool_status_parse_text(const char *text, size_t len, ZpoolStatus **ret, cha
 {
 	if (!text || len > ZPOOL_INPUT_MAX)
 		return text ? -E2BIG : set_errorf(ret_error, -EINVAL, "no output");
-	_cleanup_free_ ZpoolStatus *s = calloc(1, sizeof(*s));
+	_cleanup_(zpool_status_freep) ZpoolStatus *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	TextParse t = {.s = s};

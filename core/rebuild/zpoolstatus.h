@@ -71,13 +71,13 @@ typedef struct ZpoolScan {
 	bool times_local;		/* from the text's ctime(): local wall-clock read as UTC, the
 					 * caller shifts it by its UTC offset */
 	uint64_t errors;
-	ZpoolLeaf leaves[ZPOOL_LEAVES_MAX];
+	ZpoolLeaf *leaves;		/* as many as there are, ZPOOL_LEAVES_MAX at most */
 	unsigned n_leaves;
 	bool leaves_truncated;		/* more than ZPOOL_LEAVES_MAX: the rest left out */
 } ZpoolScan;
 
 typedef struct ZpoolStatus {
-	ZpoolScan pools[ZPOOL_POOLS_MAX];
+	ZpoolScan *pools;		/* as many as there are, ZPOOL_POOLS_MAX at most */
 	unsigned n_pools;
 	bool pools_truncated;		/* more than ZPOOL_POOLS_MAX: the rest left out */
 	bool json;			/* read from JSON */
@@ -100,5 +100,6 @@ int zpool_status_parse_json(const char *text, size_t len, ZpoolStatus **ret, cha
 int zpool_status_parse_text(const char *text, size_t len, ZpoolStatus **ret, char **ret_error);
 /* NULL is fine; returns NULL. */
 ZpoolStatus *zpool_status_free(ZpoolStatus *s);
+static inline void zpool_status_freep(ZpoolStatus **s) { zpool_status_free(*s); }
 /* The pool named so, NULL when absent. */
 const ZpoolScan *zpool_status_find(const ZpoolStatus *s, const char *pool);

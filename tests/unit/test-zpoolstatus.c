@@ -258,6 +258,17 @@ static void test_json_strings(void)
 	CHECK(p && p->start_time == 1711544092);
 	zpool_status_free(s);
 
+	/* figures past a uint64_t are no zpool's (1e308 everywhere): not known, never taken */
+	const char *h = "{\"pools\":{\"t\":{\"scan_stats\":{\"function\":\"RESILVER\",\"state\":\"SCANNING\","
+			"\"to_examine\":1e308,\"issued\":1.8446744073709552e19,\"processed\":\"99999999999999999999\","
+			"\"examined\":1e19,\"start_time\":1e308}}}}";
+	s = NULL;
+	CHECK_INT(zpool_status_parse(h, strlen(h), &s, &err), 0);
+	p = s ? zpool_status_find(s, "t") : NULL;
+	CHECK(p && isnan(p->to_examine) && isnan(p->issued) && isnan(p->processed) && isnan(p->start_time));
+	CHECK(p && p->examined == 1e19);
+	zpool_status_free(s);
+
 	/* a leaf whose path holds an escape is left out, the others kept */
 	const char *k = "{\"pools\":{\"t\":{\"scan_stats\":{\"function\":\"RESILVER\",\"state\":\"SCANNING\"},"
 			"\"vdevs\":{\"t\":{\"vdevs\":{\"a\":{\"path\":\"/dev/a\\u001b[2J\",\"scan_processed\":5},"
