@@ -46,8 +46,10 @@ static void duration(const ForecastFacts *f, RebuildForecast *r)
 	double fast = isfinite(f->disk.fast_bps) && f->disk.fast_bps > 0 ? f->disk.fast_bps : REBUILD_FAST_BPS_DEFAULT;
 	double b = r->bytes, size = f->disk.size_bytes > 0 ? f->disk.size_bytes : b;
 	const DiskModel *m = f->disk.model;
-	bool learnt = m && disk_model_known(m);
-	char c1[FORMAT_MAX], c2[FORMAT_MAX];
+	/* a storm's end gives the rate past the cliff; its cliff alone, the cache */
+	double learnt_cache = m && disk_model_known(m) ? m->media_cache_bytes : NAN;
+	bool learnt = isfinite(learnt_cache) && isfinite(m->slow_write_bps) && m->slow_write_bps > 0;
+	char c1[FORMAT_MAX], c2[FORMAT_MAX], c3[FORMAT_MAX];
 	r->expected = r->low = r->high = NAN;
 	if (!cliff(f)) {
 		/* its own rate never measured: a 3.5" disk's */
@@ -76,16 +78,25 @@ static void duration(const ForecastFacts *f, RebuildForecast *r)
 			 format_size(c1, cache), format_rate(c2, m->slow_write_bps));
 		return;
 	}
-	/* none of its own: the published DM-SMR shapes, a range only */
+	/* no rate of its own: the published DM-SMR shapes, a range only */
 	r->figures = REBUILD_FIGURES_PUBLISHED;
-	double cache = isfinite(f->tuned_cache) && f->tuned_cache > 0 ? f->tuned_cache : size * FORECAST_SMR_CACHE_SHARE;
+	bool own_cache = (isfinite(f->tuned_cache) && f->tuned_cache > 0) || isfinite(learnt_cache);
+	double cache = isfinite(f->tuned_cache) && f->tuned_cache > 0 ? f->tuned_cache
+		       : isfinite(learnt_cache)			      ? learnt_cache
+									      : size * FORECAST_SMR_CACHE_SHARE;
 	r->low = seconds(b, cache, fast, FORECAST_SMR_HIGH_BPS);
 	r->high = seconds(b, cache, fast, FORECAST_SMR_LOW_BPS);
 	if (f->disk.disk_class == DISK_CLASS_UNKNOWN && !f->disk.storms)
 		r->low = b / FORECAST_CMR_HIGH_BPS;	/* it may have no cliff at all */
-	snprintf(r->figures_text, sizeof r->figures_text,
-		 "none of its own (smrctl qualify measures them): DM-SMR disks publish %s to %s past a cache of ~1%% "
-		 "of their size", format_rate(c1, FORECAST_SMR_LOW_BPS), format_rate(c2, FORECAST_SMR_HIGH_BPS));
+	if (own_cache)
+		snprintf(r->figures_text, sizeof r->figures_text,
+			 "its media cache (%s) but no rate past it (smrctl qualify measures it): DM-SMR disks publish %s "
+			 "to %s", format_size(c3, cache), format_rate(c1, FORECAST_SMR_LOW_BPS),
+			 format_rate(c2, FORECAST_SMR_HIGH_BPS));
+	else
+		snprintf(r->figures_text, sizeof r->figures_text,
+			 "none of its own (smrctl qualify measures them): DM-SMR disks publish %s to %s past a cache of "
+			 "~1%% of their size", format_rate(c1, FORECAST_SMR_LOW_BPS), format_rate(c2, FORECAST_SMR_HIGH_BPS));
 }
 
 static ForecastAdvice *advise(RebuildForecast *r, bool warns, const char *measured_fmt, ...) _printf_(3, 4);
@@ -110,10 +121,15 @@ static void advise_slow_io(const ForecastFacts *f, RebuildForecast *r)
 	ForecastAdvice *a;
 	switch (f->slow_io) {
 	case FORECAST_SLOW_IO_CAN_TRIP:
-		a = advise(r, true, "slow_io_n=%llu on %.80s, slow_io_t=%llu on %.80s (zpool get); ZFS posts up to %d "
+		/* armed on any disk; a storm is what delays most of a disk's I/O at once */
+		a = advise(r, cliff(f), "slow_io_n=%llu on %.80s, slow_io_t=%llu on %.80s (zpool get); ZFS posts up to %d "
 			   "delay events a second of a disk, and a destage storm delays most of its I/O",
 			   (unsigned long long)s->n, s->n_from, (unsigned long long)s->t, s->t_from, SLOW_IO_EVENTS_PER_SECOND);
-		if (a)
+		if (a && !a->warns)
+			snprintf(a->text, sizeof a->text, "zed's slow I/O diagnosis is armed there, but a disk without "
+				 "destage storms (%s) seldom delays I/O past zio_slow_io_ms",
+				 disk_class_to_string(f->disk.disk_class));
+		else if (a)
 			snprintf(a->text, sizeof a->text, "zed may fault it mid-rebuild for slow I/O: for the rebuild, "
 				 "zpool set slow_io_events=off %.40s %.80s (OpenZFS 2.4 and later), or unset slow_io_n and "
 				 "slow_io_t there", f->where ? f->where + (startswith(f->where, "ZFS pool ") ? 9 : 0) : "POOL",

@@ -20,6 +20,18 @@
 #include "util.h"
 #include "zpoolstatus.h"
 
+/* zed's attach of a disk, its warning waiting for a reading of the pool
+ * that has the disk in it: what it writes is named, not the disk's size */
+typedef struct PendingWarning {
+	unsigned major, minor;
+	char pool[ZPOOL_NAME_MAX + 1];
+	char source[120];
+	char path[256];			/* as zed gave it; cut past that in the warning too */
+	uint64_t when_usec;
+} PendingWarning;
+
+#define GUARD_PENDING_MAX 16	/* more attaches at once are warned of at once, the disk's size at most */
+
 struct RebuildGuard {
 	DiskRegistry *disks;
 	Recorder *recorder;
@@ -27,7 +39,11 @@ struct RebuildGuard {
 	SlowIo *slowio;
 	RebuildBtrfsShare btrfs_share;
 	void *btrfs_userdata;
+	PendingWarning *pending;
+	size_t n_pending;
 };
+
+static void pool_read(const SlowIoPool *p, void *userdata);
 
 /* slowio's findings: a second rebuild-warning, right after the guard's */
 static void slow_io_found(Disk *d, const SlowIoResult *r, void *userdata)
@@ -54,7 +70,7 @@ int rebuildguard_new(sd_event *e, DiskRegistry *disks, Recorder *recorder, DevMa
 	if (!g)
 		return -ENOMEM;
 	*g = (RebuildGuard){.disks = disks, .recorder = recorder, .map = map};
-	SlowIoCallbacks cb = {.map = slow_io_map, .found = slow_io_found, .userdata = g};
+	SlowIoCallbacks cb = {.map = slow_io_map, .found = slow_io_found, .pool_read = pool_read, .userdata = g};
 	int r = slowio_new(e, reaper, zpool, &cb, &g->slowio);
 	if (r < 0)
 		return rebuildguard_free(g), r;
@@ -66,6 +82,7 @@ RebuildGuard *rebuildguard_free(RebuildGuard *g)
 {
 	if (g) {
 		slowio_free(g->slowio);
+		free(g->pending);
 		free(g);
 	}
 	return NULL;
@@ -163,12 +180,14 @@ static int zfs_facts(RebuildGuard *g, const Disk *d, const char *target, double 
 		return set_errorf(ret_error, -EINVAL, "'%.80s' is neither a pool name nor a path", target);
 	memcpy(pool, target, pl);
 	pool[pl] = 0;
-	const SlowIoPool *p = slowio_pool(g->slowio, pool, now);
+	const SlowIoPool *p = slowio_pool(g->slowio, pool, now, INFINITY);
 	if (!p)
 		return set_errorf(ret_error, -EINVAL, "'%.80s' is not a ZFS pool name", pool);
 	snprintf(a->where, sizeof a->where, "ZFS pool %.140s", pool);
 	f->join = REBUILD_JOIN_ZFS;
 	f->where = a->where;
+	if (p->state == SLOWIO_NOT_KNOWN && p->no_pool)
+		return set_errorf(ret_error, -ENOENT, "no ZFS pool %s as zpool sees it (%.200s)", pool, p->why);
 	if (!p->tree || !p->props) {
 		a->waiting = p->state == SLOWIO_CHECKING;
 		f->slow_io_why = p->state == SLOWIO_NOT_KNOWN ? p->why : "being read";
@@ -246,21 +265,23 @@ int rebuildguard_check(RebuildGuard *g, Disk *d, const char *target, uint64_t no
 	if (r < 0)
 		return r;
 	/* the disk's own pool: whether zed may degrade it there (a label that
-	 * is the pool's GUID, no name, names nothing zpool takes) */
+	 * is the pool's GUID, no name, names nothing zpool takes); asked,
+	 * not warned of: no rebuild is under way */
 	const char *own = pool_of(d);
-	if (own && slowio_check(g->slowio, d, own, now) != -EINVAL) {
-		a.slow_io = slowio_result(g->slowio, d);
+	const SlowIoPool *p = own ? slowio_pool(g->slowio, own, now, INFINITY) : NULL;
+	if (p) {
+		slowio_judge(g->slowio, p, d->sys.major, d->sys.minor, d->name, &a.slow_io, NULL);
 		a.slow_io_pool = own;
+		a.waiting |= a.slow_io.state == SLOWIO_CHECKING;
 	}
 	rebuild_forecast(&f, &a.forecast);
 	*ret = a;
 	return 0;
 }
 
-/* What a resilver into pool writes onto d, when its last reading says: NaN otherwise. */
-static double zfs_bytes(RebuildGuard *g, const Disk *d, const char *pool, double now)
+/* What a resilver into p writes onto d, its reading says: NaN when it does not. */
+static double zfs_bytes(RebuildGuard *g, const Disk *d, const SlowIoPool *p)
 {
-	const SlowIoPool *p = pool ? slowio_pool(g->slowio, pool, now) : NULL;
 	if (!p || !p->tree || !p->props)
 		return NAN;
 	int leaf = leaf_on(g, p->tree, d), top = leaf >= 0 ? vdev_tree_top_of(p->tree, (size_t)leaf) : -1;
@@ -283,11 +304,9 @@ static void forecast_words(const RebuildForecast *fc, char *buf, size_t n)
 		snprintf(buf, n, "%s to write, expected time unknown", format_size(b, fc->bytes));
 }
 
-bool rebuildguard_warn(RebuildGuard *g, Disk *d, const char *source, const char *path, const char *pool, double bytes,
-		       uint64_t when_usec, uint64_t now_real_usec, RebuildCheck *check,
-		       char warning[static REBUILD_TEXT_MAX])
+/* The guard's verdict on d writing bytes (NaN: not known), and its forecast. */
+static void forecast_of(Disk *d, double bytes, uint64_t now_real_usec, RebuildForecast *ret)
 {
-	double now = (double)now_real_usec / 1e6;
 	RebuildFacts rf;
 	VerdictSummary v;
 	rebuildguard_facts(d, now_real_usec, &rf);
@@ -295,32 +314,114 @@ bool rebuildguard_warn(RebuildGuard *g, Disk *d, const char *source, const char 
 	rf.basis = v.basis;
 	ForecastFacts f;
 	forecast_facts(d, &rf, &f);
-	f.bytes = isfinite(bytes) ? bytes : zfs_bytes(g, d, pool, now);
-	RebuildForecast fc;
-	rebuild_forecast(&f, &fc);
-	*check = fc.check;
-	if (!check->warn)
-		return false;
-	char words[160];
-	forecast_words(&fc, words, sizeof words);
+	f.bytes = bytes;
+	if (!isfinite(bytes))
+		f.join = REBUILD_JOIN_ZFS;	/* the bytes are then "not known", not "name the pool" */
+	rebuild_forecast(&f, ret);
+}
+
+static void warning_text(const Disk *d, const char *source, const char *path, const char *words,
+			 const RebuildCheck *check, char warning[static REBUILD_TEXT_MAX])
+{
 	/* the figures first: a long path or evidence is what gets cut */
 	int k = snprintf(warning, REBUILD_TEXT_MAX, "%.80s is rebuilding onto %s (serial %.40s, %.80s): %s: %s", source,
 			 d->name, d->sys.serial[0] ? d->sys.serial : "unknown", path, words, check->evidence);
 	if (k >= REBUILD_TEXT_MAX)
 		log_debug("%s: the rebuild warning was cut to %d bytes", d->name, REBUILD_TEXT_MAX - 1);
-	/* a resilver: is zed set to degrade d for slow I/O? (read in the background) */
-	if (pool)
-		(void)slowio_check(g->slowio, d, pool, now);
-	/* one per rebuild: the watcher may have seen the rebuild before zed's attach came */
-	const RebuildState *rs = disk_rebuild(d);
-	if (rs->phase == REBUILD_PHASE_RUNNING && !rebuild_state_wants_warning(rs))
-		return true;
+}
+
+static void record_warning(RebuildGuard *g, Disk *d, const RebuildForecast *fc, const char *warning,
+			   uint64_t when_usec, uint64_t now_real_usec)
+{
 	EventRecord r = {.kind = EVENT_REBUILD_WARNING, .disk = d, .time_usec = when_usec, .severity = "warning",
-			 .once_per_rebuild = true, .count = 1, .duration = isfinite(fc.expected) ? fc.expected : fc.high,
-			 .latency = NAN, .value = (double)check->risk, .bytes = (int64_t)fc.bytes, .message = warning};
+			 .once_per_rebuild = true, .count = 1, .duration = isfinite(fc->expected) ? fc->expected : fc->high,
+			 .latency = NAN, .value = (double)fc->check.risk, .bytes = (int64_t)fc->bytes, .message = warning};
 	/* -EALREADY: this rebuild's warning is in the history (a restart, zed's replay) */
 	if (g->recorder)
 		(void)recorder_record(g->recorder, &r, now_real_usec, NULL);
+}
+
+/* A reading of a pool ended: the attaches into it that waited for it are warned of. */
+static void pool_read(const SlowIoPool *p, void *userdata)
+{
+	RebuildGuard *g = userdata;
+	uint64_t now = now_usec(CLOCK_REALTIME);
+	for (size_t i = 0; i < g->n_pending;) {
+		PendingWarning *w = &g->pending[i];
+		if (!streq(w->pool, p->pool)) {
+			i++;
+			continue;
+		}
+		Disk *d = registry_by_devnum(g->disks, w->major, w->minor);
+		if (d) {
+			RebuildForecast fc;
+			char words[320], warning[REBUILD_TEXT_MAX];
+			forecast_of(d, zfs_bytes(g, d, p), now, &fc);
+			forecast_words(&fc, words, sizeof words);
+			warning_text(d, w->source, w->path, words, &fc.check, warning);
+			record_warning(g, d, &fc, warning, w->when_usec, now);
+		}
+		memmove(w, w + 1, (g->n_pending - i - 1) * sizeof *w);
+		g->n_pending--;
+	}
+}
+
+/* d's warning, held until the pool's reading under way ends; false no room. */
+static bool hold(RebuildGuard *g, const Disk *d, const char *source, const char *path, const char *pool,
+		 uint64_t when_usec)
+{
+	if (g->n_pending == GUARD_PENDING_MAX)
+		return false;
+	PendingWarning *p = realloc(g->pending, (g->n_pending + 1) * sizeof *p);
+	if (!p)
+		return false;
+	g->pending = p;
+	p = &g->pending[g->n_pending++];
+	*p = (PendingWarning){.major = d->sys.major, .minor = d->sys.minor, .when_usec = when_usec};
+	snprintf(p->pool, sizeof p->pool, "%s", pool);
+	snprintf(p->source, sizeof p->source, "%s", source);
+	snprintf(p->path, sizeof p->path, "%s", path);
+	return true;
+}
+
+bool rebuildguard_warn(RebuildGuard *g, Disk *d, const char *source, const char *path, const char *pool, double bytes,
+		       uint64_t when_usec, uint64_t now_real_usec, RebuildCheck *check,
+		       char warning[static REBUILD_TEXT_MAX])
+{
+	double now = (double)now_real_usec / 1e6;
+	RebuildForecast fc;
+	forecast_of(d, bytes, now_real_usec, &fc);
+	*check = fc.check;
+	if (!check->warn)
+		return false;
+	/* one per rebuild: the watcher may have seen the rebuild before zed's attach came */
+	const RebuildState *rs = disk_rebuild(d);
+	bool warned = rs->phase == REBUILD_PHASE_RUNNING && !rebuild_state_wants_warning(rs);
+	bool held = false;
+	if (!isfinite(bytes) && pool && !warned) {
+		/* what it writes: its vdev's share, in a reading of the pool
+		 * that has it (one that ended after the attach) */
+		double since = fmax(now - (double)when_usec / 1e6, 0);
+		const SlowIoPool *p = slowio_pool(g->slowio, pool, now, since);
+		if (p && p->state == SLOWIO_CHECKING)
+			held = hold(g, d, source, path, pool, when_usec);
+		else
+			forecast_of(d, zfs_bytes(g, d, p), now_real_usec, &fc);
+	}
+	char words[320];
+	if (held)
+		snprintf(words, sizeof words, "what it writes is being read from zpool (smrctl rebuild-check %s %.80s "
+			 "says it; the warning is recorded with it)", d->name, pool);
+	else
+		forecast_words(&fc, words, sizeof words);
+	warning_text(d, source, path, words, check, warning);
+	/* a resilver: is zed set to degrade d for slow I/O? (read in the background) */
+	if (pool)
+		(void)slowio_check(g->slowio, d, pool, now);
+	if (warned)
+		return true;
+	if (!held)
+		record_warning(g, d, &fc, warning, when_usec, now_real_usec);
 	RebuildState *s = disk_rebuild_mut(d);
 	if (s)
 		rebuild_state_warned(s, now);

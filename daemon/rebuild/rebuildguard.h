@@ -62,8 +62,8 @@ typedef struct RebuildCheckAnswer {
 	char where[160];		/* "ZFS pool tank", "btrfs file system /srv"; "" none */
 	char vdev[160];			/* the vdev or mount point */
 	char bytes_from[FORECAST_TEXT_MAX];	/* how the bytes to write were found */
-	const SlowIoResult *slow_io;	/* the disk's own, when it is in a pool; NULL */
-	const char *slow_io_pool;
+	SlowIoResult slow_io;		/* in the pool it is in (slow_io_pool), judged from its last reading */
+	const char *slow_io_pool;	/* NULL: in none */
 } RebuildCheckAnswer;
 
 /*

@@ -202,18 +202,20 @@ static int leaf_of(SlowIo *w, const VdevTree *t, unsigned major, unsigned minor,
 	return found;
 }
 
-/* One waiting disk against its pool's reading: its leaf, its setting, the judgement. */
-static void judge(SlowIo *w, const Waiting *q, const SlowIoPool *p)
+void slowio_judge(SlowIo *w, const SlowIoPool *p, unsigned major, unsigned minor, const char *device,
+		  SlowIoResult *ret, Disk **ret_disk)
 {
 	SlowIoResult r = {.state = SLOWIO_NOT_KNOWN, .when = p->when};
-	snprintf(r.pool, sizeof r.pool, "%s", q->pool);
+	snprintf(r.pool, sizeof r.pool, "%s", p->pool);
 	Disk *d = NULL;
-	int leaf = p->state == SLOWIO_NOT_KNOWN ? -1 : leaf_of(w, p->tree, q->major, q->minor, &d);
+	int leaf = p->state == SLOWIO_NOT_KNOWN || !p->tree || !p->props ? -1 : leaf_of(w, p->tree, major, minor, &d);
 	_cleanup_free_ char *error = NULL;
 	if (p->state == SLOWIO_NOT_KNOWN)
 		snprintf(r.text, sizeof r.text, "%s", p->why);
+	else if (!p->tree || !p->props)
+		r.state = SLOWIO_CHECKING;
 	else if (leaf < 0)
-		snprintf(r.text, sizeof r.text, "zpool status -P %.100s lists no leaf on %.31s", q->pool, q->device);
+		snprintf(r.text, sizeof r.text, "zpool status -P %.100s lists no leaf on %.31s", p->pool, device);
 	else if (slow_io_resolve(p->tree, (size_t)leaf, p->props, &r.setting, &error) < 0)
 		snprintf(r.text, sizeof r.text, "%s", error ?: "zpool get does not list its vdevs");
 	else {
@@ -221,6 +223,17 @@ static void judge(SlowIo *w, const Waiting *q, const SlowIoPool *p)
 		if (r.state == SLOWIO_CAN_TRIP)
 			slow_io_text(&r.setting, r.pool, d->name, r.text);
 	}
+	*ret = r;
+	if (ret_disk)
+		*ret_disk = d;
+}
+
+/* One waiting disk against its pool's reading: the judgement kept, and said when zed may trip. */
+static void judge(SlowIo *w, const Waiting *q, const SlowIoPool *p)
+{
+	SlowIoResult r;
+	Disk *d = NULL;
+	slowio_judge(w, p, q->major, q->minor, q->device, &r, &d);
 	Known *k = known_add(w, q->major, q->minor);
 	if (!k)
 		return;
@@ -243,6 +256,8 @@ static void finish(SlowIo *w)
 	w->tree = vdev_tree_free(w->tree);
 	w->reading = -1;
 	p->when = (double)now_usec(CLOCK_REALTIME) / 1e6;
+	if (w->cb.pool_read)
+		w->cb.pool_read(p, w->cb.userdata);
 	for (size_t i = 0; i < w->n_waiting;) {
 		if (!streq(w->waiting[i].pool, p->pool)) {
 			i++;
@@ -262,6 +277,7 @@ static void not_known(SlowIo *w, const char *fmt, ...)
 	SlowIoPool *p = &w->pools[w->reading];
 	pool_clear(p);
 	p->state = SLOWIO_NOT_KNOWN;
+	p->no_pool = !w->getting;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(p->why, sizeof p->why, fmt, ap);
@@ -305,6 +321,7 @@ static void on_done(const ChildRunResult *res, void *userdata)
 	p->props = props;
 	p->state = SLOWIO_UNSET;	/* read: what it says is judged per disk */
 	p->why[0] = 0;
+	p->no_pool = false;
 	finish(w);
 }
 
@@ -403,9 +420,9 @@ int slowio_check(SlowIo *w, const Disk *d, const char *pool, double now)
 	return 0;
 }
 
-const SlowIoPool *slowio_pool(SlowIo *w, const char *pool, double now)
+const SlowIoPool *slowio_pool(SlowIo *w, const char *pool, double now, double max_age)
 {
 	if (!w || !pool || !zpool_name_ok(pool))
 		return NULL;
-	return pool_want(w, pool, now, INFINITY);
+	return pool_want(w, pool, now, max_age);
 }

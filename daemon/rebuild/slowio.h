@@ -63,6 +63,7 @@ typedef struct SlowIoPool {
 	VdevTree *tree;
 	VdevProps *props;
 	char why[SLOW_IO_TEXT_MAX];
+	bool no_pool;			/* NOT_KNOWN because zpool status -P POOL failed: no such pool, or no zpool */
 	double when;			/* CLOCK_REALTIME seconds it ended */
 } SlowIoPool;
 
@@ -72,6 +73,9 @@ typedef struct SlowIoCallbacks {
 	int (*map)(const char *path, Disk **ret, void *userdata);
 	/* zed may degrade d for slow I/O during the rebuild: r->text says so. */
 	void (*found)(Disk *d, const SlowIoResult *r, void *userdata);
+	/* A reading of pool p ended (p->state says how), before the disks
+	 * waiting for it are judged; may be NULL. */
+	void (*pool_read)(const SlowIoPool *p, void *userdata);
 	void *userdata;
 } SlowIoCallbacks;
 
@@ -90,7 +94,13 @@ int slowio_check(SlowIo *w, const Disk *d, const char *pool, double now);
 /* The last result for d; NULL none. */
 const SlowIoResult *slowio_result(const SlowIo *w, const Disk *d);
 /* pool's last reading, a new one started when there is none within the
- * bounds above; NULL not a pool name, or no room. */
-const SlowIoPool *slowio_pool(SlowIo *w, const char *pool, double now);
+ * bounds above, nor younger than max_age seconds (INFINITY: the bounds
+ * alone); NULL not a pool name, or no room. */
+const SlowIoPool *slowio_pool(SlowIo *w, const char *pool, double now, double max_age);
+/* What pool's reading p says of the disk major:minor (device its name),
+ * saying nothing to anyone: CHECKING while it has none yet. *ret_disk (may
+ * be NULL) the watched disk its leaf maps to. */
+void slowio_judge(SlowIo *w, const SlowIoPool *p, unsigned major, unsigned minor, const char *device,
+		  SlowIoResult *ret, Disk **ret_disk);
 /* "not-checked", "checking", "not-known", "unset", "safe", "can-trip". */
 const char *slowio_state_to_string(SlowIoState s);

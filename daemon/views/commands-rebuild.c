@@ -55,7 +55,7 @@ static json_object *check_json(const RebuildCheck *c)
 static json_object *result_json(const ZfsEvent *e, const ZfsEventResult *res)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "eid", json_object_new_int64((int64_t)e->eid));
+	json_object_object_add(o, "eid", json_object_new_uint64(e->eid));
 	json_object_object_add(o, "class", json_object_new_string(e->subclass));
 	json_object_object_add(o, "pool", json_object_new_string(e->pool));
 	json_object_object_add(o, "device", res->device[0] ? json_object_new_string(res->device) : NULL);
@@ -127,11 +127,11 @@ static json_object *slow_io_json(const RebuildCheckAnswer *a)
 {
 	if (!a->slow_io_pool)
 		return NULL;
-	const SlowIoResult *r = a->slow_io;
+	const SlowIoResult *r = &a->slow_io;
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "pool", json_object_new_string(a->slow_io_pool));
-	bool read = r && streq(r->pool, a->slow_io_pool);
-	SlowIoState s = read ? r->state : SLOWIO_CHECKING;
+	SlowIoState s = r->state;
+	bool read = s != SLOWIO_CHECKING;
 	json_object_object_add(o, "state", json_object_new_string(slowio_state_to_string(s)));
 	if (s == SLOWIO_UNSET || s == SLOWIO_SAFE || s == SLOWIO_CAN_TRIP) {
 		const SlowIoSetting *v = &r->setting;

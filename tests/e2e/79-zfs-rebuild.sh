@@ -23,8 +23,18 @@
 # 256 KiB to its media cache (--seq-min-kib), as the WD40EFAX did with
 # resilvers that took nine days (ServeTheHome, 2020): the cliff comes within
 # the rebuild's first two seconds. Checked:
+#   - smrctl rebuild-check before the rebuild (zpool-replay.py also replays
+#     the pool's vdevs: status-P-replacing.txt with get-slowio-mirror.txt,
+#     and a degraded RAIDZ1, rzpool): for the DM-SMR, CMR and an unknown
+#     disk (a plain loop device), into the mirror and the RAIDZ1, the bytes
+#     a new disk would write (the vdev's allocated, a raidz's over its
+#     children), the advice, exit 0 fine, 1 warning, 2 error; after it,
+#     with the figures smrd learnt from the storm, the forecast within 30%
+#     of the real duration (before it, the published range holds it);
 #   - vdev_attach (by-id link): a rebuild-risk warning for the DM-SMR disk,
-#     none for the CMR one, each attach recorded on its own disk;
+#     naming what the resilver writes (mirror-0's share, read from zpool
+#     after the attach), none for the CMR one, each attach recorded on its
+#     own disk;
 #   - the rebuild followed on the DM-SMR disk only (smrctl rebuilds, the
 #     metrics), its ETA (smrctl rebuilds --json, taken between 30% and 80%
 #     of the bytes, once the cliff was seen) within 25% of the real duration;
@@ -48,6 +58,10 @@ step "an emulated DM-SMR disk (WD40EFAX by udev) and a CMR one (Toshiba P300)"
 emu_up SMR smr dm-smr --seq-min-kib 256 --cache-mib 128 --cache-mibs 100 --seed 42 --stats || { fail "emu_up"; finish; }
 emu_up CMR cmr cmr --seed 43 || { fail "emu_up"; finish; }
 S=${SMR#/dev/} C=${CMR#/dev/}
+# a third disk of no known kind: a plain loop device (no model, no serial)
+truncate -s 1G "$T/unknown.img"
+UNK=$(attach_loop "$T/unknown.img")
+U=${UNK#/dev/}
 SMR_GUID=0x06F2E3F1A1B2C3D4 CMR_GUID=0x0000000000000042 POOL_GUID=0x16C2C1B5E3B5E39F
 # as udev records them once zpool attach has labelled them
 mkdir -p "$T/udev/data"
@@ -69,14 +83,47 @@ ZR_FIXTURES='$SRCDIR/tests/fixtures/zpool' ZR_DEV='$S' ZR_PATH='$SMR_ID' ZR_GUID
 ZR_TOTAL=$((REBUILD_MIB << 20)) ZR_STATE='$T/zr' ZR_SLOWIO=get-slowio-mirror.txt exec python3 '$SRCDIR/tests/e2e/zpool-replay.py' "\$@"
 EOF
 chmod +x "$T/bin/zpool"
-start_smrd --interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev" \
+start_smrd --interval 1 --include "^($S|$C|$U)\$" --exclude '^$' --udev-root "$T/udev" \
 	--zpool-command "$T/bin/zpool" --rebuild-interval 1
 classes() { ctl --json disks | python3 -c 'import json,sys; print(" ".join(d["device"]+"="+d["class"] for d in json.load(sys.stdin)["disks"]))'; }
-check "smrd classifies $S dm-smr and $C cmr" bash -c "[[ ' $(classes) ' == *' $S=dm-smr '* && ' $(classes) ' == *' $C=cmr '* ]]"
+check "smrd classifies $S dm-smr, $C cmr, $U unknown" \
+	bash -c "[[ ' $(classes) ' == *' $S=dm-smr '* && ' $(classes) ' == *' $C=cmr '* && ' $(classes) ' == *' $U=unknown '* ]]"
 # what makes smrd read zpool status at all: a watched disk in a pool
 in_pool() { ctl show "$1" | grep -q "member of zfs dpool (on $1, vdev $(printf %d "$2"))"; }
 both_in_pool() { in_pool "$S" "$SMR_GUID" && in_pool "$C" "$CMR_GUID"; }
 check "smrd has $S and $C in zfs pool dpool, by their labels" both_in_pool
+
+step "rebuild-check before the rebuild: the mirror dpool, the RAIDZ1 rzpool (zpool-replay.py's fixtures)"
+# rcheck DEVICE [TARGET]: smrctl rebuild-check's exit code; its answer in $T/rc.json
+rcheck() { local rc=0; ctl --json rebuild-check "$@" >"$T/rc.json" 2>"$T/rc.err" || rc=$?; echo "$rc"; }
+# answer EXPR: a Python expression on the answer `a`
+answer() { python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$T/rc.json" "$1"; }
+advised() { python3 -c 'import json, sys
+sys.exit(0 if any(sys.argv[2] in l["text"] for l in json.load(open(sys.argv[1]))["forecast"]["advice"]) else 1)' \
+	"$T/rc.json" "$1"; }
+REBUILD_BYTES=$((REBUILD_MIB << 20))
+ctl rebuild-check "$S" dpool | sed 's/^/    /'
+check "DM-SMR into dpool: exit 1 (a warning)" [ "$(rcheck "$S" dpool)" = 1 ]
+cp "$T/rc.json" "$T/rc-before.json"
+check "it would write mirror-0's share, what the resilver writes ($REBUILD_BYTES bytes), not the disk's size" \
+	[ "$(answer "int(a['forecast']['bytes']), a['target']['vdev']")" = "($REBUILD_BYTES, 'mirror-0')" ]
+check "from published figures, as a range (none of its own yet)" \
+	[ "$(answer "a['forecast']['figures'], a['forecast']['low_seconds'] < a['forecast']['high_seconds']")" = "('published', True)" ]
+check "advice: slow_io_events=off on mirror-0 (slow_io_n=5 slow_io_t=60 there)" advised "slow_io_events=off dpool mirror-0"
+check "advice: zpool replace -s (a mirror)" advised "zpool replace -s"
+check "CMR into dpool: exit 0 (fine), the same bytes" \
+	[ "$(rcheck "$C" dpool) $(answer "int(a['forecast']['bytes'])")" = "0 $REBUILD_BYTES" ]
+rc=$(rcheck "$U" dpool)
+check "unknown into dpool: exit 1, smrd cannot tell whether it is SMR" \
+	bash -c "[ $rc = 1 ] && grep -q 'cannot tell whether it is SMR' '$T/rc.json'"
+rc=$(rcheck "$S" rzpool)
+check "DM-SMR into rzpool: exit 1, a quarter of raidz1-0 (rescaled to $REBUILD_BYTES bytes)" \
+	[ "$rc $(answer "int(a['forecast']['bytes']), a['target']['vdev']")" = "1 ($REBUILD_BYTES, 'raidz1-0')" ]
+check "  advice: a raidz resilvers only by healing" advised "resilvers only by healing"
+check "CMR into rzpool/raidz1-0: exit 0" [ "$(rcheck "$C" rzpool/raidz1-0)" = 0 ]
+rc=$(rcheck "$S" nopool)
+check "a pool zpool does not know: exit 2, saying so" bash -c "[ $rc = 2 ] && grep -q 'no ZFS pool nopool' '$T/rc.err'"
+check "a disk smrd does not watch: exit 2" [ "$(rcheck nosuchdisk dpool)" = 2 ]
 
 # zed's zedlet directory: the shipped zedlets enabled by links, a zed.rc
 Z=$T/zed.d
@@ -129,6 +176,8 @@ WAIT_LOG=$T/smrd.log wait_until 10 "the slow I/O warning about $S" slow_io_said
 events_json
 check "two rebuild-warnings on $S (the guard's, then slow_io_n/t's); none on $C" \
 	[ "$(count_kind rebuild-warning "$S") $(count_kind rebuild-warning "$C")" = "2 0" ]
+check "the guard's warning names what the resilver writes (${REBUILD_MIB}M, mirror-0's share), not the disk's size" \
+	grep -q "rebuilding onto $S ([^)]*): ${REBUILD_MIB}M to write, expected" "$T/events.json"
 check "each attach recorded on its own disk" [ "$(count_kind rebuild-start "$S") $(count_kind rebuild-start "$C")" = "1 1" ]
 
 step "the resilver: fio writes ${REBUILD_MIB} MiB onto $S while zpool-replay reports it"
@@ -162,6 +211,22 @@ WAIT_LOG=$T/smrd.log wait_until 10 "smrd to record the rebuild's end" \
 	bash -c "'$SMRCTL' --socket '$SOCK' --json events --limit 1000 | grep -q '\"rebuild-done\"'"
 
 step "what smrd made of it"
+# rebuild-check now: the figures smrd learnt from the storm (at its end), against the real duration
+learnt() { [ "$(rcheck "$S" dpool)" = 1 ] && [ "$(answer "a['forecast']['figures']")" = learnt ]; }
+WAIT_LOG=$T/smrd.log wait_until 15 "rebuild-check to give learnt figures (the storm's end)" learnt
+check_by python3 - "$T/rc-before.json" "$T/rc.json" "$real_s" <<'PY'
+import json, sys
+before, after = (json.load(open(p))["forecast"] for p in sys.argv[1:3])
+real = float(sys.argv[3])
+ok = before["low_seconds"] <= real <= before["high_seconds"]
+print(("ok: " if ok else "FAIL: ") + f"before it, from published figures: {before['low_seconds']:.1f} s to "
+      f"{before['high_seconds']:.1f} s, which holds the real {real:.1f} s")
+e = after["expected_seconds"]
+ok2 = after["figures"] == "learnt" and e is not None and abs(e - real) <= 0.3 * real
+print(("ok: " if ok2 else "FAIL: ") + f"after it, from {after['figures']} figures ({after['figures_text']}): expected "
+      f"{e} s, within 30% of the real {real:.1f} s")
+sys.exit(0 if ok and ok2 else 1)
+PY
 check_by python3 - "$T/rebuilds.log" "$S" "$C" "$t_start" "$t_end" <<'PY'
 import json, sys
 log, S, C, t0, t1 = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) / 1000, int(sys.argv[5]) / 1000

@@ -19,14 +19,20 @@ figure comes from) with the figures rescaled to the emulated rebuild:
 
 Everything else the fixture says (txg, space, errors) is printed unchanged.
 
-It also answers what smrd asks when its rebuild guard warned about a disk
-in a pool (daemon/rebuild/slowio.h): `zpool status -P POOL` from
-status-P-replacing.txt and `zpool get -H -p -o name,property,value,source
-slow_io_n,slow_io_t POOL all-vdevs` from the fixture ZR_SLOWIO names
-(get-slowio-mirror.txt: slow_io_n=5 slow_io_t=60 on mirror-0), the leaf
-being resilvered renamed ZR_PATH and the pool ZR_POOL (dpool) in both;
-without ZR_SLOWIO, the get is refused as OpenZFS 2.1 refuses it (no vdev
-properties: a usage error, exit 2).
+It also answers what smrd asks of a pool's vdevs (daemon/rebuild/slowio.h:
+after its rebuild guard warned about a disk in the pool, and for smrctl
+rebuild-check): `zpool status -P POOL` and `zpool get -H -p -o
+name,property,value,source allocated,numchildren,slow_io_n,slow_io_t POOL
+all-vdevs`. For ZR_POOL (dpool): status-P-replacing.txt and the fixture
+ZR_SLOWIO names (get-slowio-mirror.txt: slow_io_n=5 slow_io_t=60 on
+mirror-0), the leaf being resilvered renamed ZR_PATH; for rzpool, a
+degraded four-disk RAIDZ1 before its replacement (status-P-raidz-degraded.txt,
+get-raidz-degraded.txt). The allocated figures are rescaled so that a new
+disk's share of the first top-level vdev (a mirror's allocated bytes, a
+raidz's over its children) is ZR_TOTAL, what the emulated rebuild writes;
+their ratios stay as recorded. Any other pool: zpool's "no such pool",
+exit 1. Without ZR_SLOWIO, the get is refused as
+OpenZFS 2.1 refuses it (no vdev properties: a usage error, exit 2).
 
 Configuration comes from the environment the test's wrapper sets:
 ZR_FIXTURES, ZR_DEV (loopN), ZR_PATH, ZR_GUID, ZR_TOTAL (bytes), ZR_STATE
@@ -45,6 +51,28 @@ NEW_PATH = "/dev/disk/by-id/" + RUNNING_LEAF + "-part1"  # its path in the -P fi
 GET = ["get", "-H", "-p", "-o", "name,property,value,source", "allocated,numchildren,slow_io_n,slow_io_t"]
 
 
+RAIDZ_POOL = "rzpool"  # the pool of the raidz fixtures
+
+
+def scaled(text):
+    """The get's allocated figures times ZR_TOTAL over a new disk's share of the first top-level vdev."""
+    if "ZR_TOTAL" not in os.environ:
+        return text
+    rows = [line.split("\t") for line in text.splitlines()]
+    value = {(r[0], r[1]): r[2] for r in rows if len(r) == 4}
+    top = next(r[0] for r in rows if r[0].startswith(("mirror-", "raidz")))
+    share = int(value[top, "allocated"])
+    if top.startswith("raidz"):
+        share /= int(value[top, "numchildren"])
+    ratio = int(os.environ["ZR_TOTAL"]) / share
+    out = []
+    for r in rows:
+        if len(r) == 4 and r[1] == "allocated":
+            r[2] = str(round(int(r[2]) * ratio))
+        out.append("\t".join(r))
+    return "\n".join(out) + "\n"
+
+
 def slow_io(args):
     """zpool status -P POOL, zpool get ... POOL all-vdevs: 0 answered, None not asked."""
     e = os.environ
@@ -56,6 +84,14 @@ def slow_io(args):
         if not name:
             sys.stderr.write("bad property list: invalid property 'slow_io_n'\n")
             return 2
+    elif args == ["status", "-P", RAIDZ_POOL]:
+        name, pool = "status-P-raidz-degraded.txt", RAIDZ_POOL
+    elif args == GET + [RAIDZ_POOL, "all-vdevs"]:
+        name, pool = "get-raidz-degraded.txt", RAIDZ_POOL
+    elif len(args) == 3 and args[:2] == ["status", "-P"]:
+        # zpool_open_canfail()'s words (lib/libzfs/libzfs_pool.c), zpool's exit 1
+        sys.stderr.write(f"cannot open '{args[2]}': no such pool\n")
+        return 1
     else:
         return None
     if e.get("ZPOOL_VDEV_NAME_PATH") != "1":
@@ -63,6 +99,11 @@ def slow_io(args):
         return 3
     with open(os.path.join(e["ZR_FIXTURES"], name)) as f:
         text = f.read()
+    if args[0] == "get":
+        text = scaled(text)
+    if pool == RAIDZ_POOL:
+        sys.stdout.write(text)
+        return 0
     text = text.replace(NEW_PATH, e["ZR_PATH"]).replace("pool: dpool", "pool: " + pool)
     sys.stdout.write(text.replace("\tdpool ", "\t" + pool + " "))
     return 0

@@ -116,6 +116,12 @@ static void test_published_btrfs(void)
 	CHECK(a && !a->warns);
 	CHECK(!line(&r, "slow_io"));	/* no zed on btrfs */
 	CHECK(!line(&r, "timeout"));	/* its timeout not known */
+	/* a cliff seen but no storm's end yet: its own cache, the published rates past it */
+	disk_model_add_cache(&m, 64 * MIB, true);
+	rebuild_forecast(&f, &r);
+	CHECK_INT(r.figures, REBUILD_FIGURES_PUBLISHED);
+	CHECK_NEAR(r.low, 64 * MIB / 150e6 + (400e9 - 64 * MIB) / 90e6, 1e-6);
+	CHECK(strstr(r.figures_text, "its media cache (64M) but no rate past it") != NULL);
 }
 
 /* CMR: no cliff, a 3.5" disk's rate; the verdict fine */
@@ -138,6 +144,18 @@ static void test_cmr(void)
 	CHECK(line(&r, "cannot trip") && !line(&r, "cannot trip")->warns);
 	CHECK(line(&r, "stalls are not known yet"));
 	CHECK(!r.warn);
+	/* armed so that it can trip: said, not a warning on a disk without storms */
+	f.slow_io = FORECAST_SLOW_IO_CAN_TRIP;
+	f.slow_io_setting = (SlowIoSetting){.n = 5, .t = 60, .n_from = "mirror-0", .t_from = "mirror-0", .armed = true,
+					    .can_trip = true};
+	rebuild_forecast(&f, &r);
+	CHECK(line(&r, "seldom delays I/O") && !line(&r, "seldom delays I/O")->warns);
+	CHECK(!r.warn);
+	/* the same disk once a storm was seen on it: a warning */
+	f.disk.storms = 1;
+	rebuild_forecast(&f, &r);
+	CHECK(line(&r, "slow_io_events=off tank mirror-0") && line(&r, "slow_io_events=off")->warns);
+	CHECK(r.warn);
 }
 
 /* unknown and never qualified: a warning, the range from no cliff to DM-SMR; no pool named: the whole disk */

@@ -192,6 +192,48 @@ static void test_precedence(void)
 	CHECK_INT(resolve_with("", mirror_set, NEW "\tslow_io_n\t-\tdefault\n" NEW "\tslow_io_t\t-\tdefault\n", &s), -ENOENT);
 }
 
+/* What a new disk takes of a top-level vdev: a mirror's allocated bytes,
+ * a raidz's over its children (parity counted), from both fixtures. */
+static void test_share(void)
+{
+	size_t len, glen;
+	VdevLayout l;
+	_cleanup_free_ char *text = load("status-P-replacing.txt", &len), *get = load("get-slowio-mirror.txt", &glen);
+	VdevTree *t = text ? tree_of(text, len) : NULL;
+	VdevProps *p = get ? props_of(get, glen) : NULL;
+	CHECK(t && p);
+	if (t && p) {
+		size_t tops[4];
+		/* mirror-0 only: a log device holds no data a rebuild copies */
+		CHECK_INT(vdev_tree_tops(t, tops, ELEMENTSOF(tops)), 1);
+		CHECK_INT(vdev_tree_top_of(t, (size_t)find(t, NEW)), find(t, "mirror-0"));
+		CHECK_INT(vdev_tree_top_of(t, (size_t)find(t, LOG)), -1);
+		CHECK(vdev_leaf_share(t, (size_t)find(t, "mirror-0"), p, &l) == 984621252608.0);
+		CHECK_INT(l, VDEV_LAYOUT_MIRROR);
+	}
+	vdev_tree_free(t);
+	vdev_props_free(p);
+	_cleanup_free_ char *rz = load("status-P-raidz-degraded.txt", &len), *rzget = load("get-raidz-degraded.txt", &glen);
+	_cleanup_free_ char *err = NULL;
+	t = NULL;
+	CHECK_INT(rz ? vdev_tree_parse(rz, len, "rzpool", &t, &err) : -ENOENT, 0);
+	p = rzget ? props_of(rzget, glen) : NULL;
+	CHECK(t && p);
+	if (t && p) {
+		int top = find(t, "raidz1-0");
+		CHECK(top > 0);
+		CHECK_INT(t->n, 6);
+		CHECK(vdev_leaf_share(t, (size_t)top, p, &l) == 7937099612160.0 / 4);
+		CHECK_INT(l, VDEV_LAYOUT_RAIDZ);
+		SlowIoSetting s;
+		_cleanup_free_ char *e2 = NULL;
+		CHECK_INT(slow_io_resolve(t, (size_t)top, p, &s, &e2), 0);
+		CHECK(!s.armed);
+	}
+	vdev_tree_free(t);
+	vdev_props_free(p);
+}
+
 static void test_can_trip(void)
 {
 	CHECK(slow_io_can_trip(5, 60));
@@ -277,6 +319,7 @@ int main(int argc, char **argv)
 	test_tree();
 	test_fixtures();
 	test_precedence();
+	test_share();
 	test_can_trip();
 	test_bad_input();
 	return test_done("vdevprops");
