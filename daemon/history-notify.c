@@ -80,13 +80,7 @@ int history_notify_setup(sqlite3 *db)
 	if (rc == SQLITE_OK && v == 1)
 		rc = sqlite3_exec(db, "ALTER TABLE notify_acks ADD COLUMN until_usec INTEGER NOT NULL DEFAULT 0;"
 				  "PRAGMA user_version = 2;", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return history_classify_rc(rc);
-	}
-	return 0;
+	return history_end_transaction(db, rc);
 }
 
 static int prepare(History *h, sqlite3 *db, const char *sql, sqlite3_stmt **ret)

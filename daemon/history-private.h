@@ -15,8 +15,10 @@
 
 /* 0: events only, the notifier's records as "notify:"/"ack:" events.
  * 1: the notifier's tables (notify_incidents, notify_sends, notify_acks).
- * 2: notify_acks.until_usec (an ack's expiry; version 1's acks keep 0: none). */
-#define HISTORY_SCHEMA_VERSION 2
+ * 2: notify_acks.until_usec (an ack's expiry; version 1's acks keep 0: none).
+ * 3: incidents, events.incident; version 2's events grouped into incidents,
+ *    the slow I/Os of each but its first counted in it and their rows gone. */
+#define HISTORY_SCHEMA_VERSION 3
 #define HISTORY_STR_(x) #x
 #define HISTORY_STR(x) HISTORY_STR_(x)
 
@@ -43,7 +45,11 @@ struct History {
 	unsigned n_pend_sends, n_pend_acks;
 	int64_t next_send_id, next_ack_id;	/* ours, as the events' ids: a pending send keeps its id */
 	char recovered[1024];		/* not empty: rebuilt at start from a damaged file, and how */
+	Incident *pend_incidents;	/* incidents' newest states the database did not take (history-incidents.c) */
+	unsigned n_pend_incidents;
 };
+
+#define HISTORY_INCIDENTS_PENDING_MAX 256	/* incidents held in memory, each its newest state */
 
 #define HISTORY_NOTES_PENDING_MAX 256	/* sends, and acks, held in memory */
 
@@ -62,16 +68,45 @@ struct History {
 	" id INTEGER PRIMARY KEY, time_usec INTEGER NOT NULL, device TEXT NOT NULL, identity TEXT NOT NULL," \
 	" kind TEXT NOT NULL, disk_class TEXT NOT NULL, until_usec INTEGER NOT NULL DEFAULT 0);"
 
+/* The incidents' table in schema db ("" or "fresh."). */
+#define HISTORY_INCIDENTS_SCHEMA(db) \
+	"CREATE TABLE IF NOT EXISTS " db "incidents (" \
+	" id TEXT PRIMARY KEY, kind TEXT NOT NULL, device TEXT NOT NULL, disk_id TEXT NOT NULL," \
+	" start_usec INTEGER NOT NULL, end_usec INTEGER NOT NULL, last_usec INTEGER NOT NULL," \
+	" priority INTEGER NOT NULL, events INTEGER NOT NULL, folded INTEGER NOT NULL," \
+	" slow_ios INTEGER NOT NULL, slow_worst REAL, slow_hist TEXT NOT NULL, slow_peak INTEGER NOT NULL," \
+	" slow_minute INTEGER NOT NULL, slow_now INTEGER NOT NULL, last_slow_usec INTEGER NOT NULL," \
+	" zfs_delays INTEGER NOT NULL, zfs_worst REAL, storms INTEGER NOT NULL, storm_open INTEGER NOT NULL," \
+	" expected REAL, duration REAL, title TEXT NOT NULL, outcome TEXT NOT NULL, seen INTEGER NOT NULL," \
+	" steps TEXT NOT NULL);" \
+	"CREATE INDEX IF NOT EXISTS " db "incidents_start ON incidents(start_usec);"
+
 /* Copies the notifier's tables of main into fresh (an attached new file). */
 #define HISTORY_NOTIFY_COPY \
 	"INSERT OR IGNORE INTO fresh.notify_incidents SELECT * FROM main.notify_incidents;" \
 	"INSERT OR IGNORE INTO fresh.notify_sends SELECT * FROM main.notify_sends;" \
 	"INSERT OR IGNORE INTO fresh.notify_acks SELECT * FROM main.notify_acks;"
 
+/* Ends a transaction begun on db: COMMIT when rc is SQLITE_OK (and that
+ * worked), else ROLLBACK; 0 or rc as -errno (history_classify_rc). */
+int history_end_transaction(sqlite3 *db, int rc);
 /* Says on h what failed (history_last_error). */
 void history_note_error(History *h, const char *what, sqlite3 *db);
 /* An SQLite code as -errno: -EBADMSG corrupt, -EROFS not writable, -ENOSPC, else -EIO. */
 int history_classify_rc(int rc);
+
+/* history-incidents.c */
+/* Brings db from version 2 to 3: the incidents table and events.incident,
+ * and the events grouped into incidents as smrd groups them now, each
+ * incident's counted events' rows deleted (one transaction). */
+int history_incidents_setup(sqlite3 *db);
+/* Deletes the incidents of a disk (by name, or identity when not empty). */
+int history_incidents_forget(History *h, const char *device, const char *identity);
+/* Drops ended incidents that ended before before_usec, and the oldest beyond max_rows. */
+int history_incidents_prune(History *h, uint64_t before_usec, uint64_t max_rows);
+/* Writes the incidents waiting in memory (one transaction); how many, or -errno. */
+int history_incidents_flush(History *h);
+void history_incidents_free(History *h);
 
 /* history-files.c */
 /* Makes h->path a database file of ours (creating it 0640) and checks its

@@ -10,7 +10,7 @@
 #include "util.h"
 
 #define COLUMNS "id, time_usec, logged_usec, device, serial, kind, op, severity, duration, latency, value, " \
-		"count, bytes, sector, message"
+		"count, bytes, sector, message, incident"
 
 static const HistoryEvent *pending_at(const History *h, unsigned i)
 {
@@ -93,6 +93,7 @@ static int query_db(History *h, sqlite3 *db, const HistoryFilter *f, unsigned li
 		copy_text(e.op, sizeof e.op, sqlite3_column_text(s, 6));
 		copy_text(e.severity, sizeof e.severity, sqlite3_column_text(s, 7));
 		copy_text(e.message, sizeof e.message, sqlite3_column_text(s, 14));
+		copy_text(e.incident, sizeof e.incident, sqlite3_column_text(s, 15));
 		r = cb(&e, userdata);
 	}
 	if (r >= 0 && rc != SQLITE_DONE && rc != SQLITE_ROW) {

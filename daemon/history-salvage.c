@@ -15,7 +15,7 @@
 
 #include "util.h"
 
-static const char *const tables[] = {"events", "notify_incidents", "notify_sends", "notify_acks"};
+static const char *const tables[] = {"events", "notify_incidents", "notify_sends", "notify_acks", "incidents"};
 
 /* The first readable rowid at or after `from`: 1 found (*ret), 0 none, -EIO unreadable. */
 static int seek_row(sqlite3_stmt *probe, int64_t from, int64_t *ret)

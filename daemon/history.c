@@ -40,9 +40,20 @@ const char *history_state_to_string(HistoryState s)
 	" time_usec INTEGER NOT NULL, logged_usec INTEGER NOT NULL," \
 	" device TEXT NOT NULL, serial TEXT NOT NULL, kind TEXT NOT NULL, op TEXT NOT NULL," \
 	" severity TEXT NOT NULL, duration REAL, latency REAL, value REAL," \
-	" count INTEGER, bytes INTEGER, sector INTEGER, message TEXT NOT NULL);" \
+	" count INTEGER, bytes INTEGER, sector INTEGER, message TEXT NOT NULL," \
+	" incident TEXT NOT NULL DEFAULT '');" \
 	"CREATE INDEX IF NOT EXISTS " db "events_time ON events(time_usec);" \
 	"CREATE INDEX IF NOT EXISTS " db "events_device ON events(device, id);"
+
+int history_end_transaction(sqlite3 *db, int rc)
+{
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return history_classify_rc(rc);
+}
 
 void history_note_error(History *h, const char *what, sqlite3 *db)
 {
@@ -140,13 +151,13 @@ static int open_rw(History *h)
 		r = history_classify_rc(rc);
 		what = "cannot set up";
 	}
-	if (r == 0 && (r = history_notify_setup(db)) < 0)
+	if (r == 0 && ((r = history_notify_setup(db)) < 0 || (r = history_incidents_setup(db)) < 0))
 		what = "cannot bring up to date";
 	if (r == 0 &&
 	    (rc = sqlite3_prepare_v2(db,
 				     "INSERT INTO events (id, time_usec, logged_usec, device, serial, kind, op, severity,"
-				     " duration, latency, value, count, bytes, sector, message)"
-				     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &h->insert, NULL)) != SQLITE_OK) {
+				     " duration, latency, value, count, bytes, sector, message, incident)"
+				     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &h->insert, NULL)) != SQLITE_OK) {
 		r = history_classify_rc(rc);
 		what = "cannot set up";
 	}
@@ -275,6 +286,7 @@ History *history_close(History *h)
 	history_maintain(h, UINT64_MAX);	/* a last chance for what is pending */
 	close_db(h);
 	history_notify_free(h);
+	history_incidents_free(h);
 	free(h->pending);
 	free(h->path);
 	free(h);
@@ -286,7 +298,7 @@ HistoryState history_state(const History *h)
 	if (!h)
 		return HISTORY_MEMORY;
 	if (h->db)
-		return h->pend_len || h->orphaned || history_notify_pending(h) ? HISTORY_PENDING
+		return h->pend_len || h->orphaned || history_notify_pending(h) || h->n_pend_incidents ? HISTORY_PENDING
 		       : *h->recovered ? HISTORY_RECOVERED : HISTORY_OK;
 	return h->ro ? HISTORY_READ_ONLY : HISTORY_MEMORY;
 }
@@ -305,7 +317,7 @@ const char *history_last_error(const History *h)
 	return s == HISTORY_OK ? "" : s == HISTORY_RECOVERED ? h->recovered : h->last_error;
 }
 uint64_t history_errors(const History *h) { return h ? h->errors : 0; }
-unsigned history_pending(const History *h) { return h ? h->pend_len : 0; }
+unsigned history_pending(const History *h) { return h ? h->pend_len + h->n_pend_incidents : 0; }
 uint64_t history_dropped(const History *h) { return h ? h->dropped : 0; }
 
 static int remember(History *h, const HistoryEvent *e)
@@ -347,6 +359,7 @@ static int step_insert(History *h, const HistoryEvent *e)
 	sqlite3_bind_int64(s, 13, e->bytes);
 	sqlite3_bind_int64(s, 14, e->sector);
 	sqlite3_bind_text(s, 15, e->message, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 16, e->incident, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	return rc;
@@ -456,8 +469,9 @@ static int rescue(History *h)
 		history_note_error(h, "cannot recreate", h->db);
 		return history_classify_rc(rc);
 	}
-	rc = sqlite3_exec(h->db, "BEGIN;" SCHEMA("fresh.") HISTORY_NOTIFY_SCHEMA("fresh.")
+	rc = sqlite3_exec(h->db, "BEGIN;" SCHEMA("fresh.") HISTORY_NOTIFY_SCHEMA("fresh.") HISTORY_INCIDENTS_SCHEMA("fresh.")
 			  "INSERT OR IGNORE INTO fresh.events SELECT * FROM main.events;" HISTORY_NOTIFY_COPY
+			  "INSERT OR IGNORE INTO fresh.incidents SELECT * FROM main.incidents;"
 			  "PRAGMA fresh.user_version = " HISTORY_STR(HISTORY_SCHEMA_VERSION) "; COMMIT;", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
@@ -511,7 +525,7 @@ int history_maintain(History *h, uint64_t now_mono_usec)
 		snprintf(h->last_error, sizeof h->last_error, "%s was deleted or replaced while in use", h->path);
 		due = true;
 	}
-	if (!due || (h->db && !h->orphaned && !h->pend_len && !history_notify_pending(h)))
+	if (!due || (h->db && !h->orphaned && !h->pend_len && !history_notify_pending(h) && !h->n_pend_incidents))
 		return 0;
 	h->last_retry_usec = now_mono_usec;
 	if (h->orphaned) {
@@ -527,6 +541,7 @@ int history_maintain(History *h, uint64_t now_mono_usec)
 	}
 	int n = flush_pending(h);
 	(void)history_notify_flush(h);	/* counted in errors when it fails; retried as the events are */
+	(void)history_incidents_flush(h);
 	return n;
 }
 
@@ -541,6 +556,7 @@ int history_forget(History *h, const char *device, const char *serial)
 	h->pend_len = kept;
 	int forgotten = (int)(n - kept);
 	int r = history_notify_forget(h, device, serial);	/* the notifier's rows, stored and waiting */
+	(void)history_incidents_forget(h, device, serial);
 	if (!h->db)
 		return h->ro ? -EROFS : forgotten;
 	sqlite3_stmt *s;
@@ -580,8 +596,12 @@ int history_prune(History *h, uint64_t before_usec, uint64_t max_events)
 	if (!h->db)
 		return 0;
 	sqlite3_stmt *s;
-	const char *sql = "DELETE FROM events WHERE time_usec < ?1 OR id <= (SELECT id FROM events ORDER BY id DESC"
-			  " LIMIT 1 OFFSET ?2)";
+	/* past the count, the oldest of the kinds that come by the thousand
+	 * go first: a rebuild's warning outlives the stalls of the storm after it */
+	const char *sql = "DELETE FROM events WHERE time_usec < ?1 OR id IN (SELECT id FROM events ORDER BY"
+			  " kind IN ('rebuild-warning', 'rebuild-start', 'rebuild-end', 'rebuild-done', 'storm-start',"
+			  " 'storm-end', 'behaviour', 'bands', 'media-cache', 'zfs-statechange'), id"
+			  " LIMIT max((SELECT count(*) FROM events) - ?2, 0))";
 	if (sqlite3_prepare_v2(h->db, sql, -1, &s, NULL) != SQLITE_OK) {
 		h->errors++;
 		return -EIO;
@@ -596,6 +616,7 @@ int history_prune(History *h, uint64_t before_usec, uint64_t max_events)
 	}
 	int pruned = sqlite3_changes(h->db);
 	(void)history_notify_prune(h, before_usec, max_events);
+	(void)history_incidents_prune(h, before_usec, max_events);
 	/* keep the WAL from growing without bound between automatic checkpoints */
 	sqlite3_wal_checkpoint_v2(h->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return pruned;

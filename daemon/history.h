@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "incidents.h"
+
 #define HISTORY_FILE "events.db"
 #define HISTORY_PENDING_MAX 4096	/* events held in memory while the database cannot take them */
 #define HISTORY_RETRY_USEC (10 * UINT64_C(1000000))
@@ -34,6 +36,7 @@ typedef struct HistoryEvent {
 	double duration, latency, value;
 	int64_t count, bytes, sector;
 	char message[320];
+	char incident[INCIDENT_ID_MAX];	/* the incident it is a step of (incidents.h); "" none */
 } HistoryEvent;
 
 typedef struct HistoryFilter {
@@ -84,11 +87,15 @@ int history_add(History *h, HistoryEvent *e);
 typedef int (*HistoryCb)(const HistoryEvent *e, void *userdata);
 /* Stored and pending events alike. */
 int history_query(History *h, const HistoryFilter *f, HistoryCb cb, void *userdata);
-/* Drops events that began before `before_usec`, and the oldest beyond max_events. */
+/* Drops events (and ended incidents) that began before `before_usec`, and
+ * beyond max_events the oldest of the kinds that come by the thousand
+ * first: a rebuild's warning, a storm or a verdict goes only once no
+ * stall, slow I/O or ZFS delay is left to go. */
 int history_prune(History *h, uint64_t before_usec, uint64_t max_events);
 /* When the newest stored event was logged (CLOCK_REALTIME, µs); 0 if none. */
 uint64_t history_newest_logged(History *h);
 uint64_t history_errors(const History *h);
+/* Records kept in memory: events, and incidents (each its newest state, standing for what it counts). */
 unsigned history_pending(const History *h);
 uint64_t history_dropped(const History *h);
 /* Deletes a disk's events (by name, or by identity when serial is not
@@ -99,6 +106,24 @@ int history_forget(History *h, const char *device, const char *serial);
  * HISTORY_RETRY_USEC retries a database that could not be written or opened,
  * writing back the pending events. Returns how many it wrote back. */
 int history_maintain(History *h, uint64_t now_mono_usec);
+
+/* ------------------------------------------------------------ incidents */
+
+typedef struct HistoryIncidentFilter {
+	const char *device;		/* NULL: all */
+	const char *disk_id;		/* NULL: all; matched instead of device when set */
+	const char *kind;		/* NULL: all; an incident kind ("rebuild") */
+	uint64_t since_usec;		/* those whose last event came at or after it */
+	bool open_only;
+	unsigned limit;			/* the newest `limit` by start, returned oldest first; 0 = 1000 */
+} HistoryIncidentFilter;
+
+/* Stores i (a new one, or its newer state): 0, -EIO when kept in memory
+ * for now (its newest state, written back as events are: history_maintain),
+ * -ENOBUFS when the oldest kept was dropped to keep it. */
+int history_put_incident(History *h, const Incident *i);
+typedef int (*HistoryIncidentCb)(const Incident *i, void *userdata);
+int history_query_incidents(History *h, const HistoryIncidentFilter *f, HistoryIncidentCb cb, void *userdata);
 
 /* ------------------------------------------------ the notifier's records */
 

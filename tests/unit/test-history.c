@@ -2,6 +2,7 @@
 /* The event history on a real SQLite file in a temporary directory: order,
  * filters, restarts, pruning, a corrupt file and an unusable directory; the
  * notifier's tables, and an old file's notify:/ack: events moved into them. */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -227,19 +228,30 @@ static void notify_tables(const char *base)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* A new database in base/name made by the history, opened raw to be made
+ * an older one. */
+static sqlite3 *fresh_db(const char *base, const char *name, char dir[static 300])
+{
+	char path[400], *err = NULL;
+	snprintf(dir, 300, "%s/%s", base, name);
+	CHECK_INT(mkdir(dir, 0755), 0);
+	History *h = NULL;
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	history_close(h);
+	free(err);
+	snprintf(path, sizeof path, "%s/events.db", dir);
+	sqlite3 *db = NULL;
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	return db;
+}
+
 /* Schema 1's acks had no expiry: opened, the file gets the column, they
  * keep none (0); an expiry and a withdrawal are read back as written. */
 static void ack_expiry_migrated(const char *base)
 {
-	char dir[300], path[400], *err = NULL;
-	snprintf(dir, sizeof dir, "%s/v1acks", base);
-	CHECK_INT(mkdir(dir, 0755), 0);
+	char dir[300], *err = NULL;
 	History *h = NULL;
-	CHECK_INT(history_open(dir, &h, &err), 0);
-	h = history_close(h);
-	snprintf(path, sizeof path, "%s/events.db", dir);
-	sqlite3 *db = NULL;
-	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3 *db = fresh_db(base, "v1acks", dir);
 	CHECK_INT(sqlite3_exec(db, "DROP TABLE notify_acks; CREATE TABLE notify_acks (id INTEGER PRIMARY KEY,"
 			       " time_usec INTEGER NOT NULL, device TEXT NOT NULL, identity TEXT NOT NULL,"
 			       " kind TEXT NOT NULL, disk_class TEXT NOT NULL);"
@@ -265,11 +277,13 @@ static void ack_expiry_migrated(const char *base)
 	CHECK(got.a[1].until_usec == 86400000006);
 	CHECK(got.a[2].until_usec == HISTORY_ACK_WITHDRAWN);
 	h = history_close(h);
+	char path[400];
+	snprintf(path, sizeof path, "%s/events.db", dir);
 	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *st = NULL;
 	CHECK_INT(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
-	CHECK_INT(sqlite3_column_int(st, 0), 2);
+	CHECK_INT(sqlite3_column_int(st, 0), 3);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	free(err);
@@ -479,12 +493,130 @@ static void faults(const char *dir)
 	}
 }
 
+typedef struct Incidents {
+	unsigned n;
+	Incident i[8];
+} Incidents;
+
+static int collect_incident(const Incident *i, void *userdata)
+{
+	Incidents *x = userdata;
+	if (x->n < 8)
+		x->i[x->n] = *i;
+	x->n++;
+	return 0;
+}
+
+/* A version 2 file's events become incidents at the first open: sdb's
+ * replace (a stall, the warning, a storm, 300 stalls, the storm's end,
+ * the rebuild's end dated at its start as version 2 dated it) one rebuild
+ * incident of five rows counting the rest, sdc's stalls 20 minutes apart
+ * two incidents; every event counted somewhere, none twice; a pool's own
+ * event stays a row of no incident. Then an incident put and read back. */
+static void incidents_migrated(const char *base)
+{
+	char dir[300], *err = NULL;
+	History *h = NULL;
+	sqlite3 *db = fresh_db(base, "v2", dir);
+	CHECK_INT(sqlite3_exec(db, "DROP TABLE incidents; ALTER TABLE events DROP COLUMN incident;"
+			       "PRAGMA user_version = 2;", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_stmt *ins = NULL;
+	CHECK_INT(sqlite3_prepare_v2(db, "INSERT INTO events (time_usec, logged_usec, device, serial, kind, op, severity,"
+				     " duration, latency, value, count, bytes, sector, message) VALUES"
+				     " (?1, ?2, ?3, ?4, ?5, '', ?6, ?7, ?8, NULL, 1, 0, 0, ?5)", -1, &ins, NULL), SQLITE_OK);
+	const uint64_t s = 1000000, t0 = 1796450825 * s;
+	unsigned n = 0;
+	struct { const char *dev, *kind, *sev; uint64_t t, logged; double dur, lat; } rows[400];
+#define ROW(d, k, sv, tt, lg, du, la) rows[n++] = (typeof(rows[0])){d, k, sv, tt, lg, du, la}
+	ROW("sdb", "stall", "warning", t0, t0, NAN, 1.5);
+	ROW("sdb", "rebuild-warning", "warning", t0 + s, t0 + s, 780, NAN);
+	ROW("sdb", "storm-start", "warning", t0 + 2 * s, t0 + 2 * s, NAN, 9);
+	for (unsigned k = 0; k < 300; k++)
+		ROW("sdb", "stall", "warning", t0 + 3 * s + k * (s / 2), t0 + 3 * s + k * (s / 2), NAN, k == 7 ? 6.5 : 1.5);
+	ROW("sdb", "storm-end", "notice", t0 + 160 * s, t0 + 160 * s, 158, 9);
+	ROW("sdb", "rebuild-done", "notice", t0, t0 + 161 * s, 161, NAN);	/* dated at its start, logged at its end */
+	ROW("sdc", "stall", "warning", t0, t0, NAN, 1.2);
+	ROW("sdc", "stall", "warning", t0 + 60 * s, t0 + 60 * s, NAN, 1.3);
+	ROW("sdc", "stall", "warning", t0 + 1260 * s, t0 + 1260 * s, NAN, 1.4);
+	ROW("", "rebuild-end", "notice", t0 + 200 * s, t0 + 200 * s, NAN, NAN);
+#undef ROW
+	for (unsigned k = 0; k < n; k++) {
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, 1, (sqlite3_int64)rows[k].t);
+		sqlite3_bind_int64(ins, 2, (sqlite3_int64)rows[k].logged);
+		sqlite3_bind_text(ins, 3, rows[k].dev, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 4, rows[k].dev[0] ? (rows[k].dev[2] == 'b' ? "WD-B" : "WD-C") : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 5, rows[k].kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 6, rows[k].sev, -1, SQLITE_STATIC);
+		sqlite3_bind_double(ins, 7, rows[k].dur);
+		sqlite3_bind_double(ins, 8, rows[k].lat);
+		CHECK_INT(sqlite3_step(ins), SQLITE_DONE);
+	}
+	sqlite3_finalize(ins);
+	sqlite3_close(db);
+
+	CHECK_INT(history_open(dir, &h, &err), 0);
+	Got g = {0};
+	CHECK_INT(history_query(h, &(HistoryFilter){.limit = 1000}, collect, &g), 0);
+	CHECK_INT(g.n, 5 + 2 + 1);	/* sdb's five steps, sdc's two firsts, the pool's row */
+	Incidents x = {0};
+	CHECK_INT(history_query_incidents(h, &(HistoryIncidentFilter){0}, collect_incident, &x), 0);
+	CHECK_INT(x.n, 3);
+	uint64_t taken = 0;
+	for (unsigned k = 0; k < x.n && k < 8; k++)
+		taken += x.i[k].events;
+	CHECK_INT(taken + 1, n);	/* every event in one incident, the pool's in none */
+	Incidents b = {0}, c = {0};
+	CHECK_INT(history_query_incidents(h, &(HistoryIncidentFilter){.disk_id = "WD-B"}, collect_incident, &b), 0);
+	CHECK_INT(history_query_incidents(h, &(HistoryIncidentFilter){.device = "sdc"}, collect_incident, &c), 0);
+	CHECK(b.n == 1 && c.n == 2);
+	const Incident *r = &b.i[0];
+	CHECK_STR(r->device, "sdb");
+	CHECK_INT(r->kind, INCIDENT_REBUILD);
+	CHECK_INT(r->slow_ios, 301);
+	CHECK_NEAR(r->slow_worst, 6.5, 0);
+	CHECK_INT(r->slow_hist[1], 300);
+	CHECK_INT(r->slow_hist[3], 1);
+	CHECK_INT(r->storms, 1);
+	CHECK_INT(r->folded, 300);
+	CHECK_INT(r->start_usec, t0);
+	CHECK_INT(r->end_usec, t0 + 161 * s);
+	CHECK_NEAR(r->expected, 780, 0);
+	CHECK_NEAR(r->duration, 161, 0);
+	CHECK_INT(r->n_steps, 5);
+	CHECK_INT(r->steps[4].kind, EVENT_REBUILD_DONE);
+	CHECK(c.i[0].end_usec == t0 + 60 * s && c.i[0].slow_ios == 2 && c.i[0].folded == 1);
+	CHECK(c.i[1].end_usec == 0 && c.i[1].slow_ios == 1);	/* open: the daemon ends it */
+	for (unsigned k = 0; k < g.n && k < 64; k++)
+		CHECK(g.e[k].device[0] ? g.e[k].incident[0] != 0 : g.e[k].incident[0] == 0);
+	/* its next state, put and read back */
+	Incident grown = *r;
+	grown.slow_ios = 400;
+	grown.end_usec = 0;
+	grown.outcome[0] = 0;
+	CHECK_INT(history_put_incident(h, &grown), 0);
+	x = (Incidents){0};
+	CHECK_INT(history_query_incidents(h, &(HistoryIncidentFilter){.disk_id = "WD-B", .open_only = true},
+					  collect_incident, &x), 0);
+	CHECK_INT(x.n, 1);
+	CHECK(x.n == 1 && x.i[0].slow_ios == 400 && streq(x.i[0].id, r->id) && x.i[0].n_steps == 5 &&
+	      streq(x.i[0].steps[1].message, "rebuild-warning") && isnan(grown.zfs_worst) == isnan(x.i[0].zfs_worst));
+	/* forgotten with the disk */
+	CHECK(history_forget(h, "sdb", "WD-B") > 0);
+	x = (Incidents){0};
+	CHECK_INT(history_query_incidents(h, &(HistoryIncidentFilter){0}, collect_incident, &x), 0);
+	CHECK_INT(x.n, 2);
+	h = history_close(h);
+	free(err);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test-history-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	faults(dir);
 	ack_expiry_migrated(dir);
+	incidents_migrated(dir);
 	char *err = NULL, path[256], cmd[1024];
 	History *h = NULL;
 
@@ -497,13 +629,16 @@ int main(void)
 	/* A restart sees the same events. */
 	CHECK_INT(history_open(dir, &h, &err), 0);
 	queries(h, 0);
-	/* Pruning: by age, then by count. */
+	/* Pruning: by age, then by count, the stalls first (a storm's start
+	 * outlives the stalls after it), then the oldest of the rest. */
 	CHECK_INT(history_prune(h, 1010, 1000), 10);
 	CHECK_INT(history_prune(h, 0, 5), 15);
 	Got g = {0};
 	history_query(h, &(HistoryFilter){0}, collect, &g);
 	CHECK_INT(g.n, 5);
-	CHECK_INT(g.e[0].time_usec, 1025);
+	CHECK_INT(g.e[0].time_usec, 1020);
+	for (unsigned i = 0; i < g.n && i < 5; i++)
+		CHECK_STR(g.e[i].kind, "storm-start");
 	h = history_close(h);
 
 	/* Garbage in place of the database: moved aside, a new one started. */
