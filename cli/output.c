@@ -396,12 +396,47 @@ static void output_event_line(FILE *f, json_object *e)
 		jstr(e, "kind"), *jstr(e, "op") ? jstr(e, "op") : "-", jstr(e, "message"));
 }
 
+/* An incident: one line of what it was, its steps beneath. */
+static void output_incident(FILE *f, json_object *i)
+{
+	char t[32], e[32];
+	json_object *end = jget(i, "end"), *steps = jget(i, "steps");
+	fmt_time(end ? json_object_get_double(end) : NAN, e, sizeof e);
+	fprintf(f, "%s %-8s [%s, %s, %s%s] %s\n", fmt_time(jnum(i, "start"), t, sizeof t), jstr(i, "device"),
+		jstr(i, "kind"), jstr(i, "severity"), end ? "until " : "open", end ? e + 11 : "", jstr(i, "summary"));
+	size_t n = steps && json_object_is_type(steps, json_type_array) ? json_object_array_length(steps) : 0;
+	for (size_t k = 0; k < n; k++) {
+		json_object *s = json_object_array_get_idx(steps, k);
+		fprintf(f, "    %s %-19s %s\n", fmt_time(jnum(s, "time"), t, sizeof t) + 11, jstr(s, "kind"), jstr(s, "message"));
+	}
+}
+
+void output_incidents(FILE *f, json_object *r)
+{
+	json_object *a;
+	size_t n = output_list(f, r, "incidents", "-- No incidents --", &a);
+	for (size_t i = 0; i < n; i++)
+		output_incident(f, json_object_array_get_idx(a, i));
+}
+
+/* The incidents first, each where it began among the events that are in
+ * none (those in one are its steps); --all or --kind: the rows alone. */
 void output_events(FILE *f, json_object *r)
 {
-	json_object *a, *persistent = jget(r, "persistent");	/* absent in a --follow poll */
-	size_t n = output_list(f, r, "events", persistent ? "-- No events --" : NULL, &a);
-	for (size_t i = 0; i < n; i++)
-		output_event_line(f, json_object_array_get_idx(a, i));
+	json_object *a, *inc = jget(r, "incidents"), *persistent = jget(r, "persistent");	/* absent in a --follow poll */
+	size_t n_inc = inc && json_object_is_type(inc, json_type_array) ? json_object_array_length(inc) : 0;
+	size_t n = output_list(f, r, "events", persistent && !n_inc ? "-- No events --" : NULL, &a);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		if (inc && jget(e, "incident"))
+			continue;
+		for (; k < n_inc && jnum(json_object_array_get_idx(inc, k), "start") <= jnum(e, "time"); k++)
+			output_incident(f, json_object_array_get_idx(inc, k));
+		output_event_line(f, e);
+	}
+	for (; k < n_inc; k++)
+		output_incident(f, json_object_array_get_idx(inc, k));
 	if (persistent && !json_object_get_boolean(persistent))
 		fprintf(f, "-- Some events are only in memory: the history database cannot be written (smrctl status) --\n");
 }

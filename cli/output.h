@@ -16,6 +16,7 @@ void output_show(FILE *f, json_object *r);
 /* One screen of smrctl top: a line per disk, like iostat. */
 void output_top(FILE *f, json_object *r);
 void output_events(FILE *f, json_object *r);
+void output_incidents(FILE *f, json_object *r);
 /* smrctl rebuilds: a line per disk a rebuild was followed onto. */
 void output_rebuilds(FILE *f, json_object *r);
 void output_reload(FILE *f, json_object *r);

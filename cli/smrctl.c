@@ -11,6 +11,7 @@
 #include <sys/un.h>
 
 #include "events.h"
+#include "incidents.h"
 #include "output.h"
 #include "output-notify.h"
 #include "qualify.h"
@@ -35,6 +36,8 @@ enum {
 	OPT_FOLLOW = 1 << 3,
 	OPT_LIMIT = 1 << 4,
 	OPT_FOR = 1 << 5,
+	OPT_KIND = 1 << 6,
+	OPT_ALL = 1 << 7,
 };
 
 typedef struct Options {
@@ -44,6 +47,8 @@ typedef struct Options {
 	const char *device, *since;
 	long limit;
 	const char *ack_for;	/* ack --for: a span, or "forever" */
+	const char *kind;	/* events --kind: an event kind; incidents --kind: an incident kind */
+	bool all;		/* events --all: the rows alone, no incidents */
 	unsigned given;		/* OPT_* seen on the command line */
 } Options;
 
@@ -76,8 +81,10 @@ static const Command commands[] = {
 	 "one disk in depth: verdict with every piece of evidence, latency, counters", 0, false},
 	{"top", 0, "", OPT_COUNT, false, run_top, output_top,
 	 "a line per disk every second, like iostat: rates, p50/p99 per op", 0, false},
-	{"events", 0, "", OPT_DEVICE | OPT_SINCE | OPT_FOLLOW | OPT_LIMIT, false, NULL, output_events,
-	 "storms, stalls, bands, idle cleaning from the history", 0, false},
+	{"events", 0, "", OPT_DEVICE | OPT_SINCE | OPT_FOLLOW | OPT_LIMIT | OPT_KIND | OPT_ALL, false, NULL, output_events,
+	 "what happened: incidents (storms, rebuilds, slow I/Os) with their steps, and the other events", 0, false},
+	{"incidents", 0, "", OPT_DEVICE | OPT_SINCE | OPT_LIMIT | OPT_KIND, false, NULL, output_incidents,
+	 "storms, rebuilds and slow I/Os each as one incident: its span, counts, worst, steps", 0, false},
 	{"reload", 0, "", 0, false, NULL, output_reload, "re-read smrd.conf (root)", 0, false},
 	{"reread", 1, "DEVICE", 0, false, NULL, output_reread,
 	 "re-read a disk's sysfs, VPD pages and udev data and classify it again (root)", 0, false},
@@ -115,6 +122,9 @@ static const struct {
 	{OPT_FOLLOW, "--follow", "keep printing new ones (JSON Lines with --json)"},
 	{OPT_LIMIT, "--limit N", "the newest N (default 1000)"},
 	{OPT_FOR, "--for SPAN", "how long: 30m, 8h, 7d (default 24h), or forever (until smrctl unack)"},
+	{OPT_KIND, "--kind K", "only these: an event kind (events: storm-start, stall, rebuild-warning, ...: its\n"
+			       "               rows) or an incident kind (incidents: stalls, storm, rebuild)"},
+	{OPT_ALL, "--all", "every row as stored, the incidents' steps among them, no incident lines"},
 };
 
 static void usage(FILE *f)
@@ -420,6 +430,10 @@ static json_object *build_args(const Command *c, char **argv, const Options *o, 
 		json_object_object_add(a, "since", json_number(since, 6));
 	if (o->limit)
 		json_object_object_add(a, "limit", json_object_new_int64(o->limit));
+	if (o->kind)
+		json_object_object_add(a, "kind", json_object_new_string(o->kind));
+	if (o->all)
+		json_object_object_add(a, "all", json_object_new_boolean(true));
 	return a;
 }
 
@@ -490,6 +504,8 @@ static const struct option long_options[] = {
 	{"follow", no_argument, NULL, 'f'},
 	{"limit", required_argument, NULL, 'l'},
 	{"for", required_argument, NULL, 'F'},
+	{"kind", required_argument, NULL, 'k'},
+	{"all", no_argument, NULL, 'a'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
 	{},
@@ -535,6 +551,8 @@ static int parse_options(int argc, char **argv, Options *o, char **pos, int max_
 		case 'd': o->device = optarg; o->given |= OPT_DEVICE; break;
 		case 'S': o->since = optarg; o->given |= OPT_SINCE; break;
 		case 'F': o->ack_for = optarg; o->given |= OPT_FOR; break;
+		case 'k': o->kind = optarg; o->given |= OPT_KIND; break;
+		case 'a': o->all = true; o->given |= OPT_ALL; break;
 		case 'c':
 			o->given |= OPT_COUNT;
 			if (parse_count(optarg, "--count", &o->count) < 0)
@@ -626,6 +644,13 @@ int main(int argc, char **argv)
 	    detect_event_kind_from_string(pos[2]) < 0) {
 		fprintf(stderr, "smrctl: %s: '%s' is not an event kind: storm-start, storm-end, stall, timeout-risk, "
 			"bands, behaviour, stall-imminent, rebuild-warning or all\n", cmd->name, pos[2]);
+		return EXIT_USAGE;
+	}
+	if (o.kind && (streq(cmd->name, "events") ? detect_event_kind_from_string(o.kind) < 0
+						  : incident_kind_from_string(o.kind) < 0)) {
+		fprintf(stderr, "smrctl: --kind '%s' is not %s\n", o.kind, streq(cmd->name, "events")
+			? "an event kind (storm-start, storm-end, stall, rebuild-warning, zfs-delay, ...: docs/detection.md)"
+			: "an incident kind: stalls, storm or rebuild");
 		return EXIT_USAGE;
 	}
 	if (streq(cmd->name, "probe"))	/* on stderr: a script reading stdout is not broken by it */

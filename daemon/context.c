@@ -416,10 +416,11 @@ static int start_servers(Context *ctx)
 }
 
 /* An event was recorded: the notifier decides whether it is news. */
-static void on_recorded(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
+static void on_recorded(Disk *d, const Recorded *r, void *userdata)
 {
 	Context *ctx = userdata;
-	notifier_event(ctx->notifier, d, kind, h);
+	if (d && r->event)
+		notifier_event(ctx->notifier, d, r->kind, r->event);
 }
 
 static int start_services(Context *ctx)

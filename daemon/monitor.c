@@ -92,6 +92,17 @@ typedef struct RestoreRun {
 	unsigned n;
 } RestoreRun;
 
+/* An incident's slow I/Os are counted, not rows: its last one is what the
+ * detector takes back (when the disk last stalled). */
+static int on_restore_incident(const Incident *i, void *userdata)
+{
+	RestoreRun *r = userdata;
+	if (i->last_slow_usec)
+		detect_restore(r->det, r->params, EVENT_STALL,
+			       r->now_mono - ((double)r->now_real / 1e6 - (double)i->last_slow_usec / 1e6), i->slow_worst);
+	return 0;
+}
+
 static int on_restore(const HistoryEvent *h, void *userdata)
 {
 	RestoreRun *r = userdata;
@@ -152,6 +163,8 @@ static void prepare(Monitor *m, Disk *d)
 	HistoryFilter fc = f;
 	fc.limit = 1, fc.since_usec = 0, fc.kind = event_kind_info(EVENT_MEDIA_CACHE)->name;
 	history_query(m->history, &fc, on_restore, &run);
+	HistoryIncidentFilter fi = {.disk_id = f.serial, .device = d->name, .since_usec = f.since_usec};
+	history_query_incidents(m->history, &fi, on_restore_incident, &run);
 	detect_restore_done(&d->det, &m->cfg->detect, (double)m->now_mono_usec / 1e6);
 	DiskViewClock c = view_clock(m);
 	diskview_update(d, &m->cfg->detect, &c);

@@ -36,12 +36,17 @@ typedef struct Eid {
 	uint64_t eid, time_usec;
 } Eid;
 
-/* An event recorded in a sample, for the notifier once the views are updated. */
+/* An event recorded in a sample, for the notifier once the views are
+ * updated; its incident copied when the event changed it (not for each
+ * slow I/O it counts). */
 typedef struct Held {
-	Disk *disk;
+	Disk *disk;			/* NULL: an incident of a disk no longer watched ended */
 	char device[32];
 	DetectEventKind kind;
+	bool has_event;
 	HistoryEvent h;
+	Incident *incident;		/* owned; NULL none */
+	IncidentChange change;
 } Held;
 
 struct Recorder {
@@ -51,6 +56,7 @@ struct Recorder {
 	DiskRegistry *disks;
 	RecorderCallbacks cb;
 	bool journal;
+	IncidentLog *incidents;		/* NULL: a null sink's */
 	uint64_t total[_EVENT_KIND_MAX];
 	LogBudget *budget;
 	size_t n_budget;
@@ -71,6 +77,10 @@ int recorder_new(History *history, const Config *cfg, DiskRegistry *disks, const
 	if (!ev)
 		return -ENOMEM;
 	*ev = (Recorder){.history = history, .cfg = cfg, .disks = disks, .cb = cb ? *cb : (RecorderCallbacks){0}};
+	if (history && incidentlog_new(history, disks, &ev->incidents) < 0) {
+		free(ev);
+		return -ENOMEM;
+	}
 	ev->journal = history && access("/run/systemd/journal/socket", W_OK) == 0;
 	ev->said = history_state(history);
 	retention_init(&ev->retention, now_usec(CLOCK_MONOTONIC), now_usec(CLOCK_REALTIME),
@@ -107,6 +117,9 @@ Recorder *recorder_free(Recorder *ev)
 {
 	if (!ev)
 		return NULL;
+	for (size_t i = 0; i < ev->n_held; i++)
+		free(ev->held[i].incident);
+	incidentlog_free(ev->incidents);
 	if (ev->owned)
 		history_close(ev->history);
 	free(ev->held);
@@ -123,6 +136,11 @@ History *recorder_history(const Recorder *ev)
 uint64_t recorder_total(const Recorder *ev, DetectEventKind k)
 {
 	return ev && (unsigned)k < _EVENT_KIND_MAX ? ev->total[k] : 0;
+}
+
+const IncidentLog *recorder_incidents(const Recorder *ev)
+{
+	return ev ? ev->incidents : NULL;
 }
 
 /* Logs each change of the history's health once, not each failed insert. */
@@ -307,26 +325,40 @@ static void say(Recorder *ev, const HistoryEvent *h, DetectEventKind kind, const
 
 /* ------------------------------------------------------------ notifier */
 
-static void hear(Recorder *ev, Disk *d, DetectEventKind kind, const HistoryEvent *h)
+static void tell(Recorder *ev, Disk *d, const Recorded *r)
 {
-	if (!d || !ev->cb.heard)
+	if (ev->cb.heard)
+		ev->cb.heard(d, r, ev->cb.userdata);
+}
+
+/* d NULL: an incident of a disk no longer watched (its end is still news) */
+static void hear(Recorder *ev, Disk *d, const Recorded *r)
+{
+	if ((!d && !r->incident) || !ev->cb.heard)
 		return;
-	if (!ev->holding) {
-		ev->cb.heard(d, kind, h, ev->cb.userdata);
+	bool keep = r->incident && r->change != INCIDENT_COUNTED;
+	Incident *copy = keep && ev->holding ? malloc(sizeof *copy) : NULL;
+	if (!ev->holding || (keep && !copy)) {	/* no room to wait: heard now, before its view */
+		tell(ev, d, r);
 		return;
 	}
 	if (ev->n_held == ev->cap_held) {
 		size_t cap = ev->cap_held ? ev->cap_held * 2 : 16;
 		Held *x = realloc(ev->held, cap * sizeof *x);
-		if (!x) {	/* no room to wait: heard now, before its view */
-			ev->cb.heard(d, kind, h, ev->cb.userdata);
+		if (!x) {
+			free(copy);
+			tell(ev, d, r);
 			return;
 		}
 		ev->held = x, ev->cap_held = cap;
 	}
 	Held *w = &ev->held[ev->n_held++];
-	*w = (Held){.disk = d, .kind = kind, .h = *h};
-	snprintf(w->device, sizeof w->device, "%s", d->name);
+	*w = (Held){.disk = d, .kind = r->kind, .has_event = r->event != NULL, .incident = copy, .change = r->change};
+	if (r->event)
+		w->h = *r->event;
+	if (copy)
+		*copy = *r->incident;
+	snprintf(w->device, sizeof w->device, "%s", d ? d->name : "");
 }
 
 void recorder_hold(Recorder *ev)
@@ -343,11 +375,21 @@ void recorder_release(Recorder *ev)
 	for (size_t i = 0; i < ev->n_held; i++) {
 		Held *w = &ev->held[i];
 		/* a disk gone within the sample is no longer there to tell of */
-		Disk *d = registry_get(ev->disks, w->device);
-		if (d == w->disk && ev->cb.heard)
-			ev->cb.heard(d, w->kind, &w->h, ev->cb.userdata);
+		Disk *d = w->disk ? registry_get(ev->disks, w->device) : NULL;
+		Recorded r = {.kind = w->kind, .event = w->has_event ? &w->h : NULL, .incident = w->incident,
+			      .change = w->change};
+		if (d == w->disk)
+			tell(ev, d, &r);
+		free(w->incident);
 	}
 	ev->n_held = 0;
+}
+
+/* An incident ended for being quiet: its end is news. */
+static void on_ended(Disk *d, const Incident *i, void *userdata)
+{
+	Recorded r = {.kind = _EVENT_KIND_INVALID, .incident = i, .change = INCIDENT_CLOSED};
+	hear(userdata, d, &r);
 }
 
 /* ------------------------------------------------------------ record */
@@ -377,10 +419,20 @@ int recorder_record(Recorder *ev, const EventRecord *r, uint64_t now, HistoryEve
 	if (r->has_eid)
 		eid_add(ev, r->eid, r->eid_time_usec);
 	if (ev->history) {
-		if (history_add(ev->history, &h) < 0)
+		/* counted in its incident, or a row of its own or a step of one */
+		const Incident *inc = NULL;
+		IncidentChange c = INCIDENT_UNTOUCHED;
+		if (r->disk && ev->incidents) {
+			IncidentInput in = {.kind = r->kind, .time_usec = h.time_usec, .priority = severity_priority(h.severity),
+					    .latency = r->latency, .duration = r->duration, .message = h.message};
+			c = incidentlog_take(ev->incidents, r->disk, &in, &inc, on_ended, ev);
+			if (inc)
+				snprintf(h.incident, sizeof h.incident, "%s", inc->id);
+		}
+		if (incident_change_stores(c) && history_add(ev->history, &h) < 0)
 			history_said(ev);
 		say(ev, &h, r->kind, r);
-		hear(ev, r->disk, r->kind, &h);
+		hear(ev, r->disk, &(Recorded){.kind = r->kind, .event = &h, .incident = inc, .change = c});
 	}
 	if (ret)
 		*ret = h;
@@ -415,6 +467,7 @@ void recorder_upkeep(Recorder *ev, const TickTime *t)
 	if (written > 0)
 		log_notice("history: wrote %d event(s) kept in memory to %s", written, history_path(ev->history));
 	history_said(ev);
+	incidentlog_upkeep(ev->incidents, t->real_usec, on_ended, ev);
 	/* A jump of the wall clock is said; see core/detect/retention.h for what it stops. */
 	int64_t jump = retention_watch(&ev->retention, t->mono_usec, t->real_usec);
 	if (jump)

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "events.h"
 #include "history.h"
+#include "incidentlog.h"
 #include "registry.h"
 
 #define RECORDER_LOGS_PER_MINUTE 10	/* a disk's lines of the repeating kinds a minute */
@@ -47,9 +48,19 @@ typedef struct EventRecord {
 	uint64_t eid, eid_time_usec;
 } EventRecord;
 
+/* What the notifier hears. */
+typedef struct Recorded {
+	DetectEventKind kind;		/* _EVENT_KIND_INVALID: no event, an incident ended quiet */
+	const HistoryEvent *event;	/* the event as recorded (counted only: as it would have been stored, id 0) */
+	const Incident *incident;	/* the incident it is in, as it now is (after INCIDENT_CLOSED: as it
+					 * ended); NULL none */
+	IncidentChange change;		/* what it did to it */
+} Recorded;
+
 typedef struct RecorderCallbacks {
-	/* An event recorded about a watched disk, for the notifier. */
-	void (*heard)(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata);
+	/* An event recorded about a watched disk, or an incident that ended
+	 * quiet (d NULL: of a disk no longer watched), for the notifier. */
+	void (*heard)(Disk *d, const Recorded *r, void *userdata);
 	void *userdata;
 } RecorderCallbacks;
 
@@ -76,6 +87,8 @@ void recorder_release(Recorder *ev);
  * recreated, pruning by age and count when due, the history's health said
  * once per change. */
 void recorder_upkeep(Recorder *ev, const TickTime *now);
-/* Recorded since start, by kind (every producer's). */
+/* Recorded since start, by kind (every producer's; counted ones too). */
 uint64_t recorder_total(const Recorder *ev, DetectEventKind k);
+/* The disks' incidents (NULL for a null sink). */
+const IncidentLog *recorder_incidents(const Recorder *ev);
 History *recorder_history(const Recorder *ev);

@@ -5,6 +5,7 @@
  * reread and forget, which need root).
  */
 #include "commands.h"
+#include "commands-incidents.h"
 #include "commands-notify.h"
 #include "commands-rebuild.h"
 #include "rebuild-views.h"
@@ -259,6 +260,7 @@ static json_object *event_json(const HistoryEvent *e)
 	json_object_object_add(o, "bytes", json_object_new_int64(e->bytes));
 	json_object_object_add(o, "sector", json_object_new_int64(e->sector));
 	json_object_object_add(o, "message", json_object_new_string(e->message));
+	json_object_object_add(o, "incident", e->incident[0] ? json_object_new_string(e->incident) : NULL);
 	return o;
 }
 
@@ -349,35 +351,56 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	return o;
 }
 
-/* "since" is wall-clock seconds (fractional), "after" an event id, "limit" a count. */
-static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+int commands_list_args(json_object *args, const char **device, uint64_t *since_usec, unsigned *limit)
 {
-	HistoryFilter f = {.limit = 1000};
 	json_object *x;
 	if (args && json_object_object_get_ex(args, "device", &x)) {
 		if (!json_object_is_type(x, json_type_string))
-			goto bad;
-		f.device = device_name(json_object_get_string(x));
+			return -EINVAL;
+		*device = device_name(json_object_get_string(x));
 	}
 	if (args && json_object_object_get_ex(args, "since", &x)) {
 		double s = json_object_get_double(x);
 		/* NaN passes every comparison: it must be refused by name */
 		if (!(json_object_is_type(x, json_type_double) || json_object_is_type(x, json_type_int)) || !isfinite(s) ||
 		    s < 0 || s > 1e11)
-			goto bad;
-		f.since_usec = (uint64_t)(s * 1e6);
+			return -EINVAL;
+		*since_usec = (uint64_t)(s * 1e6);
 	}
+	if (args && json_object_object_get_ex(args, "limit", &x)) {
+		int64_t l = json_object_get_int64(x);
+		if (!json_object_is_type(x, json_type_int) || l < 1 || l > 10000)
+			return -EINVAL;
+		*limit = (unsigned)l;
+	}
+	return 0;
+}
+
+/* "since" is wall-clock seconds (fractional), "after" an event id, "limit"
+ * a count, "kind" an event kind; the incidents too unless "all" (the rows
+ * only) or a kind or a stream's "after" is asked. */
+static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoError *err, char **msg)
+{
+	HistoryFilter f = {.limit = 1000};
+	bool all = false;
+	json_object *x;
+	if (args && json_object_object_get_ex(args, "kind", &x)) {
+		if (!json_object_is_type(x, json_type_string) || detect_event_kind_from_string(json_object_get_string(x)) < 0)
+			goto bad;
+		f.kind = json_object_get_string(x);
+	}
+	if (args && json_object_object_get_ex(args, "all", &x)) {
+		if (!json_object_is_type(x, json_type_boolean))
+			goto bad;
+		all = json_object_get_boolean(x);
+	}
+	if (commands_list_args(args, &f.device, &f.since_usec, &f.limit) < 0)
+		goto bad;
 	if (args && json_object_object_get_ex(args, "after", &x)) {
 		if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0)
 			goto bad;
 		f.after_id = json_object_get_int64(x);
 		f.in_recorded_order = true;
-	}
-	if (args && json_object_object_get_ex(args, "limit", &x)) {
-		int64_t l = json_object_get_int64(x);
-		if (!json_object_is_type(x, json_type_int) || l < 1 || l > 10000)
-			goto bad;
-		f.limit = (unsigned)l;
 	}
 	json_object *a = json_object_new_array();
 	int r = history_query(ctx->history, &f, add_event, a);
@@ -397,13 +420,17 @@ static int cmd_events(Context *ctx, json_object *args, json_object **ret, ProtoE
 	}
 	json_object *o = json_object_new_object();
 	json_object_object_add(o, "events", a);
+	if (!all && !f.kind && !f.in_recorded_order) {
+		HistoryIncidentFilter fi = {.device = f.device, .since_usec = f.since_usec, .limit = f.limit};
+		json_object_object_add(o, "incidents", commands_incident_list(ctx, &fi));
+	}
 	json_object_object_add(o, "persistent", json_object_new_boolean(history_persistent(ctx->history)));
 	*ret = o;
 	return 0;
 bad:
 	*err = PROTO_ERR_BAD_ARGUMENT;
 	*msg = strdup("events takes \"device\" (string), \"since\" (seconds since the epoch), \"after\" (event id), "
-		      "\"limit\" (1 to 10000)");
+		      "\"limit\" (1 to 10000), \"kind\" (an event kind), \"all\" (boolean)");
 	return -EINVAL;
 }
 
@@ -558,6 +585,7 @@ static const struct {
 	{"disks", cmd_disks, false},
 	{"show", cmd_show, false},
 	{"events", cmd_events, false},
+	{"incidents", commands_incidents, false},
 	{"reload", cmd_reload, true},
 	{"reread", cmd_reread, true},
 	/* reread's name until 0.1: "probe" now means idle-cleaning reads only;

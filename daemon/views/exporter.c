@@ -245,6 +245,17 @@ static void add_events(MetricSet *set, Context *ctx)
 		const char *l[] = {"kind", detect_event_kind_to_string(k), NULL};
 		metric_add(ev, NULL, l, (double)recorder_total(ctx->recorder, k));
 	}
+	const IncidentLog *il = recorder_incidents(ctx->recorder);
+	MetricFamily *it = metricset_family(set, "smrd_incidents_total", METRIC_COUNTER,
+		"Incidents begun since smrd started, by kind: stalls (slow I/Os), storm (a destage storm), rebuild (a "
+		"rebuild onto a disk, its storms and slow I/Os in it).");
+	MetricFamily *io = metricset_family(set, "smrd_incidents_open", METRIC_GAUGE,
+		"Incidents under way now, by kind.");
+	for (int k = 0; k < _INCIDENT_KIND_MAX; k++) {
+		const char *l[] = {"kind", incident_kind_to_string(k), NULL};
+		metric_add(it, NULL, l, (double)incidentlog_opened(il, k));
+		metric_add(io, NULL, l, (double)incidentlog_open(il, k));
+	}
 	metric_add(metricset_family(set, "smrd_history_persistent", METRIC_GAUGE,
 				    "1 when every event is stored in the history database, 0 when some are only in memory."),
 		   NULL, NULL, history_persistent(h));
@@ -257,7 +268,8 @@ static void add_events(MetricSet *set, Context *ctx)
 		metric_add(hs, NULL, l, history_state(h) == (HistoryState)s);
 	}
 	metric_add(metricset_family(set, "smrd_history_pending_events", METRIC_GAUGE,
-				    "Events kept in memory until the history database can take them."),
+				    "Events (and incidents, each counting its own) kept in memory until the history database "
+				    "can take them."),
 		   NULL, NULL, history_pending(h));
 	metric_add(metricset_family(set, "smrd_history_dropped_events_total", METRIC_COUNTER,
 				    "Events lost because the database failed and the memory queue was full."),

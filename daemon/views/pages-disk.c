@@ -272,10 +272,67 @@ static bool storms_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 	return ok;
 }
 
-/* The disk's last events from the history, however old. */
+#define PAGE_INCIDENTS 10
+
+typedef struct Incidents {
+	Incident *i;
+	unsigned n;
+} Incidents;
+
+static int on_incident(const Incident *i, void *userdata)
+{
+	Incidents *x = userdata;
+	if (x->n < PAGE_INCIDENTS)
+		x->i[x->n++] = *i;
+	return 0;
+}
+
+/* The disk's newest incidents, newest first: what each was, its steps. */
+static bool incidents_table(Buf *b, const Context *ctx, const Disk *d)
+{
+	_cleanup_free_ Incident *all = calloc(PAGE_INCIDENTS, sizeof *all);
+	Incidents x = {.i = all};
+	HistoryIncidentFilter f = {.device = d->name, .limit = PAGE_INCIDENTS};
+	bool ok = all && history_query_incidents(ctx->history, &f, on_incident, &x) >= 0;
+	buf_printf(b, "<h2>Incidents</h2><p class=\"mute\">A storm, a rebuild onto the disk or a run of slow I/Os, each "
+		      "with its steps and counts; the newest %d: <code>smrctl incidents --device ", PAGE_INCIDENTS);
+	page_esc(b, d->name);
+	buf_puts(b, "</code>.</p><div class=\"wide\"><table id=\"incidents\"><thead><tr><th>began</th><th>ended</th>"
+		    "<th>kind</th><th>severity</th><th>what</th></tr></thead><tbody>");
+	for (unsigned k = x.n; k-- > 0;) {
+		const Incident *i = &x.i[k];
+		char line[1024];
+		buf_puts(b, "<tr><td>");
+		page_time(b, i->start_usec);
+		buf_puts(b, "</td><td>");
+		if (i->end_usec)
+			page_time(b, i->end_usec);
+		else
+			buf_puts(b, "under way");
+		buf_puts(b, "</td>");
+		page_cells(b, (const char *const[]){incident_kind_to_string(i->kind), incident_severity(i),
+						    incident_summary(i, line, sizeof line)}, 3);
+		/* the rows end at page_cells: the steps beneath, one line each */
+		buf_puts(b, "<tr class=\"steps\"><td></td><td colspan=\"4\">");
+		for (unsigned s = 0; s < i->n_steps; s++) {
+			page_time(b, i->steps[s].time_usec);
+			buf_printf(b, " %s: ", detect_event_kind_to_string(i->steps[s].kind));
+			page_esc(b, i->steps[s].message);
+			buf_puts(b, "<br>");
+		}
+		buf_puts(b, "</td></tr>");
+	}
+	buf_puts(b, "</tbody></table></div>");
+	if (ok && !x.n)
+		buf_puts(b, "<p class=\"mute\">No incident on record.</p>");
+	return ok;
+}
+
+/* The disk's incidents and last events from the history, however old. */
 static void events_table(Buf *b, const Context *ctx, const Disk *d, Timeline *t)
 {
 	bool ok = storms_table(b, ctx, d, t);
+	ok &= incidents_table(b, ctx, d);
 	HistoryFilter f = {.device = d->name, .limit = ELEMENTSOF(t->recent)};
 	ok &= history_query(ctx->history, &f, on_recent, t) >= 0;
 	buf_printf(b, "<h2>Last events</h2><p class=\"mute\">The newest %zu on record, newest first; all of them: "

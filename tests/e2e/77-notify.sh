@@ -115,7 +115,8 @@ wait_bg 120 "the writers"
 wait_until 30 "the storm's end" sh -c "'$SMRCTL' --socket '$SOCK' --json events --device $S | grep -q storm-end"
 # Every stall is sent, alone or in a summary due notify-interval after the
 # last one sent: settled once the storm's end was sent, the summaries stand
-# for every stall event, and each run's mail and POST arrived.
+# for every stall event (its incidents count them: the first of each a row),
+# and each run's mail and POST arrived.
 settled() {
 	envs >"$T/envs.now" && ctl --json events --limit 1000 >"$T/events.now" || return 1
 	python3 - "$T" "$S" <<'PY'
@@ -123,9 +124,9 @@ import glob, json, sys
 T, S = sys.argv[1:3]
 runs = [json.loads(l) for l in open(f"{T}/envs.now")]
 mine = [r for r in runs if r["SMRD_DEVICE"] == S]
-stalls = [e for e in json.load(open(f"{T}/events.now"))["events"] if e["device"] == S and e["kind"] == "stall"]
+stalls = sum(i["slow_ios"] for i in json.load(open(f"{T}/events.now"))["incidents"] if i["device"] == S)
 sent = sum(int(r["SMRD_COUNT"]) for r in mine if r["SMRD_EVENT"] == "stall")
-sys.exit(not (any(r["SMRD_EVENT"] == "storm-end" for r in mine) and sent == len(stalls)
+sys.exit(not (any(r["SMRD_EVENT"] == "storm-end" for r in mine) and sent == stalls
               and len(glob.glob(f"{T}/mail/*.json")) == len(runs) == len(glob.glob(f"{T}/hook/*.body"))))
 PY
 }
@@ -147,8 +148,9 @@ mine = [r for r in runs if r["SMRD_DEVICE"] == S]
 by = lambda k: [r for r in mine if r["SMRD_EVENT"] == k]
 print(f"  {len(runs)} notification(s): " + ", ".join(f"{r['SMRD_EVENT']}x{r['SMRD_COUNT']}" for r in runs))
 starts = [e for e in ev if e["device"] == S and e["kind"] == "storm-start"]
-stalls = [e for e in ev if e["device"] == S and e["kind"] == "stall"]
-check(len(starts) >= 1, f"the disk stormed ({len(starts)} storm(s), {len(stalls)} stall event(s))")
+incs = [i for i in json.load(open(f"{T}/events.json"))["incidents"] if i["device"] == S]
+n_stalls = sum(i["slow_ios"] for i in incs)
+check(len(starts) >= 1, f"the disk stormed ({len(starts)} storm(s), {n_stalls} stall event(s))")
 check(len(by("storm-start")) == len(starts) == 1, "exactly one storm-start notification, for the one storm")
 rs = by("storm-start")
 check(not by("behaviour") and rs and rs[0]["SMRD_CLASS"] == "dm-smr" and "behav" in rs[0]["SMRD_MESSAGE"].lower(),
@@ -163,9 +165,10 @@ check(len(ends) == 1 and ends[0]["SMRD_FOLLOW_UP"] == "1" and by("storm-start") 
       ends[0]["SMRD_INCIDENT"] == by("storm-start")[0]["SMRD_INCIDENT"],
       "the storm's end is one follow-up with the start's incident id")
 sent = sum(int(r["SMRD_COUNT"]) for r in by("stall"))
-span = (max(e["logged"] for e in stalls) - min(e["logged"] for e in stalls)) if stalls else 0
-check(len(by("stall")) <= span / NI + 2 and sent <= len(stalls) and (not stalls or sent >= 1),
-      f"stalls aggregated: {len(by('stall'))} notification(s) standing for {sent} of {len(stalls)} over {span:.0f} s")
+slow = [i for i in incs if i["slow_ios"]]
+span = (max(i["last"] for i in slow) - min(i["start"] for i in slow)) if slow else 0
+check(len(by("stall")) <= span / NI + 2 and sent <= n_stalls and (not n_stalls or sent >= 1),
+      f"stalls aggregated: {len(by('stall'))} notification(s) standing for {sent} of {n_stalls} over {span:.0f} s")
 check(not [r for r in runs if r["SMRD_DEVICE"] == C], "none for the CMR twin")
 need = ["SMRD_EVENT", "SMRD_DEVICE", "SMRD_MODEL", "SMRD_SERIAL", "SMRD_WWN", "SMRD_POOL", "SMRD_CLASS",
         "SMRD_SEVERITY", "SMRD_MESSAGE", "SMRD_TIME", "SMRD_HOST", "SMRD_INCIDENT"]

@@ -33,6 +33,9 @@
 # disk a rebuild-warning (one), followed as kind balance, a rebuild-done;
 # onto the CMR one, added next, the same but no warning (and none more on
 # the DM-SMR disk, already at its share).
+# The replace onto the DM-SMR disk is one rebuild incident: at most 40
+# rows for the disk (its stalls counted in it), its warning in the default
+# `smrctl events` and on the disk page, its end with the real duration.
 # Through it all, every event reaches the journal with its kind's
 # MESSAGE_ID and smrd_events_total; the rebuild-done is recorded at the
 # rebuild's end; the second file system's mount point holds a newline, a
@@ -233,6 +236,24 @@ warn = [e for e in ev if e["kind"] == "rebuild-warning" and e["device"] == dev]
 print(f"  replace {t0:.1f}-{t1:.1f}; warning at {warn[0]['time'] if warn else None}, done at {done[0]['time'] if done else None}")
 sys.exit(not (done and warn and t1 - 5 <= done[0]["time"] <= t1 + 10 and done[0]["time"] > warn[0]["time"]))
 PY
+ctl --json events --all --device "$S" --limit 10000 >"$T/rows.json"
+ctl --json incidents --device "$S" --kind rebuild >"$T/incidents.json"
+check "the replace is one rebuild incident of at most 40 rows, its stalls counted in it" python3 - "$T/rows.json" "$T/incidents.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["events"]
+inc = json.load(open(sys.argv[2]))["incidents"]
+i = inc[-1] if inc else {}
+print(f"  {len(rows)} rows for the disk; {len(inc)} rebuild incident(s): {i.get('summary')}")
+print(f"  its {i.get('events')} events, {i.get('counted')} of them counted; slow I/Os by latency: "
+      + ", ".join(f"{h['latency']} {h['count']}" for h in i.get("slow_histogram", []) if h["count"]))
+sys.exit(not (len(rows) <= 40 and len(inc) == 1 and i["end"] and i["storms"] >= 1 and i["slow_ios"] >= 1
+              and i["duration_seconds"] and [s["kind"] for s in i["steps"]].count("rebuild-warning") == 1
+              and i["steps"][-1]["kind"] == "rebuild-done"))
+PY
+ctl events --device "$S" >"$T/events.txt"
+check "its warning is in the default smrctl events" grep -q "rebuild-warning .*rebuilding onto $S" "$T/events.txt"
+curl -sf --max-time 5 "http://127.0.0.1:$PORT/disk/$S" >"$T/disk.html"
+check "and on the disk page" grep -q "rebuilding onto $S" "$T/disk.html"
 
 step "smrd restarted as root (with CAP_SYS_ADMIN): the kernel's own status"
 smrd_as admin

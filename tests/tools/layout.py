@@ -29,7 +29,7 @@ DERIVES = [
     (r"\bSMR_CONF_TRIM_HINT\b", "counts suspects (the view's suspect, registry_count)"),
     (r"forecast_warn\s*[<>]|(?<!-)[<>]=?\s*[\w.]*(->)?[\w.]*forecast_warn", "decides stall imminent (the view's imminent)"),
 ]
-HISTORY_HEALTH = {"history_query", "history_path", "history_persistent", "history_state", "history_state_to_string",
+HISTORY_HEALTH = {"history_query", "history_query_incidents", "history_path", "history_persistent", "history_state", "history_state_to_string",
                   "history_pending", "history_dropped", "history_errors", "history_last_error"}
 
 breaches = []

@@ -20,9 +20,11 @@ typedef struct RebuildHeard {
 } RebuildHeard;
 
 /* The recorder's callback: userdata a RebuildHeard. */
-static inline void rebuild_heard(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
+static inline void rebuild_heard(Disk *d, const Recorded *r, void *userdata)
 {
 	RebuildHeard *x = userdata;
+	DetectEventKind kind = r->kind;
+	const HistoryEvent *h = r->event;
 	x->warnings += kind == EVENT_REBUILD_WARNING;
 	if (kind == EVENT_REBUILD_DONE) {
 		CHECK_STR(d->name, "sdb");

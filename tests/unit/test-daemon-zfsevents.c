@@ -27,12 +27,13 @@ typedef struct Heard {
 	char last[32];
 } Heard;
 
-static void on_event(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
+static void on_event(Disk *d, const Recorded *r, void *userdata)
 {
 	Heard *heard = userdata;
-	heard->n[kind]++;
+	if (!r->event)
+		return;
+	heard->n[r->kind]++;
 	snprintf(heard->last, sizeof heard->last, "%s", d->name);
-	(void)h;
 }
 
 static void put(const char *root, const char *path, const char *text)
