@@ -40,14 +40,14 @@ typedef struct Heard {
 	char first[320], second[320];
 } Heard;
 
-static void on_event(Disk *d, DetectEventKind kind, const HistoryEvent *h, void *userdata)
+static void on_event(Disk *d, const Recorded *r, void *userdata)
 {
 	Heard *heard = userdata;
 	(void)d;
-	if (kind != EVENT_REBUILD_WARNING)
+	if (r->kind != EVENT_REBUILD_WARNING || !r->event)
 		return;
 	if (++heard->warnings <= 2)
-		snprintf(heard->warnings == 1 ? heard->first : heard->second, sizeof heard->first, "%s", h->message);
+		snprintf(heard->warnings == 1 ? heard->first : heard->second, sizeof heard->first, "%s", r->event->message);
 }
 
 static void script(const char *path, const char *body)
