@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
+#include <time.h>
 
 #include "format.h"
 #include "log.h"
@@ -22,6 +23,7 @@ struct Monitor {
 	Recorder *recorder;
 	Prober *prober;			/* NULL: probes are never sent (not the live /sys) */
 	uint64_t now_mono_usec, now_real_usec;	/* of the tick or slow I/O being handled */
+	double now_local;			/* the tick's local time: seconds since the epoch plus the UTC offset */
 	uint64_t samples;			/* ticks so far */
 	double host_steal;			/* of this tick's interval; NaN unknown */
 	uint64_t host_stalls;			/* intervals detect_host_stalled() */
@@ -57,6 +59,17 @@ static DiskViewClock view_clock(const Monitor *m)
 			       .sample = m->samples};
 }
 
+/* The idle budget's clock: local time, so that its hours are the hours
+ * of the admin's day; NaN when the time zone cannot be had. */
+static double local_seconds(uint64_t real_usec)
+{
+	time_t t = (time_t)(real_usec / 1000000);
+	struct tm tm;
+	if (!localtime_r(&t, &tm))
+		return NAN;
+	return (double)real_usec / 1e6 + (double)tm.tm_gmtoff;
+}
+
 static void clocks(Monitor *m)
 {
 	m->now_mono_usec = now_usec(CLOCK_MONOTONIC);
@@ -90,6 +103,7 @@ typedef struct RestoreRun {
 	double now_mono;
 	uint64_t now_real;
 	unsigned n;
+	bool points;			/* this query's idle-recovery events are the curve's points */
 } RestoreRun;
 
 /* An incident's slow I/Os are counted, not rows: its last one is what the
@@ -111,11 +125,15 @@ static int on_restore(const HistoryEvent *h, void *userdata)
 		return 0;
 	/* an end event is at the end: when the evidence was last seen */
 	double t = (double)h->time_usec / 1e6;
+	DetectEvent e = {.kind = k, .duration = h->duration, .latency = h->latency, .value = h->value,
+			 .count = (uint64_t)h->count, .bytes = (uint64_t)h->bytes, .sector = (uint64_t)h->sector};
 	if (k == EVENT_MEDIA_CACHE) {
 		/* in time order: the last one is the model as it was learnt */
-		DetectEvent e = {.kind = k, .duration = h->duration, .latency = h->latency, .value = h->value,
-				 .count = (uint64_t)h->count, .bytes = (uint64_t)h->bytes, .sector = (uint64_t)h->sector};
 		detect_restore_cache(r->det, &e);
+	} else if (k == EVENT_IDLE_RECOVERY) {
+		/* the curve's points by their own query, however old */
+		if (r->points)
+			detect_restore_point(r->det, &e);
 	} else {
 		detect_restore(r->det, r->params, k, r->now_mono - ((double)r->now_real / 1e6 - t), h->latency);
 	}
@@ -163,6 +181,11 @@ static void prepare(Monitor *m, Disk *d)
 	HistoryFilter fc = f;
 	fc.limit = 1, fc.since_usec = 0, fc.kind = event_kind_info(EVENT_MEDIA_CACHE)->name;
 	history_query(m->history, &fc, on_restore, &run);
+	/* the idle-recovery curve's newest points, however old: what a rest
+	 * gives back changes with the disk, not with time */
+	fc.limit = IDLE_POINTS_MAX, fc.kind = event_kind_info(EVENT_IDLE_RECOVERY)->name;
+	run.points = true;
+	history_query(m->history, &fc, on_restore, &run);
 	HistoryIncidentFilter fi = {.disk_id = f.serial, .device = d->name, .since_usec = f.since_usec};
 	history_query_incidents(m->history, &fi, on_restore_incident, &run);
 	detect_restore_done(&d->det, &m->cfg->detect, (double)m->now_mono_usec / 1e6);
@@ -187,7 +210,7 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 		.busy = fmin((double)v[DS_IO_MS] / 1e3 / dt, 1),
 		.queue = (double)v[DS_WEIGHTED_MS] / 1e3 / dt,
 		.in_flight = (unsigned)d->ds.total[DS_IN_FLIGHT],
-		.read_max = NAN, .write_max = NAN, .host_steal = m->host_steal,
+		.read_max = NAN, .write_max = NAN, .host_steal = m->host_steal, .wall = m->now_local,
 	};
 	/* Our own probe reads are not the host's traffic. */
 	double probe_s = 0;
@@ -241,6 +264,7 @@ void monitor_tick(Monitor *m, const TickTime *tick, double host_steal)
 	uint64_t now_mono_usec = tick->mono_usec;
 	m->now_mono_usec = now_mono_usec;
 	m->now_real_usec = tick->real_usec;
+	m->now_local = local_seconds(tick->real_usec);
 	m->host_steal = host_steal;
 	host_stall(m, m->cfg->interval);
 	m->samples++;

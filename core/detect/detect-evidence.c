@@ -261,12 +261,36 @@ void detect_restore_done(DiskDetect *d, const DetectParams *p, double now)
 	/* dm-smr by behaviour again only with a storm that still counts */
 	d->ev.behaviour = d->ev.behaviour_stored && d->storm.known > 0;
 	d->ev.restore_pending = false;
+	/* the curve from its restored points, on the restored cache */
+	cache_refit(&d->cache);
 	detect_score(d, p, now, &d->score);
 }
 
 /* ------------------------------------------------------- the media cache */
 
 #define FORECAST_MIN_RATE 65536.0	/* bytes/s: less is no fill worth a forecast */
+
+/* No I/O at all: nothing completed, nothing in flight (a write that waits
+ * a whole interval for a rewrite completes nothing and books no busy time). */
+static bool quiet_interval(const DetectSample *s)
+{
+	return !(s->reads + s->writes + s->discards + s->flushes > 0) && !(s->busy > 0.001) && !s->in_flight;
+}
+
+/* The media cache's share of an interval, and the idle budget's: what
+ * fills the cache, what reads, and whether it had no I/O at all. */
+void detect_cache_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt)
+{
+	CacheParams cp;
+	detect_cache_params(p, &cp);
+	CacheSample cs = {.now = s->now, .dt = dt, .write_bytes = s->write_bytes, .writes = s->writes,
+			  .ios = s->reads + s->writes + s->discards + s->flushes, .busy = s->busy,
+			  .in_flight = s->in_flight, .storm = d->storm.active};
+	cache_interval(&d->cache, &cp, &cs);
+	bool small = s->writes > 0 && s->write_bytes / s->writes < p->cache_seq_size;
+	idle_budget_interval(&d->budget, s->wall, dt, small ? s->write_bytes : 0, small ? s->writes : 0, s->read_bytes,
+			     quiet_interval(s), s->busy, BUDGET_MIN_RUN);
+}
 
 void detect_cache_params(const DetectParams *p, CacheParams *ret)
 {
@@ -334,6 +358,35 @@ void detect_restore_cache(DiskDetect *d, const DetectEvent *e)
 	/* what the history already holds is not said again */
 	d->cache_said = (CacheSaid){.bytes = e->bytes, .count = e->count, .sector = e->sector, .value = e->value,
 				    .duration = e->duration, .latency = e->latency};
+}
+
+/* A point of the curve, as the history keeps it (and back in
+ * detect_restore_point): duration the rest, bytes what it gave back,
+ * value their uncertainty, count the points the curve rests on, sector 1
+ * for a lower bound. */
+void detect_idle_point(DiskDetect *d, double now, DetectEmit emit, void *userdata)
+{
+	const IdlePoint *pt = cache_last_point(&d->cache);
+	if (!d->cache.point_learnt || !pt)
+		return;
+	d->cache.point_learnt = false;
+	char r[FORMAT_MAX], b[FORMAT_MAX], text[200];
+	const DiskModel *m = &d->cache.model;
+	DetectEvent e = {.kind = EVENT_IDLE_RECOVERY, .op = TRACE_WRITE, .time = now, .duration = pt->rest,
+			 .bytes = (uint64_t)pt->bytes, .value = pt->err, .count = m->recovery_samples,
+			 .sector = pt->at_least};
+	int n = snprintf(e.message, sizeof e.message, "a %s rest begun in a storm gave back %s of fast space (the "
+			 "idle-recovery curve now rests on %u point%s)", format_duration(r, pt->rest),
+			 format_size(b, pt->bytes), m->recovery_samples, m->recovery_samples == 1 ? "" : "s");
+	if (*idle_fit_describe(&m->curve, text, sizeof text) && n > 0 && (size_t)n < sizeof e.message)
+		snprintf(e.message + n, sizeof e.message - (size_t)n, ": %s", text);
+	detect_emit(emit, userdata, &e);
+}
+
+void detect_restore_point(DiskDetect *d, const DetectEvent *e)
+{
+	IdlePoint pt = {.rest = e->duration, .bytes = (double)e->bytes, .err = e->value, .at_least = e->sector & 1};
+	cache_restore_point(&d->cache, &pt);
 }
 
 void detect_seed_cache(DiskDetect *d, double bytes) { cache_seed(&d->cache, bytes); }

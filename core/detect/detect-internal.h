@@ -41,6 +41,10 @@ void detect_bands_check(DiskDetect *d, const DetectParams *p, const DetectSample
 void detect_cache_params(const DetectParams *p, CacheParams *ret);
 /* The cache model changed: a media-cache event carries it to the history. */
 void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *userdata);
+/* The media cache's and the idle budget's share of an interval. */
+void detect_cache_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt);
+/* The idle-recovery event of a point the last cliff gave, if it gave one. */
+void detect_idle_point(DiskDetect *d, double now, DetectEmit emit, void *userdata);
 /* One stall event at time t: counted in its minute of the hour's ring. */
 void detect_stall_minute(DiskDetect *d, double t);
 /* The forecast for this interval, and a stall-imminent warning once per fill. */

@@ -26,6 +26,7 @@ void detect_init(DiskDetect *d)
 {
 	*d = (DiskDetect){.ring.cap = DETECT_HISTORY_INLINE, .forecast = NAN};
 	cache_init(&d->cache);
+	idle_budget_init(&d->budget);
 	d->fast.last = d->fast.last_storm = d->storm.seen = d->stalls.risk_last = d->idle.host_io_last = -INFINITY;
 	d->ev.storm = d->ev.idle = d->ev.band = d->ev.stall = -INFINITY;
 }
@@ -672,9 +673,7 @@ void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s
 {
 	double dt = s->dt > 0 ? s->dt : 1;
 	/* the cache first: a storm found in this interval takes its bytes */
-	CacheParams cp;
-	detect_cache_params(p, &cp);
-	cache_interval(&d->cache, &cp, s->now, dt, s->write_bytes, s->writes, d->storm.active);
+	detect_cache_interval(d, p, s, dt);
 	bool storming = d->storm.active;
 	double waited = storm_check(d, p, s, dt, emit, userdata);
 	/* A write that waited with the cache nearly full, and no storm: a disk
@@ -682,6 +681,7 @@ void detect_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s
 	 * the same (the forecast's cliff). */
 	if (!storming && !d->storm.active && isfinite(waited) && cache_wait(&d->cache, waited, s->now))
 		detect_cache_changed(d, s->now, emit, userdata);
+	detect_idle_point(d, s->now, emit, userdata);
 	detect_forecast(d, p, s->now, emit, userdata);
 	detect_idle_check(d, p, s, dt, emit, userdata);
 	detect_bands_check(d, p, s, emit, userdata);

@@ -18,6 +18,7 @@
 #include "diskmodel.h"
 #include "events.h"
 #include "hist.h"
+#include "idlebudget.h"
 
 #define DETECT_MAX_OVERRIDES 32
 
@@ -85,6 +86,8 @@ typedef struct DetectSample {
 	const Hist *interval[2];	/* reads, writes completed in the interval; NULL untraced */
 	const Hist *window[2];		/* reads, writes over band_window; NULL untraced */
 	double host_steal;		/* seconds the most-robbed CPU lost to a hypervisor; NaN or 0 unknown */
+	double wall;			/* local time at its end: seconds since the epoch plus the UTC offset
+					 * (the idle budget's hour of the day); NaN unknown */
 } DetectSample;
 
 /* The host, not the disk: a hypervisor held a CPU for host-steal of the
@@ -263,6 +266,7 @@ typedef struct DiskDetect {
 	DetectEvidence ev;
 	DetectScore score;		/* as of the last interval (or restore): computed once */
 	CacheTrack cache;		/* the media cache, learnt from the storms */
+	IdleBudget budget;		/* its writes and idle by hour of the day */
 	CacheSaid cache_said;		/* the last media-cache event: one per change */
 	double forecast;		/* seconds until it is full, as of the last interval; NaN */
 	bool imminent;			/* the forecast is under forecast-warn: a stall is imminent */
@@ -321,6 +325,9 @@ void detect_restore(DiskDetect *d, const DetectParams *p, DetectEventKind kind, 
 /* A stored media-cache event (the model learnt before a restart): the
  * latest wins. */
 void detect_restore_cache(DiskDetect *d, const DetectEvent *e);
+/* A stored idle-recovery event: a point of the curve, oldest first (the
+ * curve is refitted by detect_restore_done). */
+void detect_restore_point(DiskDetect *d, const DetectEvent *e);
 /* Bytes/s filling the media cache now (cache-rate-window). */
 double detect_fill_rate(const DiskDetect *d, const DetectParams *p, double now);
 /* smrd.conf's or qualify's figure for the disk's media cache (bytes). */

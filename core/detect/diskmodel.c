@@ -11,6 +11,7 @@
 #include "diskmodel.h"
 
 #include <math.h>
+#include <string.h>
 
 /* later figures weigh as much as this many earlier ones: a drive's cache
  * changes with its firmware's mood, an estimate must follow it */
@@ -84,7 +85,8 @@ double disk_model_write_seconds(const DiskModel *m, double bytes, double fast_bp
 
 void cache_init(CacheTrack *c)
 {
-	*c = (CacheTrack){.from_start = true, .last_write = -INFINITY, .run_start = -INFINITY};
+	*c = (CacheTrack){.from_start = true, .last_write = -INFINITY, .run_start = -INFINITY, .io_end = NAN,
+			  .quiet_from = NAN, .point_rest = NAN};
 	disk_model_init(&c->model);
 }
 
@@ -96,7 +98,14 @@ void cache_seed(CacheTrack *c, double bytes)
 
 void cache_restore(CacheTrack *c, const DiskModel *m)
 {
+	IdleFit curve = c->model.curve;
+	double rate = c->model.idle_recovery_bps, rest = c->model.recovery_rest;
+	unsigned points = c->model.recovery_samples;
 	c->model = *m;
+	if (c->n_points) {	/* the curve's points, restored before it, stay its own */
+		c->model.curve = curve;
+		c->model.idle_recovery_bps = rate, c->model.recovery_rest = rest, c->model.recovery_samples = points;
+	}
 	/* what the disk did while smrd was down is unknown */
 	c->sure = false;
 	c->from_start = false;
@@ -104,14 +113,78 @@ void cache_restore(CacheTrack *c, const DiskModel *m)
 	c->since_anchor = c->idle_since_anchor = 0;
 }
 
-/* The rate idle time cleans at: learnt from partial refills, else the
- * slow phase's (the rate the disk made room at while the host waited). */
+/* The rate idle time cleans at, without a curve: learnt from partial
+ * refills, else the slow phase's (the rate the disk made room at while the
+ * host waited). */
 static double recovery_rate(const CacheTrack *c)
 {
 	if (c->model.idle_recovery_bps > 0)
 		return c->model.idle_recovery_bps;
 	return c->model.slow_write_bps > 0 ? c->model.slow_write_bps : NAN;
 }
+
+/* The fill after `rest` seconds without I/O from `fill0`. Along the curve
+ * when there is one: a cache this full is one that a rest of t0 from its
+ * threshold left so, and the rest goes on from there (the dirtiest bands
+ * gone first, the rest of the curve is what is left); else at the rate. */
+static double fill_after_rest(const CacheTrack *c, double fill0, double rest)
+{
+	const DiskModel *m = &c->model;
+	if (idle_fit_known(&m->curve) && disk_model_known(m)) {
+		double cache = m->media_cache_bytes, room0 = fmax(cache - fill0, 0);
+		double t0 = idle_fit_rest(&m->curve, room0);
+		if (!isfinite(t0))
+			return 0;
+		return fmin(fmax(cache - idle_fit_bytes(&m->curve, t0 + rest), 0), fill0);
+	}
+	double r = recovery_rate(c);
+	return isfinite(r) ? fmax(fill0 - r * rest, 0) : fill0;
+}
+
+/* The rest after which the whole cache is clean, however full. */
+static double clean_rest(const CacheTrack *c)
+{
+	const DiskModel *m = &c->model;
+	if (idle_fit_known(&m->curve))
+		return m->curve.delay + m->curve.clean_seconds;
+	double r = recovery_rate(c);
+	return isfinite(r) && disk_model_known(m) ? m->media_cache_bytes / r : INFINITY;
+}
+
+/* Refits the curve to the points; its figure is the average over the
+ * longest rest. */
+void cache_refit(CacheTrack *c)
+{
+	DiskModel *m = &c->model;
+	const IdlePoint *longest = NULL;
+	for (unsigned i = 0; i < c->n_points; i++)
+		if (!longest || c->points[i].rest >= longest->rest)
+			longest = &c->points[i];
+	if (!longest)
+		return;
+	m->idle_recovery_bps = longest->bytes / longest->rest;
+	m->recovery_rest = longest->rest;
+	m->recovery_samples = c->n_points;
+	c->fitted_on = disk_model_known(m) ? m->media_cache_bytes : longest->bytes;
+	idle_fit(c->points, c->n_points, c->fitted_on, &m->curve);
+}
+
+static void add_point(CacheTrack *c, const IdlePoint *pt)
+{
+	if (c->n_points == IDLE_POINTS_MAX)
+		memmove(&c->points[0], &c->points[1], (IDLE_POINTS_MAX - 1) * sizeof *c->points);
+	else
+		c->n_points++;
+	c->points[c->n_points - 1] = *pt;
+}
+
+void cache_restore_point(CacheTrack *c, const IdlePoint *pt)
+{
+	if (pt->rest > 0 && pt->bytes >= 0 && isfinite(pt->bytes))
+		add_point(c, pt);
+}
+
+const IdlePoint *cache_last_point(const CacheTrack *c) { return c->n_points ? &c->points[c->n_points - 1] : NULL; }
 
 static void ring_push(CacheTrack *c, double end, double dt, double bytes)
 {
@@ -144,22 +217,70 @@ static void share_of_mixed(CacheTrack *c, double small_size)
 	c->since_anchor = fmax(c->since_anchor - drop, 0);
 }
 
-void cache_interval(CacheTrack *c, const CacheParams *p, double now, double dt, double write_bytes, double writes,
-		    bool storm)
+/* Rests: a run of intervals without any I/O, from the end of the last I/O
+ * (an interval busy a share b of its length, its I/O taken to run from its
+ * start) to the start of the next (to run to its end). A rest begun in a
+ * storm with the storm's end in it starts a point of the curve; another
+ * rest before the next cliff spoils it (what came back was not one rest's). */
+#define MIN_REST 2.0
+
+static void rests(CacheTrack *c, const CacheSample *s, bool quiet)
 {
+	double busy = fmin(fmax(s->busy, 0), 1);
+	if (quiet) {
+		if (isnan(c->quiet_from)) {
+			c->quiet_from = isfinite(c->io_end) ? c->io_end : s->now - s->dt;
+			c->quiet_fill = c->fill;
+			c->quiet_storm = c->io_storm;
+			c->quiet_anchor = false;
+		}
+		return;
+	}
+	if (!isnan(c->quiet_from)) {
+		double rest = s->now - busy * s->dt - c->quiet_from;
+		if (rest >= MIN_REST)
+			c->point_rest = c->quiet_storm && c->quiet_anchor ? rest : NAN;
+		c->quiet_from = NAN;
+	}
+	c->io_end = s->now - s->dt + busy * s->dt;
+	c->io_storm = s->storm;
+}
+
+/* A run without I/O: the fill follows the curve (or the rate) from where
+ * it began; after a restart, one long enough to clean it all anchors it. */
+static void quiet_interval(CacheTrack *c, const CacheSample *s)
+{
+	double rest = s->now - c->quiet_from;
+	c->idle_since_anchor += s->dt;
+	c->fill = fill_after_rest(c, c->quiet_fill, rest);
+	if (c->fill <= 0)
+		c->warned = c->forecast_shown = false;
+	if (!c->sure && disk_model_known(&c->model) && rest >= CLEAN_MARGIN * clean_rest(c)) {
+		c->sure = true;
+		c->fill = 0;
+	}
+}
+
+void cache_interval(CacheTrack *c, const CacheParams *p, const CacheSample *s)
+{
+	double dt = s->dt, writes = s->writes, write_bytes = s->write_bytes, now = s->now;
 	if (!(dt > 0))
 		return;
+	/* nothing completed, nothing in flight: a write that waits a whole
+	 * interval for a rewrite completes nothing and books no busy time */
+	bool quiet = !(s->ios > 0) && !(s->busy > 0.001) && !(writes > 0) && s->in_flight == 0;
+	rests(c, s, quiet);
 	double size = writes > 0 ? write_bytes / writes : 0;
-	if (!storm && c->mixed_writes > 0 && size > 0 && size < p->seq_size)
+	if (!s->storm && c->mixed_writes > 0 && size > 0 && size < p->seq_size)
 		share_of_mixed(c, size);
 	c->mixed_writes = 0;
-	if (!storm && size > 0 && size < p->seq_size && c->seq_avg > 0) {
+	if (!s->storm && size > 0 && size < p->seq_size && c->seq_avg > 0) {
 		c->mixed_bytes = write_bytes;
 		c->mixed_writes = writes;
 		c->mixed_seq = c->seq_avg;
 	}
-	c->seq_avg = !storm && size >= p->seq_size ? size : 0;
-	if (storm) {
+	c->seq_avg = !s->storm && size >= p->seq_size ? size : 0;
+	if (s->storm) {
 		/* what it sustains while written to: the storm's quiet seconds before its end are not the disk's */
 		if (writes > 0) {
 			c->slow_bytes += write_bytes;
@@ -176,43 +297,53 @@ void cache_interval(CacheTrack *c, const CacheParams *p, double now, double dt, 
 		c->since_anchor += filling;
 		c->last_write = now;
 		/* Past the cache without a storm, the idle time cleaned more than
-		 * the learnt rate says: the forecast says "now" until the next
-		 * cliff, whose refill sets the rate right (cache_storm_start). */
+		 * the learnt curve says: the forecast says "now" until the next
+		 * cliff, whose refill sets it right (cache_storm_start). */
 		return;
 	}
-	if (writes > 0)
-		return;		/* sequential writes: the bands, not the cache, and no idle either */
-	c->idle_since_anchor += dt;
-	double r = recovery_rate(c);
-	if (!isfinite(r))
-		return;
-	c->fill = fmax(c->fill - r * dt, 0);
-	if (c->fill <= 0)
-		c->warned = c->forecast_shown = false;
-	/* after a restart: an idle long enough to clean the whole cache */
-	if (!c->sure && disk_model_known(&c->model) && c->idle_since_anchor * r >= CLEAN_MARGIN * c->model.media_cache_bytes) {
-		c->sure = true;
-		c->fill = 0;
-	}
+	if (quiet)
+		quiet_interval(c, s);
 }
 
 /* What was absorbed since the anchor up to the cliff: the intervals that
- * ended after it gave only their share before it. */
+ * began after it gave nothing before it; the one it fell in gave what it
+ * took less what the slow phase takes in its part after the cliff (fast
+ * before it, slow after: a refill of a few MiB at cache speed fills a
+ * fraction of a second and then crawls). */
 static double absorbed_before(const CacheTrack *c, double start)
 {
-	double x = c->since_anchor;
+	double x = c->since_anchor, slow = c->model.slow_write_bps > 0 ? c->model.slow_write_bps : 0;
 	for (unsigned k = 0; k < c->ring_len; k++) {
 		unsigned i = (c->ring_head + k) % CACHE_RING;
-		if (c->ring_end[i] <= start)
+		double end = c->ring_end[i], begin = end - c->ring_dt[i];
+		if (end <= start)
 			continue;
-		double after = c->ring_dt[i] > 0 ? fmin((c->ring_end[i] - start) / c->ring_dt[i], 1) : 1;
-		x -= after * c->ring_bytes[i];
+		x -= begin >= start ? c->ring_bytes[i] : fmin(c->ring_bytes[i], (end - start) * slow);
 	}
 	return x;
 }
 
-/* A fill ended at its cliff: x bytes absorbed since the anchor. */
-static void learn_fill(CacheTrack *c, double x)
+/* How far what was absorbed before the cliff may be off: the interval it
+ * fell in is split at it by the slow phase's rate (absorbed_before), and
+ * that rate is the disk's average, not that second's; at least a
+ * hundredth. */
+static double cliff_err(const CacheTrack *c, double start, double x)
+{
+	double slow = c->model.slow_write_bps > 0 ? c->model.slow_write_bps : 0, err = 0.01 * x;
+	for (unsigned k = 0; k < c->ring_len; k++) {
+		unsigned i = (c->ring_head + k) % CACHE_RING;
+		if (c->ring_end[i] > start && c->ring_end[i] - c->ring_dt[i] <= start)
+			err = fmax(err, fmin(c->ring_bytes[i], (c->ring_end[i] - start) * slow));
+	}
+	return err;
+}
+
+/* The learnt cache moves a little with every fill: the curve is refitted
+ * on it once it has moved this much (a fit costs milliseconds). */
+#define REFIT_MOVE 0.01
+
+/* What a fill of x bytes up to the cliff says of the cache. */
+static void learn_cache(CacheTrack *c, double x)
 {
 	DiskModel *m = &c->model;
 	if (x < MIN_FILL)
@@ -224,19 +355,40 @@ static void learn_fill(CacheTrack *c, double x)
 	}
 	double cache = disk_model_known(m) ? m->media_cache_bytes : x;
 	if (x >= FULL_REFILL * cache) {
-		/* the idle time cleaned it all: a fill from clean, and a recovery
-		 * at least that fast */
+		/* the idle time cleaned it all: a fill from clean, and (without a
+		 * curve) a recovery at least that fast */
 		disk_model_add_cache(m, x, true);
-		if (c->idle_since_anchor > 0 && !(m->idle_recovery_bps >= x / c->idle_since_anchor))
+		if (c->idle_since_anchor > 0 && !c->n_points && !(m->idle_recovery_bps >= x / c->idle_since_anchor))
 			m->idle_recovery_bps = x / c->idle_since_anchor;
-	} else if (c->idle_since_anchor > 0) {
+	} else if (c->idle_since_anchor > 0 && !c->n_points) {
 		disk_model_add_recovery(m, x / c->idle_since_anchor);
 	}
+}
+
+/* A fill ended at its cliff: x bytes absorbed since the anchor, known to
+ * err. After a rest begun at the threshold, a point of the curve; the
+ * curve is refitted on the cache as it is now learnt, as a restart would
+ * refit it on the cache the history kept. */
+static void learn_fill(CacheTrack *c, double x, double err)
+{
+	double rest = c->point_rest;
+	c->point_rest = NAN;
+	c->point_learnt = false;
+	bool point = isfinite(rest) && x >= 0 && !c->from_start;
+	if (point)
+		add_point(c, &(IdlePoint){.rest = rest, .bytes = x, .err = err});
+	learn_cache(c, x);
+	if (point || (c->n_points && disk_model_known(&c->model) &&
+		      !(fabs(c->model.media_cache_bytes / c->fitted_on - 1) <= REFIT_MOVE)))
+		cache_refit(c);
+	c->point_learnt = point;
 }
 
 /* Full from here: the fill's count starts again. */
 static void anchor_full(CacheTrack *c)
 {
+	if (!isnan(c->quiet_from))	/* a storm ended in a rest: its refill is the rest's */
+		c->quiet_anchor = true;
 	c->from_start = false;
 	c->sure = disk_model_known(&c->model);
 	c->fill = c->sure ? c->model.media_cache_bytes : 0;
@@ -247,15 +399,17 @@ static void anchor_full(CacheTrack *c)
 static bool model_changed(const DiskModel *a, const DiskModel *b)
 {
 	return a->media_cache_bytes != b->media_cache_bytes || a->idle_recovery_bps != b->idle_recovery_bps ||
-	       a->cache_samples != b->cache_samples;
+	       a->cache_samples != b->cache_samples || a->recovery_samples != b->recovery_samples;
 }
 
 bool cache_storm_start(CacheTrack *c, double cliff, double now)
 {
 	(void)now;
 	DiskModel before = c->model;
+	c->point_learnt = false;
 	if (isfinite(cliff))
-		learn_fill(c, absorbed_before(c, cliff));
+		learn_fill(c, absorbed_before(c, cliff), cliff_err(c, cliff, absorbed_before(c, cliff)));
+	c->point_rest = NAN;
 	anchor_full(c);
 	c->slow_bytes = c->slow_seconds = 0;
 	return model_changed(&c->model, &before);
@@ -269,7 +423,7 @@ bool cache_wait(CacheTrack *c, double sent, double now)
 	if (!c->sure || !disk_model_known(&c->model) || c->fill < SOFT_CLIFF * c->model.media_cache_bytes)
 		return false;
 	DiskModel before = c->model;
-	learn_fill(c, absorbed_before(c, sent));
+	learn_fill(c, absorbed_before(c, sent), cliff_err(c, sent, absorbed_before(c, sent)));
 	anchor_full(c);
 	return model_changed(&c->model, &before);
 }

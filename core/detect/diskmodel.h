@@ -45,8 +45,12 @@ double disk_model_write_seconds(const DiskModel *m, double bytes, double fast_bp
 
 /* One disk's cache as smrd tracks it between storms. Fill rises with the
  * bytes of small writes (large ones are sequential: a DM-SMR disk sends
- * them to the bands), falls at the learnt recovery rate while the host
- * writes nothing, and is full at the end of a storm. */
+ * them to the bands), falls along the learnt idle-recovery curve while the
+ * disk has no I/O at all (or at the learnt rate until there is a curve),
+ * and is full at the end of a storm. Its own rests give the curve its
+ * points: a rest begun in a storm (the cache at its wait threshold) with
+ * the storm's end in it, and what the writes after it took before the
+ * next cliff. */
 typedef struct CacheTrack {
 	DiskModel model;
 	double fill;			/* bytes, the estimate */
@@ -65,7 +69,28 @@ typedef struct CacheTrack {
 	double slow_bytes, slow_seconds;	/* the storm's slow phase */
 	bool warned;			/* the forecast fell under the warning in this fill */
 	bool forecast_shown;		/* a forecast was given in this fill: it counts down to the full cache */
+	/* rests, and the curve's points they gave */
+	double io_end;			/* when the I/O of the last interval with any ended, about */
+	bool io_storm;			/* ... and whether a storm was under way then */
+	double quiet_from;		/* when the run without I/O under way began; NaN while I/O goes on */
+	double quiet_fill;		/* the fill then */
+	bool quiet_storm, quiet_anchor;	/* it began in a storm; the storm ended (an anchor) in it */
+	double point_rest;		/* such a rest, the writes after it going on to a cliff; NaN none */
+	IdlePoint points[IDLE_POINTS_MAX];	/* oldest first */
+	unsigned n_points;
+	bool point_learnt;		/* the last cliff gave a point (the caller's idle-recovery event) */
+	double fitted_on;		/* the cache the curve was fitted on (it is refitted when that moves) */
 } CacheTrack;
+
+/* One interval, as the cache sees it. */
+typedef struct CacheSample {
+	double now, dt;
+	double write_bytes, writes;
+	double ios;			/* every I/O completed (reads, writes, discards, flushes) */
+	double busy;			/* share of dt with I/O in flight */
+	unsigned in_flight;		/* I/Os in flight at its end */
+	bool storm;			/* a storm under way */
+} CacheSample;
 
 typedef struct CacheParams {
 	double seq_size;		/* bytes: writes this large on average are sequential */
@@ -79,9 +104,14 @@ void cache_init(CacheTrack *c);
 void cache_seed(CacheTrack *c, double bytes);
 /* The model as the history restored it: the fill is unknown again. */
 void cache_restore(CacheTrack *c, const DiskModel *m);
-/* One interval (ending at now) outside a storm or in one. */
-void cache_interval(CacheTrack *c, const CacheParams *p, double now, double dt, double write_bytes, double writes,
-		    bool storm);
+/* One interval (ending at s->now) outside a storm or in one. */
+void cache_interval(CacheTrack *c, const CacheParams *p, const CacheSample *s);
+/* A point of the curve as the history kept it (an idle-recovery event). */
+void cache_restore_point(CacheTrack *c, const IdlePoint *pt);
+/* The curve refitted to the points (after restoring them). */
+void cache_refit(CacheTrack *c);
+/* The newest point; NULL none. */
+const IdlePoint *cache_last_point(const CacheTrack *c);
 /* A storm began, its cliff at `cliff` (NaN: unknown, a disk found already
  * slow), flagged at now: what was absorbed since the anchor is a fill;
  * full from here. Returns true if the model changed. */

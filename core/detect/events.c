@@ -43,6 +43,8 @@ static const EventKindInfo kinds[_EVENT_KIND_MAX] = {
 				   "ZFS changed the state of @SMRD_DEVICE@"},
 	[EVENT_REBUILD_DONE] = {"rebuild-done", "6e71011868b0452f885306afb9e7f8fd", LOG_NOTICE, "notice",
 				"A rebuild onto @SMRD_DEVICE@ ended"},
+	[EVENT_IDLE_RECOVERY] = {"idle-recovery", "00a6548e49df47bf95253672ba8eabb9", LOG_INFO, "info",
+				 "smrd learnt what a rest gives back on @SMRD_DEVICE@"},
 };
 
 const EventKindInfo *event_kind_info(DetectEventKind k)

@@ -31,6 +31,7 @@ typedef enum DetectEventKind {
 	EVENT_ZFS_SITOUT,		/* a RAIDZ child sat out of reads for being slow */
 	EVENT_ZFS_STATECHANGE,		/* a vdev's state changed */
 	EVENT_REBUILD_DONE,		/* a rebuild followed onto a disk ended: its real duration beside the estimate */
+	EVENT_IDLE_RECOVERY,		/* a rest gave a point of the idle-recovery curve */
 	_EVENT_KIND_MAX,
 	_EVENT_KIND_INVALID = -EINVAL,
 } DetectEventKind;

@@ -118,6 +118,38 @@ static double best_clean(const Trial *t, double lo, double hi)
 	return exp((a + b) / 2);
 }
 
+/* Every room, shape and delay of the grid with its best cleaning time;
+ * with `within` finite, the first (least delay, then least room) whose
+ * misfit is within it, else the best. */
+static double search(Trial *t, double shortest, double longest, double within, IdleFit *ret)
+{
+	double best = INFINITY, least = ret->room;
+	for (int j = 0; j < DELAY_STEPS; j++)
+		for (int c = 0; c < ROOM_STEPS; c++)
+			for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+				/* the room no more than the least any rest gave */
+				t->f.room = least * c / ROOM_STEPS;
+				t->f.shape = shapes[k];
+				t->f.delay = shortest * j / DELAY_STEPS;
+				double clean = best_clean(t, (shortest - t->f.delay) / 4, 1000 * longest), worst;
+				double m = misfit(t, clean, &worst);
+				if (m < best && (!isfinite(within) || m <= within)) {
+					best = m;
+					*ret = t->f;
+					ret->clean_seconds = clean;
+					ret->worst = worst;
+				}
+				if (isfinite(within) && m <= within)
+					return best;
+			}
+	return best;
+}
+
+/* Rests no shorter than the delay cannot tell a delay from a room: of the
+ * fits (nearly) as good as the best, the one with the least delay, then
+ * the least room, is taken (a drive starts to clean when it can). */
+#define AS_GOOD 1.3
+
 void idle_fit(const IdlePoint *p, unsigned n, double cache, IdleFit *ret)
 {
 	*ret = (IdleFit){0};
@@ -133,23 +165,12 @@ void idle_fit(const IdlePoint *p, unsigned n, double cache, IdleFit *ret)
 	if (n < 2 || !(most > 0) || !(cache > 0) || !(longest > shortest))
 		return;
 	Trial t = {.p = p, .n = n, .f = {.cache = fmax(cache, most), .longest = longest, .points = n}};
-	double best = INFINITY;
-	for (int c = 0; c < ROOM_STEPS; c++)
-		for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
-			for (int j = 0; j < DELAY_STEPS; j++) {
-				/* the room no more than the least any rest gave */
-				t.f.room = least * c / ROOM_STEPS;
-				t.f.shape = shapes[k];
-				t.f.delay = shortest * j / DELAY_STEPS;
-				double clean = best_clean(&t, (shortest - t.f.delay) / 4, 1000 * longest), worst;
-				double m = misfit(&t, clean, &worst);
-				if (m < best) {
-					best = m;
-					*ret = t.f;
-					ret->clean_seconds = clean;
-					ret->worst = worst;
-				}
-			}
+	IdleFit f = {.room = least};
+	double best = search(&t, shortest, longest, INFINITY, &f);
+	f.room = least;
+	search(&t, shortest, longest, AS_GOOD * best + 1e-12, &f);
+	*ret = f;
+	ret->cache = t.f.cache, ret->longest = longest, ret->points = n;
 }
 
 const char *idle_fit_describe(const IdleFit *f, char *buf, size_t n)

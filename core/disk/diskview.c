@@ -120,6 +120,13 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	v->fill_rate = (float)detect_fill_rate(t, p, c->mono);
 	v->forecast = (float)t->forecast;
 	v->imminent = t->imminent;
+	/* no curve (a CMR disk, an SSD, an SMR disk that never stormed): no budget */
+	if (idle_fit_known(&t->cache.model.curve) && disk_model_known(&t->cache.model))
+		idle_budget_day(&t->budget,
+				&(BudgetDisk){.curve = &t->cache.model.curve, .cache = t->cache.model.media_cache_bytes},
+				&v->budget);
+	else
+		v->budget = (IdleBudgetDay){.worst = -1, .at_hour = -1, .window = -1};
 	for (int op = 0; op < 2; op++) {
 		v->n_bands[op] = (uint8_t)t->bands.n[op];
 		for (unsigned b = 0; b < t->bands.n[op]; b++)

@@ -103,6 +103,8 @@ typedef struct DiskView {
 	float fill_rate;		/* bytes/s filling it now */
 	float forecast;			/* seconds until it is full at that rate */
 	bool imminent;			/* the detector's stall-imminent: forecast under forecast-warn */
+	/* the idle budget (idlebudget.h): known with a curve, an SMR disk's only */
+	IdleBudgetDay budget;
 	/* an SMR suspect: its SMR confidence (static and behaviour) reaches
 	 * the TRIM hint's, as of the sample (registry_count counts them) */
 	bool suspect;

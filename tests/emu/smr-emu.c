@@ -68,6 +68,7 @@ typedef struct EmuModel {
 	uint64_t next_forced;		/* earliest next forced clean (host slice) */
 	uint64_t idle_next;		/* earliest next background clean (idle_clean_rate's pause) */
 	uint64_t last_write_end;	/* byte offset: detects sequential streams */
+	unsigned near_run;		/* writes in a row that began near where the one before ended */
 	bool wrote;
 	uint64_t fill;			/* bytes in the media cache */
 	uint64_t nbands;
@@ -313,14 +314,16 @@ static uint64_t hiccup(EmuModel *m, uint64_t len)
 
 static uint64_t dmsmr_write(EmuModel *m, uint64_t now, uint64_t off, uint64_t len)
 {
-	/* A stream is a write near where the last one ended: the loop device
-	 * splits large writes and the pieces arrive out of order, as they would
-	 * in a drive's command queue; near is a few pieces of its size, at most
-	 * SEQ_WINDOW. A random 4 KiB write that lands within 2 MiB of the last
-	 * one (one in 128 on a 512 MiB disk) is no stream, and would otherwise
+	/* A stream is writes near where the one before ended, two in a row:
+	 * the loop device splits large writes and the pieces arrive out of
+	 * order, as they would in a drive's command queue; near is a few
+	 * pieces of its size, at most SEQ_WINDOW. A random 4 KiB write that
+	 * lands near the last one by chance (one in 4096 on a 512 MiB disk,
+	 * a few in every burst past a cache) is no stream, and would otherwise
 	 * wait for the head like one. */
 	uint64_t e = m->last_write_end, win = len * SEQ_PIECES < SEQ_WINDOW ? len * SEQ_PIECES : SEQ_WINDOW;
-	bool sequential = m->wrote && off + win >= e && off <= e + win;
+	m->near_run = m->wrote && off + win >= e && off <= e + win ? m->near_run + 1 : 0;
+	bool sequential = m->near_run >= 2;
 	m->last_write_end = off + len;
 	m->wrote = true;
 	/* Whole bands and continuing streams of large enough writes go

@@ -18,22 +18,29 @@ static const CacheParams P = {.seq_size = 262144, .rate_window = 10, .min_rate =
 /* seconds [from, to) of writes at rate bytes/s in 4 KiB writes (or `size`) */
 static void write_for(CacheTrack *c, double from, double to, double rate, double size, bool storm)
 {
-	for (double t = from + 1; t <= to + 1e-9; t++)
-		cache_interval(c, &P, t, 1, rate, rate / size, storm);
+	for (double t = from + 1; t <= to + 1e-9; t++) {
+		CacheSample s = {.now = t, .dt = 1, .write_bytes = rate, .writes = rate / size, .ios = rate / size,
+				 .busy = rate > 0, .storm = storm};
+		cache_interval(c, &P, &s);
+	}
 }
 
+/* seconds [from, to) without any I/O */
 static void idle_for(CacheTrack *c, double from, double to)
 {
 	for (double t = from + 1; t <= to + 1e-9; t++)
-		cache_interval(c, &P, t, 1, 0, 0, false);
+		cache_interval(c, &P, &(CacheSample){.now = t, .dt = 1});
 }
 
 static void test_learn_and_forecast(void)
 {
 	CacheTrack c;
 	cache_init(&c);
-	/* a fresh disk: 70 s at 10 MiB/s of 4 KiB writes, the cliff at 70.4 s */
-	write_for(&c, 0, 72, 10 * MiB, 4096, false);
+	/* a fresh disk: 70.4 s at 10 MiB/s of 4 KiB writes, then the cliff:
+	 * the writes crawl from there */
+	write_for(&c, 0, 70, 10 * MiB, 4096, false);
+	write_for(&c, 70, 71, 4 * MiB, 4096, false);
+	write_for(&c, 71, 72, 10240, 4096, false);
 	CHECK(isnan(cache_forecast(&c, &P, 72)));	/* no cache known: no forecast */
 	CHECK(isnan(cache_fill_ratio(&c)));
 	CHECK(cache_storm_start(&c, 70.4, 73));
@@ -62,16 +69,17 @@ static void test_learn_and_forecast(void)
 	CHECK_NEAR(c.model.media_cache_bytes, 704 * MiB, 2 * MiB);
 	CHECK(c.model.idle_recovery_bps >= 704 * MiB / 200 * 0.99);	/* at least that fast */
 	write_for(&c, 451, 460, 10240, 4096, true);
-	cache_storm_end(&c, 465, 0.4);
+	cache_storm_end(&c, 460, 0.4);
 
-	/* a partial idle: 100 s cleans 352 MiB at 3.52 MiB/s; the refill then says so */
-	idle_for(&c, 465, 565);
+	/* a partial idle: 100 s without I/O from the last write cleans 352 MiB
+	 * at 3.52 MiB/s; the refill then says so */
+	idle_for(&c, 460, 560);
 	CHECK_NEAR(cache_fill_ratio(&c), 0.5, 0.02);
-	write_for(&c, 565, 575, 5 * MiB, 4096, false);
+	write_for(&c, 560, 570, 5 * MiB, 4096, false);
 	/* 10 s in, 50 MiB written: ~302 MiB to go at 5 MiB/s */
-	CHECK_NEAR(cache_forecast(&c, &P, 575), (352 - 50) / 5.0, 3);
-	write_for(&c, 575, 636, 5 * MiB, 4096, false);
-	CHECK(cache_storm_start(&c, 635.4, 637));
+	CHECK_NEAR(cache_forecast(&c, &P, 570), (352 - 50) / 5.0, 3);
+	write_for(&c, 570, 631, 5 * MiB, 4096, false);
+	CHECK(cache_storm_start(&c, 630.4, 632));
 	CHECK_NEAR(c.model.media_cache_bytes, 704 * MiB, 2 * MiB);	/* a partial refill: the cache stays */
 	CHECK_INT(c.model.recovery_samples, 1);
 	CHECK_NEAR(c.model.idle_recovery_bps / MiB, 0.5 * 3.52 + 0.5 * 3.52, 0.2);
@@ -140,8 +148,10 @@ static void test_soft_cliff(void)
 	write_for(&c, 30, 40, 1 * MiB, 4096, false);
 	CHECK(!cache_wait(&c, 39.5, 40));		/* 10 MiB in: a hiccup */
 	CHECK_NEAR(cache_fill_ratio(&c), 10.0 / 64, 1e-9);
-	write_for(&c, 40, 100, 1 * MiB, 4096, false);
-	/* the first wait 2.5 s into the interval ending at 100: 69.5 MiB absorbed */
+	write_for(&c, 40, 99, 1 * MiB, 4096, false);
+	write_for(&c, 99, 100, 0.5 * MiB, 4096, false);
+	/* the first wait half a second into the interval ending at 100, after
+	 * which nothing went fast: 69.5 MiB absorbed */
 	CHECK(cache_wait(&c, 99.5, 100));
 	CHECK_NEAR(c.model.media_cache_bytes, (64 + 69.5) / 2 * MiB, 0.01 * MiB);
 	CHECK_INT(c.model.cache_samples, 2);
@@ -175,6 +185,80 @@ static void test_figures(void)
 	CHECK_NEAR(m.media_cache_bytes, 13 * MiB, 1);
 }
 
+/* Bursts into a storm and rests: each rest begun in the storm (its end 5 s
+ * into the rest) and the refill after it up to the next cliff is a point
+ * of the curve; the points, the fit and the fill after a rest follow a
+ * greedy drive's curve (100 MiB clean after 80 s, the rate falling
+ * linearly). */
+static void test_curve_points(void)
+{
+	IdleFit truth = {.cache = 100 * MiB, .clean_seconds = 80, .shape = 2, .longest = 80, .points = 1};
+	static const double rests[] = {10, 20, 40, 60, 80};
+	CacheTrack c;
+	cache_init(&c);
+	cache_seed(&c, 100 * MiB);
+	double t = 0;
+	write_for(&c, t, t + 10, 10 * MiB, 4096, false);	/* from clean to its cliff */
+	cache_storm_start(&c, 10, 11);
+	t = 10;
+	for (int i = 0; i < 5; i++) {
+		write_for(&c, t, t + 10, 20480, 4096, true);	/* the slow phase, then the burst stops */
+		t += 10;
+		idle_for(&c, t, t + 5);
+		cache_storm_end(&c, t + 5, 0.4);		/* 5 s into the rest */
+		idle_for(&c, t + 5, t + rests[i]);
+		t += rests[i];
+		/* writes at 5 MiB/s take what the rest gave back, then the cliff */
+		double got = idle_fit_bytes(&truth, rests[i]), cliff = t + got / (5 * MiB);
+		write_for(&c, t, floor(cliff), 5 * MiB, 4096, false);
+		if (cliff > floor(cliff))	/* fast up to the cliff, then nothing */
+			write_for(&c, floor(cliff), ceil(cliff), (cliff - floor(cliff)) * 5 * MiB, 4096, false);
+		c.point_learnt = false;
+		cache_storm_start(&c, cliff, ceil(cliff) + 1);
+		const IdlePoint *pt = cache_last_point(&c);
+		CHECK(c.point_learnt && pt);
+		if (pt) {
+			printf("  rest %.0f s: learnt %.1f s, %.1f MiB +- %.1f (the curve's %.1f)\n", rests[i], pt->rest,
+			       pt->bytes / MiB, pt->err / MiB, got / MiB);
+			CHECK_NEAR(pt->rest, rests[i], 0.01);
+			CHECK_NEAR(pt->bytes, got, 0.1 * MiB);
+		}
+		t = ceil(cliff) + 1;
+	}
+	CHECK_INT(c.n_points, 5);
+	CHECK_INT(c.model.recovery_samples, 5);
+	CHECK_NEAR(c.model.recovery_rest, 80, 0.01);
+	CHECK_NEAR(c.model.idle_recovery_bps, 100 * MiB / 80, 0.1 * MiB);
+	CHECK(idle_fit_known(&c.model.curve));
+	for (int i = 0; i < 5; i++)
+		CHECK_NEAR(idle_fit_bytes(&c.model.curve, rests[i]) / idle_fit_bytes(&truth, rests[i]), 1, 0.05);
+	/* the fill after a rest from full follows the curve: 30 s give back 61 MiB, not 30 s at the rate */
+	write_for(&c, t, t + 5, 20480, 4096, true);
+	t += 5;
+	idle_for(&c, t, t + 5);
+	cache_storm_end(&c, t + 5, 0.4);
+	idle_for(&c, t + 5, t + 30);
+	printf("  after 30 s: %.1f%% full (the curve: %.1f%%)\n", cache_fill_ratio(&c) * 100,
+	       100 - idle_fit_bytes(&truth, 30) / MiB);
+	CHECK_NEAR(cache_fill_ratio(&c), 1 - idle_fit_bytes(&truth, 30) / (100 * MiB), 0.03);
+	/* a rest not begun in a storm gives no point */
+	write_for(&c, t + 30, t + 32, 5 * MiB, 4096, false);
+	idle_for(&c, t + 32, t + 52);
+	write_for(&c, t + 52, t + 60, 5 * MiB, 4096, false);
+	cache_storm_start(&c, t + 59.5, t + 61);
+	CHECK(!c.point_learnt);
+	CHECK_INT(c.n_points, 5);
+	/* restored: the points back, the curve refitted */
+	CacheTrack r;
+	cache_init(&r);
+	for (unsigned i = 0; i < c.n_points; i++)
+		cache_restore_point(&r, &c.points[i]);
+	cache_restore(&r, &c.model);
+	cache_refit(&r);
+	CHECK_INT(r.model.recovery_samples, 5);
+	CHECK_NEAR(idle_fit_bytes(&r.model.curve, 30), idle_fit_bytes(&c.model.curve, 30), 1);
+}
+
 int main(void)
 {
 	test_learn_and_forecast();
@@ -182,5 +266,6 @@ int main(void)
 	test_restart();
 	test_soft_cliff();
 	test_figures();
+	test_curve_points();
 	return test_done("diskmodel");
 }
