@@ -102,9 +102,9 @@ static const Command commands[] = {
 	 false},
 	{"qualify", 1, "DEVICE", 0, true, run_qualify, NULL,
 	 "test a disk for hidden SMR: read-only, or --destructive (smrctl qualify --help)", 0, false},
-	{"rebuild-check", 1, "DEVICE [POOL[/VDEV]|MOUNT]", 0, false, run_rebuild_check, output_rebuild_check,
-	 "before zpool replace or btrfs replace: what a rebuild onto this disk would write, how long, what to do "
-	 "(exit 0 fine, 1 warning, 2 error)", 1, false},
+	{"rebuild-check", 1, "DEVICE [POOL|MOUNT]", 0, false, run_rebuild_check, output_rebuild_check,
+	 "before zpool replace (POOL or POOL/VDEV) or btrfs replace (its mount point): what a rebuild onto this disk "
+	 "would write, how long, what to do (exit 0 fine, 1 warning, 2 error)", 1, false},
 	{"rebuilds", 0, "", 0, false, NULL, output_rebuilds,
 	 "rebuilds (ZFS resilvers, btrfs replaces) onto watched disks: progress, rate, ETA from the disk's model", 0, false},
 	{"zevent", 0, "", 0, false, run_zevent, NULL,

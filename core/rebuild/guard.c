@@ -92,8 +92,9 @@ void rebuild_check(const RebuildFacts *f, RebuildCheck *ret)
 	switch (c.risk) {
 	case REBUILD_RISK_SMR:
 	case REBUILD_RISK_STORMS:
-		advice = "a resilver onto it may take many times as long as onto a CMR disk, and ZFS may fault it for "
-			 "slow I/O (slow_io_n/slow_io_t): replace onto a CMR disk if you can";
+		/* what else the rebuild risks (zed's slow I/O diagnosis) is the forecast's advice, per pool */
+		advice = "a rebuild onto it may take many times as long as onto a CMR disk: replace onto a CMR disk if "
+			 "you can";
 		break;
 	case REBUILD_RISK_UNTESTED:
 		advice = "smrd cannot tell whether it is SMR: run smrctl qualify on it before zpool replace, or "

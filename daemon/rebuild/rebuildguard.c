@@ -226,10 +226,9 @@ static int btrfs_facts(RebuildGuard *g, Disk *d, const char *target, ForecastFac
 	if (r < 0)
 		return set_errorf(ret_error, -EINVAL, "%.120s reaches no btrfs file system smrd reads", target);
 	snprintf(a->where, sizeof a->where, "btrfs file system %.130s", mount);
-	snprintf(a->vdev, sizeof a->vdev, "%.150s", mount);
 	f->join = REBUILD_JOIN_BTRFS;
 	f->where = a->where;
-	f->vdev = a->vdev;
+	f->vdev = mount;	/* valid until the next reading: used before this call returns */
 	f->bytes = bytes;
 	f->bytes_from = a->bytes_from;
 	return 0;

@@ -60,7 +60,7 @@ typedef struct RebuildCheckAnswer {
 	RebuildForecast forecast;
 	bool waiting;			/* zpool's figures for the pool are being read: ask again */
 	char where[160];		/* "ZFS pool tank", "btrfs file system /srv"; "" none */
-	char vdev[160];			/* the vdev or mount point */
+	char vdev[160];			/* the top-level vdev; "" none (btrfs: where says the mount) */
 	char bytes_from[FORECAST_TEXT_MAX];	/* how the bytes to write were found */
 	SlowIoResult slow_io;		/* in the pool it is in (slow_io_pool), judged from its last reading */
 	const char *slow_io_pool;	/* NULL: in none */
