@@ -53,19 +53,6 @@ DATA_MIB=${DATA_MIB:-128}	# 4x the cache: most of the copy past the cliff, in se
 CMR_MIB=64
 BAL_MIB=${BAL_MIB:-96}	# the third raid1's data, balanced onto each disk added to it
 
-# mkfs_raid1 NAME MIB [MOUNT]: a btrfs raid1 on two loop devices (files in
-# the private /dev/shm), mounted on MOUNT ($T/NAME), holding MIB MiB of
-# random data.
-mkfs_raid1() {
-	local name=$1 mib=$2 m=${3:-$T/$1} a b
-	truncate -s 512M "/dev/shm/$name-a.img" "/dev/shm/$name-b.img"
-	a=$(attach_loop "/dev/shm/$name-a.img") b=$(attach_loop "/dev/shm/$name-b.img")
-	mkfs.btrfs -q -f -d raid1 -m raid1 "$a" "$b" >"$T/mkfs.out" 2>&1 || { fail "mkfs.btrfs: $(cat "$T/mkfs.out")"; finish; }
-	mkdir -p "$m"
-	mount "$a" "$m" || { fail "mount"; finish; }
-	at_exit "umount '$m' 2>/dev/null"
-	seeded_bytes 81 $((mib << 20)) >"$m/data" && sync || { fail "filling it"; finish; }
-}
 # whoever names a mount point names what smrd says of its file system
 FS2=$T/fs2$'\n''<2>smrd: forged'$'\e''[31m'
 step "two btrfs raid1 file systems on loop devices, $DATA_MIB and $CMR_MIB MiB of data"
@@ -217,6 +204,18 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+step "rebuild-check onto the live raid1 before the replace"
+# rcheck DEVICE [TARGET]: smrctl rebuild-check's exit code; its answer in $T/rc.json
+rcheck() { local rc=0; ctl --json rebuild-check "$@" >"$T/rc.json" 2>"$T/rc.err" || rc=$?; echo "$rc"; }
+answer() { python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$T/rc.json" "$1"; }
+ctl rebuild-check "$S" "$T/fs1" | sed 's/^/    /'
+check "DM-SMR: exit 1 (a warning)" [ "$(rcheck "$S" "$T/fs1")" = 1 ]
+cp "$T/rc.json" "$T/rc-before.json"
+check "  advice: btrfs replace, cancelled with btrfs replace cancel" \
+	grep -q "btrfs replace cancel $T/fs1 stops it" "$T/rc.json"
+check "CMR: exit 0 (fine)" [ "$(rcheck "$C" "$T/fs1")" = 0 ]
+check "a path on no btrfs smrd reads: exit 2" [ "$(rcheck "$S" /proc)" = 2 ]
+
 step "btrfs replace of the first file system's devid 2 onto the DM-SMR disk $SMR"
 replace "$T/fs1" 2 "$SMR" smr
 grep -m1 'cliff at' "$T/emu-smr/emu.log" | sed 's/^/  /'
@@ -254,6 +253,33 @@ ctl events --device "$S" >"$T/events.txt"
 check "its warning is in the default smrctl events" grep -q "rebuild-warning .*rebuilding onto $S" "$T/events.txt"
 curl -sf --max-time 5 "http://127.0.0.1:$PORT/disk/$S" >"$T/disk.html"
 check "and on the disk page" grep -q "rebuilding onto $S" "$T/disk.html"
+
+# rebuild-check again: the figures smrd learnt from the storm, against the replace's real duration
+learnt() { rcheck "$S" "$T/fs1" >/dev/null; [ "$(answer "a['forecast']['figures']")" = learnt ]; }
+WAIT_LOG=$T/smrd.log wait_until 15 "rebuild-check to give learnt figures (the storm's end)" learnt
+check_by python3 - "$T/rc-before.json" "$T/rc.json" "$T0" "$T1" "$T/events.json" "$S" <<'PY'
+import json, re, sys
+before, after = (json.load(open(p))["forecast"] for p in sys.argv[1:3])
+real = (int(sys.argv[4]) - int(sys.argv[3])) / 1000
+done = [e for e in json.load(open(sys.argv[5]))["events"] if e["kind"] == "rebuild-done" and e["device"] == sys.argv[6]]
+copied = done[-1]["bytes"] if done else None
+fails = 0
+def check(ok, what):
+    global fails
+    print(("ok: " if ok else "FAIL: ") + what)
+    fails += not ok
+check(copied and abs(before["bytes"] - copied) <= 0.1 * copied,
+      f"before it: {before['bytes'] / 2**20:.1f} MiB to write ({before['bytes_from']}), the replace copied "
+      f"{(copied or 0) / 2**20:.1f} MiB")
+check(before["low_seconds"] <= real <= before["high_seconds"],
+      f"before it, from {before['figures']} figures: {before['low_seconds']:.1f} s to {before['high_seconds']:.1f} s, "
+      f"which holds the real {real:.1f} s")
+e = after["expected_seconds"]
+check(after["figures"] == "learnt" and e is not None and abs(e - real) <= 0.3 * real,
+      f"after it, from {after['figures']} figures ({after['figures_text']}): expected {e} s, within 30% of the "
+      f"real {real:.1f} s")
+sys.exit(1 if fails else 0)
+PY
 
 step "smrd restarted as root (with CAP_SYS_ADMIN): the kernel's own status"
 smrd_as admin

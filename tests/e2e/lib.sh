@@ -445,6 +445,34 @@ detach_loop() {
 	OUR_LOOPS=("${keep[@]+"${keep[@]}"}")
 }
 
+# mkfs_raid1 NAME MIB [MOUNT]: a btrfs raid1 on two loop devices (files of
+# RAID1_SIZE, 512M unless set, in /dev/shm, the caller's private one),
+# mounted on MOUNT ($T/NAME), holding MIB MiB of seeded bytes: in
+# MOUNT/data, or in files of RAID1_FILE_KIB each under MOUNT/files (small
+# extents, which btrfs moves in writes of their size)
+mkfs_raid1() {
+	local name=$1 mib=$2 m=${3:-$T/$1} a b
+	truncate -s "${RAID1_SIZE:-512M}" "/dev/shm/$name-a.img" "/dev/shm/$name-b.img"
+	a=$(attach_loop "/dev/shm/$name-a.img") b=$(attach_loop "/dev/shm/$name-b.img")
+	mkfs.btrfs -q -f -d raid1 -m raid1 "$a" "$b" >"$T/mkfs.out" 2>&1 || { fail "mkfs.btrfs: $(cat "$T/mkfs.out")"; finish; }
+	mkdir -p "$m"
+	mount "$a" "$m" || { fail "mount"; finish; }
+	at_exit "umount '$m' 2>/dev/null"
+	if [ -n "${RAID1_FILE_KIB:-}" ]; then
+		python3 - "$m/files" "$mib" "$RAID1_FILE_KIB" <<'PY' && sync || { fail "filling it"; finish; }
+import os, random, sys
+d, mib, kib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(d)
+r = random.Random(81)
+for i in range(mib * 1024 // kib):
+    with open(f"{d}/{i}", "wb") as f:
+        f.write(r.randbytes(kib * 1024))
+PY
+	else
+		seeded_bytes 81 $((mib << 20)) >"$m/data" && sync || { fail "filling it"; finish; }
+	fi
+}
+
 # udev_link UDEVROOT /dev/LINK KERNELNAME: the link in udev's index as
 # systemd-udevd keeps it (links/, the path under /dev with '/' as \x2f, an
 # entry named by device id, a "PRIORITY:DEVNODE" symlink), which smrd reads
