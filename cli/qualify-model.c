@@ -94,7 +94,8 @@ static double last_wait(const IoRec *r, size_t n, const CliffResult *c)
 void qualify_model_writes(const IoRec *r, size_t n, double duration, const CliffResult *c, uint64_t bs,
 			  unsigned qd, QualifyModel *ret)
 {
-	QualifyModel q = {.cache_err = NAN, .slow_err = NAN, .rewrite_err = NAN, .recovery_err = NAN, .fast_bps = NAN};
+	QualifyModel q = {.cache_err = NAN, .slow_err = NAN, .rewrite_err = NAN, .recovery_err = NAN, .fast_bps = NAN,
+			  .seq_bps = NAN};
 	disk_model_init(&q.m);
 	if (!c->fell || !c->found) {
 		qualify_model_skip(&q, "no cliff with writes waiting: no media cache to measure");
@@ -334,7 +335,8 @@ void qualify_model_curve(QualifyModel *q, const Refill *r, unsigned n, unsigned 
 const char *qualify_model_meaning(const QualifyModel *q, char *buf, size_t n)
 {
 	const DiskModel *m = &q->m;
-	char c[FORMAT_MAX], s[FORMAT_MAX], w[FORMAT_MAX], rec[FORMAT_MAX], slow[FORMAT_MAX], fast[FORMAT_MAX];
+	char c[FORMAT_MAX], s[FORMAT_MAX], w[FORMAT_MAX], rec[FORMAT_MAX], slow[FORMAT_MAX], fast[FORMAT_MAX],
+		seq[FORMAT_MAX];
 	if (!isfinite(m->media_cache_bytes) || !isfinite(m->slow_write_bps)) {
 		snprintf(buf, n, "%s", "");
 		return buf;
@@ -346,9 +348,18 @@ const char *qualify_model_meaning(const QualifyModel *q, char *buf, size_t n)
 	if (isfinite(m->idle_recovery_bps) && k >= 0 && (size_t)k < n)
 		k += snprintf(buf + k, n - (size_t)k, "; idle time gives back %s%s", q->recovery_lower_bound ? "at least " : "~",
 			      format_rate(rec, m->idle_recovery_bps));
-	double t_slow = disk_model_write_seconds(m, RESILVER_BYTES, q->fast_bps), t_fast = RESILVER_BYTES / q->fast_bps;
-	if (isfinite(t_slow) && isfinite(t_fast) && k >= 0 && (size_t)k < n)
-		snprintf(buf + k, n - (size_t)k, "; rewriting 1 TB of random blocks (a resilver) at that rate would take ~%s, "
-			 "against ~%s at its fast rate", format_duration(slow, t_slow), format_duration(fast, t_fast));
+	double t_random = disk_model_write_seconds(m, RESILVER_BYTES, q->fast_bps);
+	if (!(k >= 0 && (size_t)k < n))
+		return buf;
+	if (isfinite(q->seq_bps) && q->seq_bps > 0)
+		k += snprintf(buf + k, n - (size_t)k, "; a rebuild writing 1 TB in order in large writes would take ~%s at "
+			      "the %s they ran at past the cache", format_duration(fast, RESILVER_BYTES / q->seq_bps),
+			      format_rate(seq, q->seq_bps));
+	else
+		k += snprintf(buf + k, n - (size_t)k, "; a rebuild's rate (large writes in order past the cache) was not "
+			      "measured (--seq-seconds)");
+	if (isfinite(t_random) && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, " (1 TB of random blocks at the rate above: ~%s)",
+			 format_duration(slow, t_random));
 	return buf;
 }

@@ -41,6 +41,9 @@ typedef struct QualifyModel {
 	IdlePoint curve[IDLE_POINTS_MAX];	/* fast space after each rest (the fit is m.curve) */
 	unsigned n_curve;
 	double fast_bps;		/* bytes/s before the cliff */
+	double seq_bps;			/* bytes/s of the 1 MiB writes in order right after the random ones
+					 * fell: what a rebuild's large ordered writes get past the cache
+					 * (smrd.conf's disk.ID.rebuild-rate); NaN not measured */
 	const char *skipped[MODEL_MAX_SKIPPED];	/* what was not measured, and why */
 	unsigned n_skipped;
 } QualifyModel;
@@ -106,8 +109,10 @@ double qualify_refill_bytes(const IoRec *r, size_t n, uint64_t bs, double sent);
 void qualify_model_curve(QualifyModel *q, const Refill *r, unsigned n, unsigned qd, uint64_t bs);
 void qualify_model_skip(QualifyModel *q, const char *why);
 /* "after ~30M of random writes this disk sustains ~10K/s with ~400 ms
- * waits; idle time gives back ~1.2M/s; rewriting 1 TB of random blocks
- * (a resilver) at that rate would take ~3.2 years, against ~1.1 days at
- * its fast rate"; "" without a cliff. */
+ * waits; idle time gives back ~1.2M/s; a rebuild writing 1 TB in order in
+ * large writes would take ~2.1 h at the 130M/s they ran at past the cache
+ * (1 TB of random blocks at the rate above: ~3.2 years)"; "" without a
+ * cliff. A rebuild writes in order (a sequential resilver, a btrfs
+ * replace): its rate is the sequential one, not the random blocks'. */
 #define RESILVER_BYTES 1e12
 const char *qualify_model_meaning(const QualifyModel *q, char *buf, size_t n);

@@ -469,6 +469,11 @@ json_object *report_model(const QualifyModel *q)
 		json_object_object_add(o, "rewrite_1tb_seconds", jd(t_slow));
 		json_object_object_add(o, "rewrite_1tb_fast_seconds", jd(RESILVER_BYTES / q->fast_bps));
 	}
+	/* a rebuild's writes: large and in order, past the cache */
+	if (isfinite(q->seq_bps) && q->seq_bps > 0) {
+		json_object_object_add(o, "rebuild_bytes_per_second", jd(q->seq_bps));
+		json_object_object_add(o, "rebuild_1tb_seconds", jd(RESILVER_BYTES / q->seq_bps));
+	}
 	for (unsigned i = 0; i < q->n_skipped; i++)
 		json_object_array_add(skipped, json_object_new_string(q->skipped[i]));
 	json_object_object_add(o, "skipped", skipped);

@@ -180,8 +180,12 @@ void qualify_measure(QualifyRun *r, Engine *e)
 	say_plan(r);
 	if (r->o.destructive && write_phase(r, e, phases) >= 0 && !qualify_run_error(r)) {
 		qualify_model_writes(r->wp.rec, r->wp.n, r->wp.duration, &r->cliff, r->o.bs, r->o.iodepth, &r->model);
-		if (seq_phase(r, e, phases) >= 0 && !qualify_run_error(r))
+		if (seq_phase(r, e, phases) >= 0 && !qualify_run_error(r)) {
+			/* right after the random writes fell: past the cache */
+			if (r->cliff.fell && r->sp.n > 0 && r->sp.duration > 0)
+				r->model.seq_bps = (double)r->sp.bytes / r->sp.duration;
 			recovery_phases(r, e, phases);
+		}
 		if (!qualify_run_error(r))
 			rest(r, e);
 	}

@@ -118,6 +118,11 @@ static void text_model(FILE *f, json_object *rep, json_object *model)
 		const char *id = *wwn ? wwn : *serial && streq(safe, serial) ? serial : output_str(rep, "device");
 		fprintf(f, "smrd's stall forecast can start from it: disk.%s.media-cache = %s in smrd.conf(5)\n", id,
 			format_size(b, cache));
+		double rate = output_num(model, "rebuild_bytes_per_second");
+		if (isfinite(rate))
+			/* bytes a second, written as a size: "130M" (smrd.conf(5)) */
+			fprintf(f, "and its rebuild forecast (smrctl rebuild-check): disk.%s.rebuild-rate = %s\n", id,
+				format_size(b, rate));
 	}
 }
 

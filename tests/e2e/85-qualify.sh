@@ -63,6 +63,12 @@ m = r.get("disk_model", {})
 check(m.get("media_cache_bytes", {}).get("value") == c["fast_bytes"] and "idle_recovery_bytes_per_second" not in m
       and any("--recovery-rest 0" in x for x in m.get("skipped", [])),
       "disk_model: the cache is the fast phase's bytes; idle recovery absent and said why (--recovery-rest 0)")
+# a rebuild's rate: the sequential writes' own, which ran past the cache, not the random rate
+seq_rate = r["phases"].get("sequential", {}).get("bytes_per_second")
+rate = m.get("rebuild_bytes_per_second")
+check(rate is not None and seq_rate is not None and abs(rate / seq_rate - 1) < 1e-6
+      and rate > 3 * m.get("slow_write_bytes_per_second", {}).get("value", rate),
+      f"disk_model: a rebuild's rate is the sequential phase's ({rate} B/s), not the random writes' after the cliff")
 # the random writes, then the sequential ones (--seq-seconds): both discarded, nothing else
 wrote = r["phases"]["write"]["bytes"] + r["phases"].get("sequential", {}).get("bytes", 0)
 check(r["discard"]["result"] == "done" and 0 < r["discard"]["bytes"] <= wrote,
@@ -70,6 +76,8 @@ check(r["discard"]["result"] == "done" and 0 < r["discard"]["bytes"] <= wrote,
 sys.exit(bad)
 PY
 	check "the SVG plot is there" grep -q '<polyline' "$T/smr$mib.svg"
+	check "the text report gives the rebuild-rate line for smrd.conf" \
+		grep -q "^and its rebuild forecast (smrctl rebuild-check): disk\..*\.rebuild-rate = [0-9.]*[KMG]\$" "$T/smr$mib.out"
 done
 emu_cleanup
 

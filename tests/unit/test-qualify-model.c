@@ -69,8 +69,16 @@ static void test_serial(void)
 	char text[512];
 	qualify_model_meaning(&q, text, sizeof text);
 	CHECK(strstr(text, "after ~39.1M of random writes") != NULL);
-	CHECK(strstr(text, "a resilver") != NULL);
+	/* without the sequential phase, no rebuild rate: said, and the random blocks' bound */
+	CHECK(strstr(text, "a rebuild's rate (large writes in order past the cache) was not measured") != NULL);
+	CHECK(strstr(text, "(1 TB of random blocks at the rate above: ~3.09 years)") != NULL);
 	printf("serial: %s\n", text);
+	/* with it: a rebuild's 1 TB at the sequential rate, not the random one */
+	q.seq_bps = 100e6;
+	qualify_model_meaning(&q, text, sizeof text);
+	printf("serial, with the sequential phase: %s\n", text);
+	CHECK(strstr(text, "a rebuild writing 1 TB in order in large writes would take ~167 min at the 95.4M/s they ran at "
+			   "past the cache (1 TB of random blocks") != NULL);
 }
 
 static void test_mixed(void)

@@ -254,7 +254,12 @@ static void check_figures(const Qual *q)
 		     SUSTAINED_TOL);
 	near(2, dm->rewrite_seconds, m->waits ? (double)m->wait_us / (double)m->waits / 1e6 : 0, REWRITE_TOL);
 	check_recovery(q);
-	CHECK(strstr(json_object_get_string(json_object_object_get(model, "meaning")), "a resilver") != NULL);
+	/* a rebuild's rate: the sequential writes right after the random ones, not the random rate */
+	const Phase *sp = &q->q.sp;
+	CHECK(sp->duration > 0 && q->q.model.seq_bps == (double)sp->bytes / sp->duration);
+	CHECK(q->q.model.seq_bps > 3 * dm->slow_write_bps);
+	CHECK(strstr(json_object_get_string(json_object_object_get(model, "meaning")),
+		     "a rebuild writing 1 TB in order in large writes would take") != NULL);
 }
 
 #define DRAW_QUALIFY "emu --destructive --yes-destroy emu --iodepth %s --time-limit 300 --hold 8 --seq-seconds 2 " \
