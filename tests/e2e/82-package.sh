@@ -8,8 +8,13 @@
 # systemd: socket activation (a scrape, smrctl status), READY with STATUS=,
 # the watchdog kept (a drop-in shortens WatchdogSec), systemctl reload (a
 # good and a broken config), a stall
-# in the journal explained by journalctl -x from the installed catalog,
-# systemctl stop, purge. It tests the package, not a build's sanitizers: it
+# in the journal explained by journalctl -x from the installed catalog;
+# rebuilds as the unit runs smrd (user smrd, no CAP_SYS_ADMIN, a private
+# /dev without a disk): the installed zedlet run with zed's environment
+# for a vdev_attach through a by-id link (a zpool stand-in replaying
+# tests/fixtures/zpool: ZFS cannot run here), smrctl rebuild-check, a btrfs
+# replace onto an emulated DM-SMR disk and a balance onto an added disk,
+# each warned of, followed and done; systemctl stop, purge. It tests the package, not a build's sanitizers: it
 # runs once.
 . "$(dirname "$0")/lib.sh"
 need dpkg-buildpackage
@@ -18,6 +23,8 @@ need promtool
 need lintian
 need debootstrap
 need nsenter
+need btrfs
+need mkfs.btrfs
 FIX=$SRCDIR/tests/fixtures/sysfs/mixed
 
 step ".deb"
@@ -104,9 +111,11 @@ sed 's/^/  /' "$T/package-root.log"
 say "  the root from $root_tar"
 R=$T/root
 mkdir -p "$R" && tar -C "$R" -xf "$root_tar"
-# what a container has no use for, and would wait for (a console, a seat)
+# what a container has no use for, and would wait for (a console, a seat);
+# udevd too: the udev database smrd reads is the test's (written below)
 for u in getty.target serial-getty@.service console-getty.service systemd-logind.service e2scrub_reap.service \
-	systemd-timesyncd.service; do
+	systemd-timesyncd.service systemd-udevd.service systemd-udevd-control.socket systemd-udevd-kernel.socket \
+	systemd-udev-trigger.service; do
 	ln -sf /dev/null "$R/etc/systemd/system/$u"
 done
 cp "$deb" "$R/var/tmp/smrd.deb"
@@ -200,6 +209,129 @@ if [ -n "$disk" ]; then
 else
 	fail "smrd in the root watches no disk"
 fi
+
+step "rebuilds as the unit runs smrd: the zed path, rebuild-check, a btrfs replace and a balance"
+# On the host (the root has the host's /dev): a raid1 on A and B, an
+# emulated DM-SMR disk to replace B onto (as 81 has it: the copy runs into
+# its cliff and lasts seconds), a disk D to add and balance onto, and Z for
+# zed's attach; udev's database in the root names Z, D and the emulated
+# disk WD40EFAX (dm-smr by the model list), with Z's by-id link in its
+# index, as systemd-udevd keeps them (smrd reads it: its /dev has no disk).
+use_emu
+EMU_SIZE=512M
+emu_up SMR smr dm-smr --seq-min-kib 256 --seed 82 >/dev/null || { fail "emu_up"; finish; }
+truncate -s 512M "$T/a.img" "$T/b.img" "$T/d.img" "$T/z.img"
+A=$(attach_loop "$T/a.img") B=$(attach_loop "$T/b.img") D=$(attach_loop "$T/d.img") Z=$(attach_loop "$T/z.img")
+S=${SMR#/dev/}
+mkfs.btrfs -q -f -d raid1 -m raid1 "$A" "$B" >"$T/mkfs.out" 2>&1 || { fail "mkfs.btrfs: $(cat "$T/mkfs.out")"; finish; }
+# in the root's mount namespace, under /mnt (the unit's /tmp is its own)
+in_ns() { timeout -k 5 120 nsenter -t "$PID1" -m "$@"; }
+in_ns mkdir -p "$R/mnt/rb" && in_ns mount "$A" "$R/mnt/rb" || { fail "mounting the raid1 in the root"; finish; }
+at_exit "nsenter -t \$PID1 -m umount '$R/mnt/rb' 2>/dev/null"
+in_ns sh -c "head -c $((64 << 20)) /dev/zero | openssl enc -aes-128-ctr -nosalt -K $(printf '%032x' 82) -iv 0 \
+	2>/dev/null >'$R/mnt/rb/data' && sync" || fail "filling the raid1"
+ZID=/dev/disk/by-id/ata-WDC_WD40EFAX-68JH4N0_WD-WXZED0000001
+in_ns bash -c "$(declare -f udev_link)
+mkdir -p '$R/run/udev/data'
+for d in $S ${D#/dev/} ${Z#/dev/}; do
+	printf 'E:ID_MODEL=WDC_WD40EFAX-68JH4N0\nE:ID_SERIAL_SHORT=WD-WX%s\n' \$d >'$R/run/udev/data/b'\$(cat /sys/block/\$d/dev)
+done
+udev_link '$R/run/udev' '$ZID' '${Z#/dev/}'" || fail "the root's udev database"
+# zpool as the unit's smrd runs it: ZFS cannot run here, so a stand-in
+# prints tests/fixtures/zpool's mirror pool (status-P-replacing.txt,
+# get-slowio-mirror.txt, their .source files cite how they were made),
+# named tank, the leaf being resilvered renamed Z's link; anything else
+# is zpool's answer with no pool (root has no python: sed)
+mkdir -p "$R/usr/local/share/smrd-test"
+cp "$SRCDIR/tests/fixtures/zpool/status-P-replacing.txt" "$SRCDIR/tests/fixtures/zpool/get-slowio-mirror.txt" \
+	"$R/usr/local/share/smrd-test/"
+cat >"$R/usr/local/sbin/zpool" <<ZPOOL
+#!/bin/sh
+F=/usr/local/share/smrd-test
+NEW=/dev/disk/by-id/ata-ST5000LM000-2AN170_WCJ13R2Q-part1
+case "\$*" in
+"status -P tank") exec sed "s|\$NEW|$ZID|; s|pool: dpool|pool: tank|; s|^\tdpool |\ttank  |" \$F/status-P-replacing.txt ;;
+"get -H -p -o name,property,value,source allocated,numchildren,slow_io_n,slow_io_t tank all-vdevs")
+	exec sed "s|\$NEW|$ZID|" \$F/get-slowio-mirror.txt ;;
+*) echo "no pools available" >&2; exit 1 ;;
+esac
+ZPOOL
+chmod 755 "$R/usr/local/sbin/zpool"
+cat >>"$R/etc/smrd/smrd.conf" <<CONF
+include = "^($S|${D#/dev/}|${Z#/dev/})\$"
+exclude = "^\$"
+rebuild-interval = 1
+CONF
+in_root systemctl restart smrd.service
+watching() { [ "$(in_root smrctl --json disks | python3 -c 'import json,sys
+print(sorted(d["device"] + "=" + d["class"] for d in json.load(sys.stdin)["disks"]))')" = \
+	"$(python3 -c 'import sys; print(sorted(d + "=dm-smr" for d in sys.argv[1:]))' "$S" "${D#/dev/}" "${Z#/dev/}")" ]; }
+wait_until 20 "smrd in the root to watch $S, ${D#/dev/} and ${Z#/dev/} as dm-smr" watching
+
+# smrd as the unit runs it
+spid=$(in_root systemctl show smrd.service -p MainPID --value)
+in_root cat "/proc/$spid/status" >"$T/smrd-status.txt"
+capeff=$(awk '/^CapEff:/ { print $2 }' "$T/smrd-status.txt")
+check "smrd runs as user smrd (uid $(awk '/^Uid:/ { print $2 }' "$T/smrd-status.txt")), without CAP_SYS_ADMIN (CapEff $capeff)" \
+	bash -c "[ \"\$(awk '/^Uid:/ { print \$2 }' '$T/smrd-status.txt')\" = \"\$(nsenter -t $PID1 -m -p chroot '$R' id -u smrd)\" ] &&
+	[ \$(( 0x$capeff >> 21 & 1 )) = 0 ]"
+in_root ls "/proc/$spid/root/dev" >"$T/smrd-dev.txt"
+check "its /dev is private: none of the disks it watches is there ($(tr '\n' ' ' <"$T/smrd-dev.txt" | head -c 120))" \
+	bash -c "[ -s '$T/smrd-dev.txt' ] && ! grep -qxE '$S|${D#/dev/}|${Z#/dev/}|disk' '$T/smrd-dev.txt'"
+
+# zed's vdev_attach of Z into tank through its by-id link: the installed
+# zedlet, with the environment zed gives it (zed_event.c)
+in_root env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin ZED_ZEDLET_DIR=/etc/zfs/zed.d ZEVENT_VERSION=0 \
+	ZEVENT_CLASS=sysevent.fs.zfs.vdev_attach ZEVENT_SUBCLASS=vdev_attach ZEVENT_EID=82 ZEVENT_POOL=tank \
+	ZEVENT_POOL_GUID=0x16C2C1B5E3B5E39F ZEVENT_POOL_STATE=0 ZEVENT_POOL_STATE_STR=ACTIVE ZEVENT_POOL_CONTEXT=0 \
+	ZEVENT_TIME="$(date +%s) 5" ZEVENT_TIME_SECS="$(date +%s)" ZEVENT_TIME_NSECS=5 ZEVENT_VDEV_GUID=0x06F2E3F1A1B2C3D4 \
+	ZEVENT_VDEV_PATH="$ZID" ZEVENT_VDEV_TYPE=disk ZEVENT_VDEV_STATE=7 ZEVENT_VDEV_STATE_STR=HEALTHY \
+	/etc/zfs/zed.d/vdev_attach-smrd.sh >"$T/zedlet.out" 2>&1
+zrc=$?
+sed 's/^/    /' "$T/zedlet.out"
+check "the installed zedlet exits 0 and warns of ${Z#/dev/}" \
+	bash -c "[ $zrc = 0 ] && grep -q 'WARNING: ZFS pool tank is rebuilding onto ${Z#/dev/}' '$T/zedlet.out'"
+# what it writes, once the unit's smrd read the pool (the stand-in: mirror-0's 917G)
+named() { in_root smrctl --json events --device "${Z#/dev/}" --limit 50 | grep -q 'onto [a-z0-9]* ([^)]*): 917G to write'; }
+wait_until 15 "the rebuild-warning on ${Z#/dev/} to name what the resilver writes" named
+rc=0; in_root smrctl rebuild-check "${Z#/dev/}" tank >"$T/rc-zfs.txt" 2>&1 || rc=$?
+sed 's/^/    /' "$T/rc-zfs.txt"
+check "smrctl rebuild-check ${Z#/dev/} tank: exit 1, mirror-0's share, slow_io_events=off" \
+	bash -c "[ $rc = 1 ] && grep -q '^to write:  917G: mirror-0' '$T/rc-zfs.txt' && grep -q 'slow_io_events=off tank mirror-0' '$T/rc-zfs.txt'"
+rc=0; in_root smrctl rebuild-check "$S" /mnt/rb >"$T/rc-btrfs.txt" 2>&1 || rc=$?
+check "smrctl rebuild-check $S /mnt/rb: exit 1, what a replace copies" \
+	bash -c "[ $rc = 1 ] && grep -q 'a replace copies one device' '$T/rc-btrfs.txt'"
+
+# kinds DEVICE: the kinds of rebuild-warning and rebuild-done events on DEVICE
+rebuild_events() { in_root smrctl --json events --device "$1" --limit 100 | python3 -c 'import json,sys
+print(" ".join(sorted(e["kind"] for e in json.load(sys.stdin)["events"] if e["kind"] in ("rebuild-warning", "rebuild-done"))))'; }
+# followed DEVICE KIND: smrctl rebuilds follows a KIND onto DEVICE
+followed() { in_root smrctl --json rebuilds | python3 -c 'import json,sys
+sys.exit(not any(r["device"] == sys.argv[1] and r["kind"] == sys.argv[2] and r["state"] == "running"
+                 for r in json.load(sys.stdin)["rebuilds"]))' "$@"; }
+done_on() { [ "$(rebuild_events "$1")" = "rebuild-done rebuild-warning" ]; }
+in_ns btrfs replace start 2 "$SMR" "$R/mnt/rb" >"$T/replace.out" 2>&1 || fail "btrfs replace start: $(cat "$T/replace.out")"
+wait_until 20 "smrd to follow the replace onto $S" followed "$S" btrfs-replace
+wait_until 60 "the replace to end, and smrd to record it" done_on "$S"
+say "  $(in_ns btrfs replace status -1 "$R/mnt/rb" | tail -1)"
+check "the replace onto $S: a rebuild-warning, followed, a rebuild-done" done_on "$S"
+# a balance onto D: paused at once (it takes a second), followed, resumed
+in_ns btrfs device add -f -K "$D" "$R/mnt/rb" >"$T/add.out" 2>&1 || fail "btrfs device add: $(cat "$T/add.out")"
+in_ns btrfs balance start --full-balance "$R/mnt/rb" >"$T/balance.out" 2>&1 &
+bal=$!
+for i in $(seq 100); do in_ns btrfs balance pause "$R/mnt/rb" >/dev/null 2>&1 && break; sleep 0.01; done
+wait "$bal"
+wait_until 20 "smrd to follow the paused balance onto ${D#/dev/}" followed "${D#/dev/}" balance
+in_ns btrfs balance resume "$R/mnt/rb" >"$T/balance.out" 2>&1 || fail "btrfs balance resume: $(cat "$T/balance.out")"
+wait_until 20 "smrd to record the balance's end" done_on "${D#/dev/}"
+check "the balance onto ${D#/dev/}: a rebuild-warning, followed, a rebuild-done" done_on "${D#/dev/}"
+in_root journalctl -q --no-pager -u smrd.service -p warning -n 6 | sed 's/^/    /'
+in_ns umount "$R/mnt/rb"
+in_root systemctl stop smrd.service
+for l in "$A" "$B" "$D" "$Z"; do detach_loop "$l"; done
+emu_cleanup
+sed -i '/^include = /d; /^exclude = /d; /^rebuild-interval = /d' "$R/etc/smrd/smrd.conf"
+in_root systemctl start smrd.service
 
 step "reload, good and broken"
 in_root systemctl reload smrd.service
