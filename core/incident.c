@@ -25,8 +25,18 @@ typedef struct KindState {
 	uint64_t ack_time, ack_until;	/* CLOCK_REALTIME; ack_until 0: no expiry */
 } KindState;
 
+/* The recorder's incident a disk's notes thread under. */
+typedef struct Thread {
+	char id[INCIDENT_ID_MAX];	/* "" none */
+	char kind[12];			/* "stalls", "storm", "rebuild" */
+	bool sent;			/* a note of it went out (or is held) */
+	uint32_t said;			/* 1 << kind of each kind said in it */
+	char ended[INCIDENT_ID_MAX];	/* a rebuild's whose end went out (restored in any order) */
+} Thread;
+
 typedef struct IncidentDisk {
 	char identity[96], device[32];
+	Thread thread;
 	char storm[INCIDENT_ID_MAX];	/* the open storm's incident; "" none */
 	bool storm_sent;		/* ... and its start was notified */
 	KindState k[_EVENT_KIND_MAX];
@@ -42,6 +52,15 @@ struct IncidentBook {
 	IncidentDisk *disks;
 	size_t n, cap;
 };
+
+static const char *const stages[_INCIDENT_STAGE_MAX] = {
+	[INCIDENT_STAGE_START] = "start", [INCIDENT_STAGE_UPDATE] = "update", [INCIDENT_STAGE_END] = "end",
+};
+
+const char *incident_stage_to_string(IncidentStage s)
+{
+	return (unsigned)s < _INCIDENT_STAGE_MAX ? stages[s] : NULL;
+}
 
 static Policy policy(DetectEventKind k)
 {
@@ -142,13 +161,126 @@ static void fill(IncidentNote *n, const IncidentDisk *d, const IncidentEvent *e,
 	snprintf(n->device, sizeof n->device, "%s", d->device);
 	snprintf(n->identity, sizeof n->identity, "%s", d->identity);
 	snprintf(n->message, sizeof n->message, "%s", e->message ? e->message : "");
+	snprintf(n->thread_kind, sizeof n->thread_kind, "%s", e->thread ? e->thread_kind ? e->thread_kind : "" : "");
+	snprintf(n->summary, sizeof n->summary, "%s", e->thread && e->summary ? e->summary : "");
+}
+
+/* ------------------------------------------------------------ threads */
+
+static uint32_t bit(DetectEventKind k)
+{
+	return k >= 0 && k < 32 ? UINT32_C(1) << k : 0;
+}
+
+/* The stalls summed up for a later note are the incident's now: its end counts them. */
+static void drop_slow_pending(IncidentDisk *d)
+{
+	d->k[EVENT_STALL].pending = 0;
+	d->k[EVENT_STALL].retry = false;
+}
+
+/* The disk's thread is e's incident: a new one, or the same one grown into
+ * a rebuild, which then says what a held stall or storm note would have. */
+static Thread *follow(IncidentDisk *d, const IncidentEvent *e)
+{
+	Thread *t = &d->thread;
+	if (!streq(t->id, e->thread)) {
+		char ended[INCIDENT_ID_MAX];
+		snprintf(ended, sizeof ended, "%s", t->ended);
+		*t = (Thread){0};
+		snprintf(t->id, sizeof t->id, "%s", e->thread);
+		snprintf(t->ended, sizeof t->ended, "%s", ended);
+	}
+	snprintf(t->kind, sizeof t->kind, "%s", e->thread_kind ? e->thread_kind : "");
+	if (streq(t->kind, "rebuild")) {
+		/* a held note (a stall's, a storm's start) is its thread's first: none went out */
+		bool held = d->holding && streq(d->held.incident, t->id);
+		if (held)
+			d->holding = false, t->sent = false;
+		if (streq(d->storm, t->id)) {
+			t->sent |= d->storm_sent && !held;
+			d->storm[0] = 0, d->storm_sent = false;
+		}
+		drop_slow_pending(d);
+	}
+	return t;
+}
+
+static bool zfs_slow(DetectEventKind k)
+{
+	return k == EVENT_ZFS_DELAY || k == EVENT_ZFS_DEADMAN || k == EVENT_ZFS_SITOUT;
+}
+
+static bool sendable(IncidentBook *b, const IncidentParams *p, IncidentDisk *d, const IncidentEvent *e,
+		     const char **why)
+{
+	if ((e->has_priority ? e->priority : event_kind_info(e->kind)->priority) > p->min_priority)
+		*why = "below notify-min-severity";
+	else if (incident_acked(b, d->identity, e->kind, e->disk_class, e->time_usec))
+		*why = "acknowledged";
+	return !*why;
+}
+
+static bool thread_note(Thread *t, IncidentDisk *d, const IncidentEvent *e, IncidentNote *note, IncidentStage stage)
+{
+	fill(note, d, e, t->id);
+	note->stage = stage;
+	note->follow_up = stage != INCIDENT_STAGE_START;
+	t->sent = true;
+	t->said |= bit(e->kind);
+	return true;
+}
+
+/* Its end: sent whenever a note of it went out (acknowledged only with all kinds). */
+static bool thread_end(IncidentBook *b, IncidentDisk *d, Thread *t, const IncidentEvent *e, IncidentNote *note,
+		       const char **why)
+{
+	bool sent = t->sent;
+	if (!sent)
+		*why = "its start was not sent";
+	else if (d->ack_all && incident_acked(b, d->identity, _EVENT_KIND_INVALID, e->disk_class, e->time_usec))
+		*why = "acknowledged";
+	if (!*why) {
+		IncidentEvent end = *e;
+		if (end.kind < 0)	/* ended quiet: said as its kind's end */
+			end.kind = streq(t->kind, "rebuild") ? EVENT_REBUILD_DONE : streq(t->kind, "storm") ? EVENT_STORM_END
+												  : EVENT_STALL;
+		thread_note(t, d, &end, note, INCIDENT_STAGE_END);
+		if (!end.message || !*end.message)
+			snprintf(note->message, sizeof note->message, "%s", e->summary ? e->summary : "");
+	}
+	if (streq(t->kind, "rebuild"))
+		snprintf(t->ended, sizeof t->ended, "%s", t->id);
+	t->id[0] = 0, t->sent = false, t->said = 0;
+	return !*why;
+}
+
+/* A rebuild's thread: its start, what changed, its end. */
+static bool judge_rebuild(IncidentBook *b, const IncidentParams *p, IncidentDisk *d, Thread *t, const IncidentEvent *e,
+			  IncidentNote *note, const char **why)
+{
+	if (e->thread_end || e->kind == EVENT_REBUILD_DONE)
+		return thread_end(b, d, t, e, note, why);
+	bool first = !(t->said & bit(e->kind));
+	bool news = e->kind == EVENT_ZFS_STATECHANGE ||
+		    (first && (e->kind == EVENT_STORM_START || zfs_slow(e->kind) || e->kind == EVENT_TIMEOUT_RISK)) ||
+		    e->kind == EVENT_REBUILD_WARNING || (e->kind == EVENT_REBUILD_START && !t->sent);
+	if (!news) {
+		*why = INCIDENT_IN_THREAD;	/* a stall, a storm's end, a second delay: counted in its end */
+		return false;
+	}
+	if (!sendable(b, p, d, e, why))
+		return false;
+	return thread_note(t, d, e, note, t->sent ? INCIDENT_STAGE_UPDATE : INCIDENT_STAGE_START);
 }
 
 static bool judge_rate(IncidentDisk *d, const IncidentParams *p, const IncidentEvent *e, IncidentNote *note,
 		       const char **why)
 {
 	KindState *k = &d->k[e->kind];
-	if (k->last_sent && e->time_usec >= k->last_sent && e->time_usec - k->last_sent < p->interval_usec) {
+	/* its incident's first note is held: what comes meanwhile waits with it */
+	bool waits = d->holding && e->thread && streq(d->held.incident, e->thread);
+	if (waits || (k->last_sent && e->time_usec >= k->last_sent && e->time_usec - k->last_sent < p->interval_usec)) {
 		if (!k->pending++)
 			k->pending_first = e->time_usec;
 		k->retry = false;
@@ -158,16 +290,71 @@ static bool judge_rate(IncidentDisk *d, const IncidentParams *p, const IncidentE
 		return false;
 	}
 	char id[INCIDENT_ID_MAX];
-	incident_make_id(id, d->identity, detect_event_kind_to_string(e->kind), e->time_usec);
+	Thread *t = e->thread && streq(d->thread.id, e->thread) ? &d->thread : NULL;
+	if (t)
+		snprintf(id, sizeof id, "%s", t->id);	/* its incident's thread */
+	else
+		incident_make_id(id, d->identity, detect_event_kind_to_string(e->kind), e->time_usec);
 	fill(note, d, e, id);
 	k->last_sent = e->time_usec;
+	if (t && t->sent)
+		note->stage = INCIDENT_STAGE_UPDATE, note->follow_up = true;
+	bool first = t && !t->sent;
+	if (t)
+		t->sent = true, t->said |= bit(e->kind);
+	if (first && p->coalesce_usec && !d->holding) {
+		/* a storm or a rebuild that takes its incident over in a while says it */
+		d->held = *note;
+		d->holding = true;
+		d->held_due = e->time_usec + p->coalesce_usec;
+		*why = INCIDENT_HELD;
+		return false;
+	}
 	return true;
+}
+
+/* An event of an incident of the recorder's: its thread decides, or
+ * (NULL: not decided) the kind's policy does. */
+static const bool *judge_threaded(IncidentBook *b, const IncidentParams *p, const IncidentEvent *e, IncidentNote *note,
+				  const char **why)
+{
+	static const bool yes = true, no = false;
+	IncidentDisk *d = get(b, e->device, e->identity);
+	if (!d) {
+		*why = "too many disks";
+		return &no;
+	}
+	Thread *t = follow(d, e);
+	if (streq(t->kind, "rebuild"))
+		return judge_rebuild(b, p, d, t, e, note, why) ? &yes : &no;
+	if (e->thread_end && !(streq(t->kind, "storm") && e->kind == EVENT_STORM_END))
+		return thread_end(b, d, t, e, note, why) ? &yes : &no;
+	if (streq(t->kind, "storm") && e->kind == EVENT_STALL) {
+		*why = INCIDENT_IN_THREAD;	/* its end says how many */
+		return &no;
+	}
+	if (zfs_slow(e->kind)) {
+		/* zed's first slow I/O in it explains it (a storm) or is news */
+		if (t->said & bit(e->kind) || (streq(t->kind, "storm") && !d->storm_sent)) {
+			*why = INCIDENT_IN_THREAD;
+			return &no;
+		}
+		if (!sendable(b, p, d, e, why))
+			return &no;
+		return thread_note(t, d, e, note, t->sent ? INCIDENT_STAGE_UPDATE : INCIDENT_STAGE_START) ? &yes : &no;
+	}
+	return NULL;
 }
 
 bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEvent *e, IncidentNote *note,
 		    const char **why)
 {
 	*why = NULL;
+	if (e->thread && *e->thread) {
+		const bool *said = judge_threaded(b, p, e, note, why);
+		if (said)
+			return *said;
+	}
 	Policy pol = e->kind >= 0 && e->kind < _EVENT_KIND_MAX ? policy(e->kind) : POLICY_NONE;
 	if (pol == POLICY_NONE) {
 		*why = "not a notification kind";
@@ -193,17 +380,26 @@ bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEven
 	if (pol == POLICY_STORM_END) {
 		bool sent = d->storm[0] && d->storm_sent;
 		if (sent)
-			fill(note, d, e, d->storm), note->follow_up = true;
+			fill(note, d, e, d->storm), note->follow_up = true, note->stage = INCIDENT_STAGE_END;
 		d->storm[0] = 0, d->storm_sent = false;
+		if (e->thread && streq(d->thread.id, e->thread))
+			d->thread.id[0] = 0, d->thread.sent = false;
 		if (!sent)
 			*why = "its start was not sent";
 		return sent;
 	}
 	char id[INCIDENT_ID_MAX];
 	if (pol == POLICY_STORM_START) {
-		incident_make_id(id, d->identity, "storm", e->time_usec);
+		if (e->thread && *e->thread)
+			snprintf(id, sizeof id, "%s", e->thread);	/* the incident's: its stalls' held note gives way */
+		else
+			incident_make_id(id, d->identity, "storm", e->time_usec);
 		snprintf(d->storm, sizeof d->storm, "%s", id);
 		d->storm_sent = false;
+		if (d->holding && streq(d->held.incident, id))
+			d->holding = false;
+		if (e->thread && *e->thread)
+			drop_slow_pending(d);
 	}
 	const EventKindInfo *info = event_kind_info(e->kind);
 	if (info->priority > p->min_priority)
@@ -217,6 +413,7 @@ bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEven
 	switch (pol) {
 	case POLICY_STORM_START:
 		d->storm_sent = true;
+		d->thread.sent |= streq(d->thread.id, id);
 		fill(note, d, e, id);
 		if (!p->coalesce_usec)
 			return true;
@@ -376,6 +573,22 @@ void incident_restore_sent(IncidentBook *b, const char *device, const char *iden
 	IncidentDisk *d = kind >= 0 && kind < _EVENT_KIND_MAX ? get(b, device, identity) : NULL;
 	if (!d)
 		return;
+	/* a rebuild's thread: its start went out, its end is still owed unless
+	 * that went out too (the sends come back in any order) */
+	Thread *t = &d->thread;
+	if (kind == EVENT_REBUILD_DONE) {
+		snprintf(t->ended, sizeof t->ended, "%s", incident);
+		if (streq(t->id, incident))
+			t->id[0] = 0, t->sent = false;
+		return;
+	}
+	if ((kind == EVENT_REBUILD_WARNING || kind == EVENT_REBUILD_START) && !follow_up && !streq(t->ended, incident) &&
+	    time_usec >= d->k[kind].last_sent) {
+		snprintf(t->id, sizeof t->id, "%s", incident);
+		snprintf(t->kind, sizeof t->kind, "rebuild");
+		t->sent = true;
+		t->said |= bit(kind);
+	}
 	switch (policy(kind)) {
 	case POLICY_STORM_START:
 		snprintf(d->storm, sizeof d->storm, "%s", incident);

@@ -16,6 +16,26 @@
  *                     between is counted and sent as one when it is over
  *   others            never (idle cleaning, media-cache: the journal has them)
  *
+ * Within an incident of the recorder's (incidents.h), its thread (the
+ * notes share the incident's id, each later one a follow-up of the first):
+ *
+ *   rebuild           a thread of its own: its start (the first warning,
+ *                     attach, storm, ZFS trouble or timeout risk in it: a
+ *                     stall alone is no news in a rebuild), what changed
+ *                     (its first storm, zed's first delay, deadman or
+ *                     sit-out, each state change to DEGRADED or FAULTED, a
+ *                     first timeout risk, a second warning), and its end,
+ *                     always, once its start went out: the rebuild-done, or
+ *                     that its end was not seen. What a storm or stalls
+ *                     thread held is dropped: the rebuild says it.
+ *   storm             as above; its stalls are counted in it (its end
+ *                     says how many), zed's first slow I/O in it is a
+ *                     follow-up of its start
+ *   stalls            its first stall held notify-coalesce (a storm or a
+ *                     rebuild that takes the incident over says it), then
+ *                     as above; zed's first slow I/O in it is news; its end
+ *                     a follow-up once a note of it went out
+ *
  * An acknowledgement (smrctl ack DEVICE [KIND] [--for DURATION]) silences a
  * disk's kind, or all of them, while the disk's class stays what it was when
  * acknowledged and until it expires (like an Alertmanager silence); smrctl
@@ -39,12 +59,28 @@ typedef struct IncidentParams {
 
 /* A detector event as the notifier sees it. */
 typedef struct IncidentEvent {
-	DetectEventKind kind;
+	DetectEventKind kind;		/* _EVENT_KIND_INVALID with thread_end: an incident ended quiet */
 	const char *device, *identity;	/* identity: wwn, else serial, else device (disk_identity) */
 	const char *disk_class;		/* as classified now */
 	uint64_t time_usec;		/* CLOCK_REALTIME, when it was logged */
 	const char *message;
+	bool has_priority;		/* priority is this event's (a state change to FAULTED is a warning), */
+	int priority;			/* else its kind's */
+	const char *thread;		/* the recorder's incident it is in (its id); NULL none */
+	const char *thread_kind;	/* "stalls", "storm", "rebuild" */
+	const char *summary;		/* the incident's line: what it counts, how it ended */
+	bool thread_end;		/* it ended the incident */
 } IncidentEvent;
+
+/* Where a note stands in its thread. */
+typedef enum IncidentStage {
+	INCIDENT_STAGE_START,
+	INCIDENT_STAGE_UPDATE,		/* what changed */
+	INCIDENT_STAGE_END,
+	_INCIDENT_STAGE_MAX,
+	_INCIDENT_STAGE_INVALID = -EINVAL,
+} IncidentStage;
+const char *incident_stage_to_string(IncidentStage s);
 
 /* One notification to send. */
 typedef struct IncidentNote {
@@ -58,6 +94,9 @@ typedef struct IncidentNote {
 	uint64_t first_usec, time_usec;	/* the first of them and this one */
 	char device[32], identity[96];
 	char message[400];
+	IncidentStage stage;
+	char thread_kind[12];		/* the incident's kind, "" none */
+	char summary[400];		/* the incident's line, "" none */
 } IncidentNote;
 
 typedef struct IncidentBook IncidentBook;
@@ -71,6 +110,7 @@ IncidentBook *incident_book_free(IncidentBook *b);
  * suppressed but later: INCIDENT_HELD, INCIDENT_FOLDED). */
 #define INCIDENT_HELD "held to coalesce"
 #define INCIDENT_FOLDED "folded into its storm's notification"
+#define INCIDENT_IN_THREAD "counted in its incident's thread"
 bool incident_judge(IncidentBook *b, const IncidentParams *p, const IncidentEvent *e, IncidentNote *note,
 		    const char **why);
 

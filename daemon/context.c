@@ -407,7 +407,13 @@ static int start_servers(Context *ctx)
 				       "another --socket, or stop the other)", ctx->config.socket_path);
 	if (r < 0)
 		return log_error_errno(r, "Failed to create control socket %s: %m", ctx->config.socket_path);
-	char every[FORMAT_MAX];
+	char every[FORMAT_MAX], url[320], host[256];
+	/* notifications link the pages where they are served */
+	if (gethostname(host, sizeof host - 1) < 0)
+		snprintf(host, sizeof host, "localhost");
+	host[sizeof host - 1] = 0;
+	if (http_url(ctx->http, host, url, sizeof url) == 0)
+		notifier_set_url(ctx->notifier, url);
 	log_info("serving metrics on %s (port %u), control socket %s, sampling every %s",
 		 http_fd >= 0 ? "the passed socket" : ctx->config.listen, http_port(ctx->http),
 		 control_fd >= 0 ? "passed by the service manager" : ctx->config.socket_path,
@@ -419,8 +425,7 @@ static int start_servers(Context *ctx)
 static void on_recorded(Disk *d, const Recorded *r, void *userdata)
 {
 	Context *ctx = userdata;
-	if (d && r->event)
-		notifier_event(ctx->notifier, d, r->kind, r->event);
+	notifier_event(ctx->notifier, d, r);
 }
 
 static int start_services(Context *ctx)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "advice.h"
 #include "events.h"
 #include "util.h"
 
@@ -40,53 +41,34 @@ static void format_time(char out[40], uint64_t usec)
 		snprintf(out, 40, "%" PRIu64, usec / 1000000);
 }
 
-/* What to do first, and the runbook's section (docs/alerts.md, served at
- * /docs/alerts): what the alert descriptions and the journal catalog say. */
-static const char *advice(const IncidentNote *note, const char **anchor)
+/* What to do now, and the runbook's section (docs/alerts.md, served at
+ * /docs/alerts): core/advice.c, by the disk's state (a rebuild onto it
+ * first) and what happened. */
+static void advice(const Disk *d, const IncidentNote *note, Advice *ret)
 {
-	*anchor = "";
+	*ret = (Advice){.anchor = ""};
 	if (note->test)
-		return "";
-	switch (note->kind) {
-	case EVENT_STORM_START:
-	case EVENT_STORM_END:
-		*anchor = "smrdestagestorm";
-		return "Pause or throttle the random writes to this disk (a scrub of a pool being written, a backup, a "
-		       "torrent) and give it idle time to clean. Do not start a resilver or rebuild onto it now.";
-	case EVENT_BEHAVIOUR:
-	case EVENT_BANDS:
-		*anchor = "smrdiskundeclaredsmr";
-		return "Treat this disk as drive-managed SMR: never resilver or rebuild onto it, keep it out of ZFS pools "
-		       "and md arrays that resilver, or plan its replacement with a CMR disk.";
-	case EVENT_STALL:
-		*anchor = "smrdiskstalls";
-		return "Writes to this disk wait for seconds at a time: reduce the random writes to it and give it idle "
-		       "time; do not resilver onto it.";
-	case EVENT_TIMEOUT_RISK:
-		*anchor = "smrstallneariotimeout";
-		return "Raise this disk's I/O timeout above its longest stall (a udev rule setting queue/io_timeout) and "
-		       "avoid heavy random writes to it, or the kernel may fail its I/O.";
-	case EVENT_STALL_IMMINENT:
-		*anchor = "smrdiskstallimminent";
-		return "Pause or slow what writes to this disk (a backup, a resilver, a restore) if its latency matters, "
-		       "or let it finish and expect a stall.";
-	case EVENT_REBUILD_WARNING:
-		*anchor = "smrrebuildslow";
-		return "A rebuild onto this disk will be slow and may fault it: replace onto a CMR disk if you can.";
-	default:
-		return "";
-	}
+		return;
+	AdviceFacts f = {.disk_class = d ? disk_class(d) : DISK_CLASS_UNKNOWN, .storm = d && d->view.storm,
+			 .rebuild = d ? disk_rebuild(d) : NULL, .kind = note->kind, .device = note->device};
+	advice_for(&f, ret);
 }
 
-/* Where admins reach this smrd's pages: notify-url, else listen's port on
- * this host's name (an address that listens everywhere names no host). */
-static void base_url(char *out, size_t n, const Config *cfg, const char *host)
+/* Where admins reach this smrd's pages: notify-url, else where the pages
+ * are served (the socket smrd listens on, the service manager's included),
+ * else listen's port on this host's name (an address that listens
+ * everywhere names no host). */
+static void base_url(char *out, size_t n, const Config *cfg, const char *served, const char *host)
 {
 	if (cfg->notify_url && cfg->notify_url[0]) {
 		size_t len = strlen(cfg->notify_url);
 		while (len > 0 && cfg->notify_url[len - 1] == '/')
 			len--;
 		snprintf(out, n, "%.*s", (int)len, cfg->notify_url);
+		return;
+	}
+	if (served && served[0]) {
+		snprintf(out, n, "%s", served);
 		return;
 	}
 	const char *listen = cfg->listen ? cfg->listen : "";
@@ -110,14 +92,16 @@ void hookenv_free(char *env[HOOKENV_MAX + 1])
 }
 
 int hookenv_build(char *env[HOOKENV_MAX + 1], const Disk *d, const IncidentNote *note, const char *disk_class,
-		  const char *host, const Config *cfg)
+		  const char *host, const char *served, const Config *cfg)
 {
 	memset(env, 0, (HOOKENV_MAX + 1) * sizeof env[0]);
 	const EventKindInfo *k = event_kind_info(note->kind);
 	const SysfsDisk *sd = d ? &d->sys : &(SysfsDisk){0};
 	char when[40], first[40], count[24], pool[512], base[300], disk_url[400], runbook[400];
-	const char *anchor, *todo = advice(note, &anchor);
-	base_url(base, sizeof base, cfg, host);
+	Advice todo;
+	advice(d, note, &todo);
+	const char *anchor = todo.anchor;
+	base_url(base, sizeof base, cfg, served, host);
 	snprintf(disk_url, sizeof disk_url, "%s%s%.31s", base, note->device[0] ? "/disk/" : "/", note->device);
 	snprintf(runbook, sizeof runbook, "%s/docs/alerts%s%s", base, anchor[0] ? "#" : "", anchor);
 	format_time(when, note->time_usec);
@@ -131,6 +115,8 @@ int hookenv_build(char *env[HOOKENV_MAX + 1], const Disk *d, const IncidentNote 
 	r |= env_add(env, &i, "SMRD_EVENT", note->test ? "test" : k->name);
 	r |= env_add(env, &i, "SMRD_SEVERITY", note->test ? "info" : k->severity);
 	r |= env_add(env, &i, "SMRD_INCIDENT", note->incident);
+	r |= env_add(env, &i, "SMRD_INCIDENT_KIND", note->thread_kind);
+	r |= env_add(env, &i, "SMRD_STAGE", note->test ? "" : incident_stage_to_string(note->stage));
 	r |= env_add(env, &i, "SMRD_FOLLOW_UP", note->follow_up ? "1" : "0");
 	r |= env_add(env, &i, "SMRD_COUNT", count);
 	r |= env_add(env, &i, "SMRD_DEVICE", note->device);
@@ -141,12 +127,13 @@ int hookenv_build(char *env[HOOKENV_MAX + 1], const Disk *d, const IncidentNote 
 	r |= env_add(env, &i, "SMRD_POOL", pool);
 	r |= env_add(env, &i, "SMRD_CLASS", disk_class);
 	r |= env_add(env, &i, "SMRD_MESSAGE", note->message);
+	r |= env_add(env, &i, "SMRD_SUMMARY", note->summary);
 	r |= env_add(env, &i, "SMRD_TIME", when);
 	r |= env_add(env, &i, "SMRD_FIRST_TIME", first);
 	r |= env_add(env, &i, "SMRD_HOST", host);
 	r |= env_add(env, &i, "SMRD_MAILTO", cfg->notify_mailto);
 	r |= env_add(env, &i, "SMRD_WEBHOOK_URL", cfg->notify_webhook_url);
-	r |= env_add(env, &i, "SMRD_ADVICE", todo);
+	r |= env_add(env, &i, "SMRD_ADVICE", todo.text);
 	r |= env_add(env, &i, "SMRD_DISK_URL", base[0] ? disk_url : "");
 	r |= env_add(env, &i, "SMRD_RUNBOOK_URL", base[0] ? runbook : "");
 	if (r) {

@@ -13,12 +13,14 @@
 #include "disk.h"
 #include "incident.h"
 
-#define HOOKENV_MAX 24
+#define HOOKENV_MAX 28
 #define HOOKENV_VALUE_MAX 2048	/* bytes of one value, escaped (a message is 320) */
 
 /* Fills env[HOOKENV_MAX + 1] with owned "KEY=value" strings, NULL-terminated;
- * d may be NULL (a disk gone since). 0, or -ENOMEM with env freed. */
+ * d may be NULL (a disk gone since); served: where the pages are served
+ * ("http://ADDR:PORT", http_url()), NULL or "" unknown: notify-url wins
+ * over it, listen stands in for it. 0, or -ENOMEM with env freed. */
 int hookenv_build(char *env[HOOKENV_MAX + 1], const Disk *d, const IncidentNote *note, const char *disk_class,
-		  const char *host, const Config *cfg);
+		  const char *host, const char *served, const Config *cfg);
 /* Frees what hookenv_build() made. */
 void hookenv_free(char *env[HOOKENV_MAX + 1]);

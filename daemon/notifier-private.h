@@ -48,6 +48,7 @@ struct Notifier {
 	NotifyRecent recent[NOTIFY_RECENT];
 	unsigned recent_n;		/* recent[]: oldest first */
 	char host[256];
+	char url[320];			/* where the pages are served (notifier_set_url), "" unknown */
 	NotifyTest test;		/* the last smrctl notify-test */
 	unsigned test_seq;
 };

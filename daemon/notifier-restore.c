@@ -59,6 +59,8 @@ static int restore_sent(const HistorySend *s, void *userdata)
 static int restore_storm(const HistorySend *s, void *userdata)
 {
 	Notifier *n = userdata;
+	if (s->follow_up)
+		return 0;	/* a storm within a rebuild's thread: the rebuild's */
 	incident_restore_sent(n->book, s->device, s->identity, EVENT_STORM_START, s->incident, false, s->time_usec);
 	return 0;
 }

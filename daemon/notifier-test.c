@@ -81,7 +81,7 @@ int notifier_test_start(Notifier *n, unsigned *ret_id)
 	snprintf(j->device, sizeof j->device, "-");
 	snprintf(j->incident, sizeof j->incident, "%s", note.incident);
 	j->note = note;
-	int r = hookenv_build(j->env, NULL, &note, "", n->host, n->cfg);
+	int r = hookenv_build(j->env, NULL, &note, "", n->host, n->url, n->cfg);
 	if (r >= 0)
 		r = notifier_job_spawn(n, j);
 	if (r < 0) {

@@ -135,7 +135,7 @@ static Job *job_new(Notifier *n, const Disk *d, const IncidentNote *note, const 
 	snprintf(j->device, sizeof j->device, "%s", note->device);
 	snprintf(j->incident, sizeof j->incident, "%s", note->incident);
 	j->note = *note;
-	if (hookenv_build(j->env, d, note, cls, n->host, n->cfg) < 0)
+	if (hookenv_build(j->env, d, note, cls, n->host, n->url, n->cfg) < 0)
 		return notifier_job_free(j);
 	return j;
 }
@@ -469,24 +469,57 @@ const char *notifier_disk_key(Notifier *n, const Disk *d, char buf[96])
 	return buf;
 }
 
-void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h)
+void notifier_set_url(Notifier *n, const char *url)
 {
-	if (!enabled(n))
+	if (n)
+		snprintf(n->url, sizeof n->url, "%s", url ? url : "");
+}
+
+/* A note in a rebuild's thread names the rebuild: "rebuild onto sdb: ..." */
+static void name_thread(IncidentNote *note, const Incident *i)
+{
+	if (!i || i->kind != INCIDENT_REBUILD || startswith(note->message, i->title))
+		return;
+	char m[sizeof note->message];
+	snprintf(m, sizeof m, "%s", note->message);
+	int k = snprintf(note->message, sizeof note->message, "%.60s: ", i->title);
+	if (k > 0 && (size_t)k < sizeof note->message)
+		snprintf(note->message + k, sizeof note->message - (size_t)k, "%.*s", (int)(sizeof note->message - (size_t)k - 1), m);
+}
+
+void notifier_event(Notifier *n, const Disk *d, const Recorded *r)
+{
+	const Incident *i = r->incident;
+	if (!enabled(n) || (!d && !i))
 		return;
 	/* heard once the sample's views are updated (recorder.h): the class
 	 * is the one the event made */
-	const char *cls = disk_class_to_string(disk_class(d));
-	char key[96];
-	IncidentEvent e = {.kind = kind, .device = d->name, .identity = notifier_disk_key(n, d, key),
-			   .disk_class = cls, .time_usec = h->logged_usec, .message = h->message};
+	const char *cls = d ? disk_class_to_string(disk_class(d)) : "";
+	char key[96], line[400];
+	IncidentEvent e = {.kind = r->kind, .device = d ? d->name : i->device,
+			   .identity = d ? notifier_disk_key(n, d, key) : i->disk_id, .disk_class = cls,
+			   .time_usec = r->event ? r->event->logged_usec : i->end_usec ? i->end_usec : i->last_usec,
+			   .message = r->event ? r->event->message : i->outcome};
+	if (r->event) {
+		e.has_priority = true;
+		e.priority = streq(r->event->severity, "crit") ? LOG_CRIT : streq(r->event->severity, "warning") ? LOG_WARNING
+			   : streq(r->event->severity, "notice") ? LOG_NOTICE : LOG_INFO;
+	}
+	if (i) {
+		e.thread = i->id;
+		e.thread_kind = incident_kind_to_string(i->kind);
+		e.summary = incident_summary(i, line, sizeof line);
+		e.thread_end = r->change == INCIDENT_CLOSED;
+	}
 	IncidentNote note;
 	const char *why;
 	if (!incident_judge(n->book, &n->params, &e, &note, &why)) {
 		if (why && !streq(why, "not a notification kind") && !streq(why, "its start was not sent") &&
-		    !streq(why, INCIDENT_HELD) && !streq(why, INCIDENT_FOLDED))
+		    !streq(why, INCIDENT_HELD) && !streq(why, INCIDENT_FOLDED) && !streq(why, INCIDENT_IN_THREAD))
 			n->st.suppressed++;
 		return;
 	}
+	name_thread(&note, i);
 	send_note(n, d, &note, cls);
 }
 

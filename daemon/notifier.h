@@ -21,6 +21,7 @@
 #include "events.h"
 #include "history.h"
 #include "incident.h"
+#include "recorder.h"
 #include "reaper.h"
 
 #define NOTIFY_RUNNING_MAX 3
@@ -70,9 +71,14 @@ Notifier *notifier_free(Notifier *n);
 /* Each hook's process group is owned in reaper while it runs (reaper.h):
  * what a hook leaves outside it is swept once it is over. */
 void notifier_set_reaper(Notifier *n, Reaper *reaper);
-/* An event as the recorder recorded it: within a sample once its views
- * are updated, at once off it (recorder.h). */
-void notifier_event(Notifier *n, const Disk *d, DetectEventKind kind, const HistoryEvent *h);
+/* An event as the recorder recorded it, with its incident (the notes'
+ * thread: core/incident.h), or an incident that ended quiet (d NULL: of a
+ * disk no longer watched): within a sample once its views are updated, at
+ * once off it (recorder.h). */
+void notifier_event(Notifier *n, const Disk *d, const Recorded *r);
+/* Where the pages are served ("http://ADDR:PORT", http_url()): the links
+ * of each notification, unless notify-url says otherwise. */
+void notifier_set_url(Notifier *n, const char *url);
 /* Once per interval: aggregated events whose notify-interval is over. */
 void notifier_tick(Notifier *n, uint64_t now_real_usec);
 /* smrctl ack: kind < 0 for every kind; until_usec (CLOCK_REALTIME) when it

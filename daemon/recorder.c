@@ -45,7 +45,9 @@ typedef struct Held {
 	DetectEventKind kind;
 	bool has_event;
 	HistoryEvent h;
-	Incident *incident;		/* owned; NULL none */
+	Incident *incident;		/* owned; NULL none or counted in it: */
+	char incident_id[INCIDENT_ID_MAX];	/* ... then its id ("" none) and kind, */
+	IncidentKind incident_kind;	/* looked up again at the release */
 	IncidentChange change;
 } Held;
 
@@ -358,6 +360,10 @@ static void hear(Recorder *ev, Disk *d, const Recorded *r)
 		w->h = *r->event;
 	if (copy)
 		*copy = *r->incident;
+	else if (r->incident) {
+		snprintf(w->incident_id, sizeof w->incident_id, "%s", r->incident->id);
+		w->incident_kind = r->incident->kind;
+	}
 	snprintf(w->device, sizeof w->device, "%s", d ? d->name : "");
 }
 
@@ -378,6 +384,14 @@ void recorder_release(Recorder *ev)
 		Disk *d = w->disk ? registry_get(ev->disks, w->device) : NULL;
 		Recorded r = {.kind = w->kind, .event = w->has_event ? &w->h : NULL, .incident = w->incident,
 			      .change = w->change};
+		/* counted in an incident: it as it is now (ended within the sample: its id and kind) */
+		Incident stub;
+		if (!r.incident && w->incident_id[0] && !(r.incident = incidentlog_find(ev->incidents, w->incident_id))) {
+			stub = (Incident){.kind = w->incident_kind, .expected = NAN, .duration = NAN};
+			snprintf(stub.id, sizeof stub.id, "%s", w->incident_id);
+			snprintf(stub.device, sizeof stub.device, "%s", w->device);
+			r.incident = &stub;
+		}
 		if (d == w->disk)
 			tell(ev, d, &r);
 		free(w->incident);

@@ -68,6 +68,29 @@ bool http_listens_on(int fd, const char *addr, char *ret_bound, size_t n)
 	return same;
 }
 
+int http_url_of(int fd, bool tls, const char *host, char *buf, size_t n)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	char addr[INET6_ADDRSTRLEN];
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return -errno;
+	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	bool v6 = ss.ss_family == AF_INET6;
+	const void *a = v6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+	unsigned port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
+	static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
+	bool wildcard = v6 ? !memcmp(a, &any6, sizeof any6) : ((const struct in_addr *)a)->s_addr == htonl(INADDR_ANY);
+	/* listening everywhere: the host's name is how admins reach it */
+	if (wildcard)
+		snprintf(addr, sizeof addr, "%s", host);
+	else
+		inet_ntop(ss.ss_family, a, addr, sizeof addr);
+	snprintf(buf, n, v6 && !wildcard ? "%s://[%s]:%u" : "%s://%s:%u", tls ? "https" : "http", addr, port);
+	return 0;
+}
+
 unsigned http_port_of(int fd)
 {
 	struct sockaddr_storage ss;

@@ -587,6 +587,11 @@ static void http_freep(Http **h) { http_free(*h); }
 
 unsigned http_port(const Http *h) { return h->port; }
 
+int http_url(const Http *h, const char *host, char *buf, size_t n)
+{
+	return h ? http_url_of(h->listen_fd, h->stats.tls, host, buf, n) : -EBADF;
+}
+
 void http_set_header_deadline(Http *h, uint64_t usec) { h->header_usec = usec; }
 
 void http_stats(const Http *h, HttpStats *ret)

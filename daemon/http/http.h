@@ -101,6 +101,10 @@ Http *http_free(Http *h);
 int http_reload(Http *h, const char *web_config, char **ret_error);
 /* The port actually bound (useful with port 0). */
 unsigned http_port(const Http *h);
+/* Where the pages are served, as a link gives it: "http://ADDR:PORT" of the
+ * socket actually listened on (the service manager's too), https under
+ * TLS, host for one that listens on every address: 0, or -errno. */
+int http_url(const Http *h, const char *host, char *buf, size_t n);
 void http_stats(const Http *h, HttpStats *ret);
 /* The time a connection has to send its request headers (HTTP_HEADER_USEC
  * by default), judged at the next once-a-second sweep: a unit test waits it

@@ -35,7 +35,10 @@
 # the DM-SMR disk, already at its share).
 # The replace onto the DM-SMR disk is one rebuild incident: at most 40
 # rows for the disk (its stalls counted in it), its warning in the default
-# `smrctl events` and on the disk page, its end with the real duration.
+# `smrctl events` and on the disk page, its end with the real duration; one
+# thread of at most 5 notifications, each naming the rebuild, its advice
+# about that rebuild (never "do not start" one), the last its end, the
+# links where smrd serves its pages.
 # Through it all, every event reaches the journal with its kind's
 # MESSAGE_ID and smrd_events_total; the rebuild-done is recorded at the
 # rebuild's end; the second file system's mount point holds a newline, a
@@ -77,7 +80,8 @@ export SMRD_ROOT
 smrd_as() {
 	[ -n "${SMRD_PID:-}" ] && stop_smrd
 	if [ "$1" = noadmin ]; then SMRD=$T/smrd-noadmin; else SMRD=$SMRD_ROOT; fi
-	start_smrd --interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev" --rebuild-interval 1
+	start_smrd --interval 1 --include "^($S|$C)\$" --exclude '^$' --udev-root "$T/udev" --rebuild-interval 1 \
+		--notify-command "$T/hook.sh"
 	local capeff
 	capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$SMRD_PID/status")
 	if [ "$1" = noadmin ]; then
@@ -216,6 +220,9 @@ check "  advice: btrfs replace, cancelled with btrfs replace cancel" \
 check "CMR: exit 0 (fine)" [ "$(rcheck "$C" "$T/fs1")" = 0 ]
 check "a path on no btrfs smrd reads: exit 2" [ "$(rcheck "$S" /proc)" = 2 ]
 
+# the hook keeps each notification's environment, one file each
+mkdir -p "$T/notes"
+printf '#!/bin/sh\nenv >"%s/notes/$(date +%%s%%N).env"\n' "$T" >"$T/hook.sh" && chmod +x "$T/hook.sh"
 step "btrfs replace of the first file system's devid 2 onto the DM-SMR disk $SMR"
 replace "$T/fs1" 2 "$SMR" smr
 grep -m1 'cliff at' "$T/emu-smr/emu.log" | sed 's/^/  /'
@@ -248,6 +255,25 @@ print(f"  its {i.get('events')} events, {i.get('counted')} of them counted; slow
 sys.exit(not (len(rows) <= 40 and len(inc) == 1 and i["end"] and i["storms"] >= 1
               and i["duration_seconds"] and [s["kind"] for s in i["steps"]].count("rebuild-warning") == 1
               and i["steps"][-1]["kind"] == "rebuild-done"))
+PY
+notes_done() { grep -qs "^SMRD_STAGE=end" "$T"/notes/*.env; }
+WAIT_LOG=$T/smrd.log wait_until 10 "the rebuild's end notified" notes_done
+check "one thread of at most 5 notifications, each naming the rebuild, the last its end" \
+	python3 - "$T/notes" "$S" "$(sed -n 's/.*serving metrics on .* (port \([0-9]*\)).*/\1/p' "$T/smrd.log" | tail -1)" <<'PY'
+import glob, sys
+notes = [dict(l.rstrip("\n").split("=", 1) for l in open(f) if "=" in l) for f in sorted(glob.glob(sys.argv[1] + "/*.env"))]
+dev, port = sys.argv[2], sys.argv[3]
+mine = [n for n in notes if n.get("SMRD_DEVICE") == dev]
+for n in mine:
+    print(f"  {n['SMRD_STAGE']:6} {n['SMRD_EVENT']:16} {n['SMRD_MESSAGE'][:110]}")
+    print(f"         advice: {n['SMRD_ADVICE'][:150]}")
+ok = 1 <= len(mine) <= 5 and len({n["SMRD_INCIDENT"] for n in mine}) == 1
+ok &= all(n["SMRD_INCIDENT_KIND"] == "rebuild" and f"rebuild onto {dev}" in n["SMRD_MESSAGE"] for n in mine)
+ok &= mine[-1]["SMRD_STAGE"] == "end" and mine[-1]["SMRD_EVENT"] == "rebuild-done" and mine[0]["SMRD_STAGE"] == "start"
+ok &= not any("not start" in n["SMRD_ADVICE"].lower() for n in mine)
+ok &= all("under way" in n["SMRD_ADVICE"] and "btrfs replace cancel" in n["SMRD_ADVICE"] for n in mine[:-1])
+ok &= all(n["SMRD_DISK_URL"] == f"http://127.0.0.1:{port}/disk/{dev}" for n in mine)
+sys.exit(not ok)
 PY
 ctl events --device "$S" >"$T/events.txt"
 check "its warning is in the default smrctl events" grep -q "rebuild-warning .*rebuilding onto $S" "$T/events.txt"

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "http.h"
+#include "http-internal.h"
 #include <libdeflate.h>
 
 #include "log.h"
@@ -487,6 +488,25 @@ int main(void)
 	CHECK_STR(host, "::1");
 	CHECK(http_parse_listen("::1:80", host, sizeof host, &port) < 0);
 	CHECK(http_parse_listen("host:99999", host, sizeof host, &port) < 0);
+
+	/* where the pages are served, as links give it: the socket's own
+	 * address, or the host's name for one that listens everywhere, as a
+	 * passed socket (the service manager's) does */
+	char url[320], want[64];
+	snprintf(want, sizeof want, "http://127.0.0.1:%u", http_port(env.h));
+	CHECK_INT(http_url(env.h, "nas", url, sizeof url), 0);
+	CHECK_STR(url, want);
+	int any = http_bind_listen(":0");
+	CHECK(any >= 0);
+	Http *passed = NULL;
+	_cleanup_free_ char *perr = NULL;
+	if (any >= 0 && http_new(env.e, "127.0.0.1:9", any, NULL, handle, &fake, &passed, &perr) == 0) {
+		snprintf(want, sizeof want, "http://nas:%u", http_port(passed));
+		CHECK_INT(http_url(passed, "nas", url, sizeof url), 0);
+		CHECK_STR(url, want);
+	} else
+		CHECK(!"an HTTP server on a passed socket");
+	http_free(passed);
 
 	/* a web configuration that cannot be used stops the start, saying why */
 	Http *bad = NULL;

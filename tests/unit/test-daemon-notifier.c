@@ -43,7 +43,7 @@ static void event(Notifier *n, const Disk *d, DetectEventKind kind)
 	snprintf(h.serial, sizeof h.serial, "%s", disk_identity(d));
 	snprintf(h.kind, sizeof h.kind, "%s", detect_event_kind_to_string(kind));
 	snprintf(h.message, sizeof h.message, "a test's %s", h.kind);
-	notifier_event(n, d, kind, &h);
+	notifier_event(n, d, &(Recorded){.kind = kind, .event = &h});
 }
 
 /* Runs the loop until no hook runs or waits. */
@@ -452,7 +452,7 @@ static void hook_links(Config *cfg, DiskRegistry *disks)
 	snprintf(note.device, sizeof note.device, "sdb");
 	free(cfg->listen);
 	cfg->listen = strdup("0.0.0.0:9184");
-	CHECK_INT(hookenv_build(env, registry_get(disks, "sdb"), &note, "dm-smr", "nas", cfg), 0);
+	CHECK_INT(hookenv_build(env, registry_get(disks, "sdb"), &note, "dm-smr", "nas", NULL, cfg), 0);
 	CHECK_STR(env_get(env, "SMRD_DISK_URL"), "http://nas:9184/disk/sdb");
 	CHECK_STR(env_get(env, "SMRD_RUNBOOK_URL"), "http://nas:9184/docs/alerts#smrdestagestorm");
 	CHECK(strstr(env_get(env, "SMRD_ADVICE"), "Do not start a resilver or rebuild onto it"));
@@ -460,7 +460,7 @@ static void hook_links(Config *cfg, DiskRegistry *disks)
 	free(cfg->notify_url);
 	cfg->notify_url = strdup("https://nas.example/smrd/");
 	note.kind = EVENT_BEHAVIOUR;
-	CHECK_INT(hookenv_build(env, NULL, &note, "dm-smr", "nas", cfg), 0);
+	CHECK_INT(hookenv_build(env, NULL, &note, "dm-smr", "nas", NULL, cfg), 0);
 	CHECK_STR(env_get(env, "SMRD_DISK_URL"), "https://nas.example/smrd/disk/sdb");
 	CHECK_STR(env_get(env, "SMRD_RUNBOOK_URL"), "https://nas.example/smrd/docs/alerts#smrdiskundeclaredsmr");
 	hookenv_free(env);
@@ -474,7 +474,7 @@ static void hook_links(Config *cfg, DiskRegistry *disks)
 	snprintf(model, sizeof model, "%s", sdb->sys.model);
 	snprintf(sdb->sys.model, sizeof sdb->sys.model, "WD\e]0;x\a\nSMRD_CLASS=cmr");
 	snprintf(note.message, sizeof note.message, "btrfs file system /mnt/j\n<2>smrd: forged\e[31m");
-	CHECK_INT(hookenv_build(env, sdb, &note, "dm-smr", "nas", cfg), 0);
+	CHECK_INT(hookenv_build(env, sdb, &note, "dm-smr", "nas", NULL, cfg), 0);
 	CHECK_STR(env_get(env, "SMRD_MODEL"), "WD\\x1b]0;x\\x07\\x0aSMRD_CLASS=cmr");
 	CHECK_STR(env_get(env, "SMRD_MESSAGE"), "btrfs file system /mnt/j\\x0a<2>smrd: forged\\x1b[31m");
 	CHECK_STR(env_get(env, "SMRD_CLASS"), "dm-smr");
@@ -483,6 +483,31 @@ static void hook_links(Config *cfg, DiskRegistry *disks)
 			CHECK((unsigned char)*c >= 0x20 && *c != 0x7f);
 	hookenv_free(env);
 	snprintf(sdb->sys.model, sizeof sdb->sys.model, "%s", model);
+
+	/* in a rebuild onto it: the advice is about that rebuild, never not to
+	 * start one; the thread and stage said; links where the pages are served */
+	RebuildState *rs = disk_rebuild_mut(sdb);
+	CHECK(rs != NULL);
+	if (rs) {
+		rebuild_state_init(rs);
+		rs->phase = REBUILD_PHASE_RUNNING, rs->kind = REBUILD_KIND_BTRFS_REPLACE, rs->eta = 600;
+		snprintf(rs->pool, sizeof rs->pool, "/srv");
+	}
+	note = (IncidentNote){.kind = EVENT_STORM_START, .count = 1, .stage = INCIDENT_STAGE_UPDATE, .follow_up = true};
+	snprintf(note.device, sizeof note.device, "sdb");
+	snprintf(note.thread_kind, sizeof note.thread_kind, "rebuild");
+	snprintf(note.summary, sizeof note.summary, "rebuild onto sdb: 1 storm");
+	CHECK_INT(hookenv_build(env, sdb, &note, "dm-smr", "nas", "http://127.0.0.1:9999", cfg), 0);
+	CHECK(strstr(env_get(env, "SMRD_ADVICE"), "btrfs-replace of /srv onto sdb is under way: about 10 min left"));
+	CHECK(!strstr(env_get(env, "SMRD_ADVICE"), "not start"));
+	CHECK_STR(env_get(env, "SMRD_STAGE"), "update");
+	CHECK_STR(env_get(env, "SMRD_INCIDENT_KIND"), "rebuild");
+	CHECK_STR(env_get(env, "SMRD_SUMMARY"), "rebuild onto sdb: 1 storm");
+	CHECK_STR(env_get(env, "SMRD_DISK_URL"), "http://127.0.0.1:9999/disk/sdb");
+	CHECK_STR(env_get(env, "SMRD_RUNBOOK_URL"), "http://127.0.0.1:9999/docs/alerts#smrrebuildslow");
+	hookenv_free(env);
+	if (rs)
+		rebuild_state_init(rs);
 }
 
 /* An ack expires, an unack withdraws it, and both hold across a restart. */

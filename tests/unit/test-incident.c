@@ -6,6 +6,7 @@
 
 #include "incident.h"
 #include "test.h"
+#include "util.h"
 
 #define S(x) ((uint64_t)(x) * 1000000)
 
@@ -284,6 +285,107 @@ static void test_ids(void)
 	CHECK(strcmp(a, b) != 0);
 }
 
+static bool tjudge(IncidentBook *b, DetectEventKind k, const char *thread, const char *tkind, bool end, uint64_t t,
+		   IncidentNote *n, const char **why)
+{
+	IncidentEvent e = {.kind = k, .device = "sdb", .identity = "wwn-0x5000c500a1b2c3d4", .disk_class = "dm-smr",
+			   .time_usec = t, .message = k >= 0 ? "m" : NULL, .thread = thread, .thread_kind = tkind,
+			   .summary = "sum", .thread_end = end};
+	if (k == EVENT_ZFS_STATECHANGE)
+		e.has_priority = true, e.priority = LOG_WARNING;	/* to FAULTED */
+	return incident_judge(b, &P, &e, n, why);
+}
+
+/* A replace as the recorder tells it: the stall a second before its
+ * warning held and dropped, the warning the thread's start, its storm and
+ * zed's first delay and state change what changed, its stalls and storm's
+ * end counted, its end always: five notes, one thread. The next rebuild is
+ * a thread of its own at once; after a restart an open rebuild's end is
+ * still sent. */
+static void test_rebuild_thread(void)
+{
+	IncidentBook *b;
+	IncidentNote n;
+	const char *why;
+	unsigned notes = 0;
+	CHECK_INT(incident_book_new(&b), 0);
+	P.coalesce_usec = S(10);
+	CHECK(!tjudge(b, EVENT_STALL, "stalls-1", "stalls", false, S(100), &n, &why));
+	CHECK_STR(why, INCIDENT_HELD);
+	CHECK(tjudge(b, EVENT_REBUILD_WARNING, "stalls-1", "rebuild", false, S(101), &n, &why));
+	notes++;
+	CHECK(n.stage == INCIDENT_STAGE_START && !n.follow_up && streq(n.incident, "stalls-1") && n.kind == EVENT_REBUILD_WARNING);
+	CHECK_STR(n.thread_kind, "rebuild");
+	summaries = 0;
+	CHECK_INT(incident_due(b, &P, S(200), on_summary, NULL), 0);	/* the held stall gave way */
+	for (unsigned k = 0; k < 50; k++) {
+		CHECK(!tjudge(b, EVENT_STALL, "stalls-1", "rebuild", false, S(102) + k, &n, &why));
+		CHECK_STR(why, INCIDENT_IN_THREAD);
+	}
+	const DetectEventKind news[] = {EVENT_STORM_START, EVENT_ZFS_DELAY, EVENT_ZFS_STATECHANGE};
+	for (size_t k = 0; k < ELEMENTSOF(news); k++) {
+		CHECK(tjudge(b, news[k], "stalls-1", "rebuild", false, S(110 + k), &n, &why));
+		notes++;
+		CHECK(n.stage == INCIDENT_STAGE_UPDATE && n.follow_up && streq(n.incident, "stalls-1"));
+	}
+	CHECK(!tjudge(b, EVENT_ZFS_DELAY, "stalls-1", "rebuild", false, S(120), &n, &why));	/* counted */
+	CHECK(!tjudge(b, EVENT_STORM_END, "stalls-1", "rebuild", false, S(150), &n, &why));
+	CHECK(!tjudge(b, EVENT_STORM_START, "stalls-1", "rebuild", false, S(160), &n, &why));	/* its second storm */
+	CHECK(tjudge(b, EVENT_REBUILD_DONE, "stalls-1", "rebuild", true, S(200), &n, &why));	/* a notice: sent all the same */
+	notes++;
+	CHECK(n.stage == INCIDENT_STAGE_END && n.follow_up && streq(n.incident, "stalls-1") && n.kind == EVENT_REBUILD_DONE);
+	CHECK_STR(n.summary, "sum");
+	CHECK_INT(notes, 5);
+	/* the next rebuild onto it: at once, not held back by notify-interval */
+	CHECK(tjudge(b, EVENT_REBUILD_WARNING, "rebuild-2", "rebuild", false, S(300), &n, &why));
+	CHECK(n.stage == INCIDENT_STAGE_START && streq(n.incident, "rebuild-2"));
+	incident_book_free(b);
+
+	/* a restart mid-way: its start went out before; its end is owed */
+	CHECK_INT(incident_book_new(&b), 0);
+	incident_restore_sent(b, "sdb", "wwn-0x5000c500a1b2c3d4", EVENT_REBUILD_WARNING, "rebuild-2", false, S(300));
+	CHECK(!tjudge(b, EVENT_REBUILD_WARNING, "rebuild-2", "rebuild", false, S(301), &n, &why) || n.follow_up);
+	CHECK(!tjudge(b, EVENT_STALL, "rebuild-2", "rebuild", false, S(302), &n, &why));
+	CHECK(tjudge(b, _EVENT_KIND_INVALID, "rebuild-2", "rebuild", true, S(90000), &n, &why));	/* ended unseen */
+	CHECK(n.stage == INCIDENT_STAGE_END && n.kind == EVENT_REBUILD_DONE && streq(n.message, "sum"));
+	/* a rebuild onto a CMR disk says nothing: a stall is no news, its end follows none */
+	CHECK(!tjudge(b, EVENT_STALL, "rebuild-3", "rebuild", false, S(100000), &n, &why));
+	CHECK(!tjudge(b, EVENT_REBUILD_DONE, "rebuild-3", "rebuild", true, S(100100), &n, &why));
+	CHECK_STR(why, "its start was not sent");
+	P.coalesce_usec = 0;
+	incident_book_free(b);
+}
+
+/* A storm's incident: the stall before it held and given way, its stalls
+ * counted, its end a follow-up with its counts; stalls alone: their end a
+ * follow-up of their first note. */
+static void test_storm_and_stalls_threads(void)
+{
+	IncidentBook *b;
+	IncidentNote n;
+	const char *why;
+	CHECK_INT(incident_book_new(&b), 0);
+	P.coalesce_usec = S(10);
+	CHECK(!tjudge(b, EVENT_STALL, "stalls-9", "stalls", false, S(100), &n, &why));
+	CHECK(!tjudge(b, EVENT_STORM_START, "stalls-9", "storm", false, S(102), &n, &why));
+	CHECK_STR(why, INCIDENT_HELD);
+	CHECK(!tjudge(b, EVENT_STALL, "stalls-9", "storm", false, S(103), &n, &why));
+	CHECK_STR(why, INCIDENT_IN_THREAD);
+	summaries = 0;
+	CHECK_INT(incident_due(b, &P, S(112), on_summary, NULL), 1);
+	CHECK(last_summary.kind == EVENT_STORM_START && streq(last_summary.incident, "stalls-9"));
+	CHECK(tjudge(b, EVENT_STORM_END, "stalls-9", "storm", true, S(160), &n, &why));
+	CHECK(n.follow_up && n.stage == INCIDENT_STAGE_END && streq(n.incident, "stalls-9") && streq(n.summary, "sum"));
+	/* stalls alone */
+	CHECK(!tjudge(b, EVENT_STALL, "stalls-a", "stalls", false, S(5000), &n, &why));
+	CHECK_INT(incident_due(b, &P, S(5010), on_summary, NULL), 1);
+	CHECK(last_summary.kind == EVENT_STALL && streq(last_summary.incident, "stalls-a") && !last_summary.follow_up);
+	CHECK(tjudge(b, _EVENT_KIND_INVALID, "stalls-a", "stalls", true, S(5700), &n, &why));
+	CHECK(n.follow_up && n.kind == EVENT_STALL && n.stage == INCIDENT_STAGE_END && streq(n.message, "sum"));
+	P.coalesce_usec = 0;
+	incident_book_free(b);
+}
+
 int main(void)
 {
 	test_storms_and_once();
@@ -293,5 +395,7 @@ int main(void)
 	test_coalesce();
 	test_unsent();
 	test_ids();
+	test_rebuild_thread();
+	test_storm_and_stalls_threads();
 	return test_done("test-incident");
 }
