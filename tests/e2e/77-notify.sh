@@ -334,11 +334,13 @@ PY
 stop_smrd
 
 step "a hook that hangs, fails or floods"
+# the storm's start hangs and is killed: not delivered, the verdict folded
+# into it is due on its own, and its run floods, then fails
 cat >"$T/bad.sh" <<'EOF'
 #!/bin/sh
 case $SMRD_EVENT in
 storm-start) sleep 1000 ;;
-behaviour) echo "refusing"; exit 3 ;;
+behaviour) head -c 2000000 /dev/zero | tr '\0' 'x'; echo; echo "refusing"; exit 3 ;;
 test) echo "sendmail: cannot connect to 127.0.0.1:25"; exit 75 ;;
 *) head -c 2000000 /dev/zero | tr '\0' 'x'; echo ;;
 esac
