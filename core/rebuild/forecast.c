@@ -130,10 +130,12 @@ static void advise_slow_io(const ForecastFacts *f, RebuildForecast *r)
 				 "destage storms (%s) seldom delays I/O past zio_slow_io_ms",
 				 disk_class_to_string(f->disk.disk_class));
 		else if (a)
-			snprintf(a->text, sizeof a->text, "zed may fault it mid-rebuild for slow I/O: for the rebuild, "
-				 "zpool set slow_io_events=off %.40s %.80s (OpenZFS 2.4 and later), or unset slow_io_n and "
-				 "slow_io_t there", f->where ? f->where + (startswith(f->where, "ZFS pool ") ? 9 : 0) : "POOL",
-				 vdev);
+			/* zio.c reads slow_io_events on the leaf alone: the disk's own vdev, once added */
+			snprintf(a->text, sizeof a->text, "zed may fault it mid-rebuild for slow I/O: once the replace added "
+				 "it, zpool set slow_io_events=off %.40s VDEV, VDEV its vdev as zpool status names it "
+				 "(OpenZFS 2.4 and later; read on the disk's own vdev only), or unset slow_io_n and "
+				 "slow_io_t where set",
+				 f->where ? f->where + (startswith(f->where, "ZFS pool ") ? 9 : 0) : "POOL");
 		break;
 	case FORECAST_SLOW_IO_SAFE:
 		a = advise(r, false, "slow_io_n=%llu slow_io_t=%llu (zpool get): more delay events than ZFS posts in "

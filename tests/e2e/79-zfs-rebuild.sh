@@ -109,7 +109,7 @@ check "it would write mirror-0's share, what the resilver writes ($REBUILD_BYTES
 	[ "$(answer "int(a['forecast']['bytes']), a['target']['vdev']")" = "($REBUILD_BYTES, 'mirror-0')" ]
 check "from published figures, as a range (none of its own yet)" \
 	[ "$(answer "a['forecast']['figures'], a['forecast']['low_seconds'] < a['forecast']['high_seconds']")" = "('published', True)" ]
-check "advice: slow_io_events=off on mirror-0 (slow_io_n=5 slow_io_t=60 there)" advised "slow_io_events=off dpool mirror-0"
+check "advice: slow_io_events=off on its own vdev (slow_io_n=5 slow_io_t=60 on mirror-0)" advised "zpool set slow_io_events=off dpool VDEV"
 check "advice: zpool replace -s (a mirror)" advised "zpool replace -s"
 check "CMR into dpool: exit 0 (fine), the same bytes" \
 	[ "$(rcheck "$C" dpool) $(answer "int(a['forecast']['bytes'])")" = "0 $REBUILD_BYTES" ]

@@ -297,7 +297,7 @@ wait_until 15 "the rebuild-warning on ${Z#/dev/} to name what the resilver write
 rc=0; in_root smrctl rebuild-check "${Z#/dev/}" tank >"$T/rc-zfs.txt" 2>&1 || rc=$?
 sed 's/^/    /' "$T/rc-zfs.txt"
 check "smrctl rebuild-check ${Z#/dev/} tank: exit 1, mirror-0's share, slow_io_events=off" \
-	bash -c "[ $rc = 1 ] && grep -q '^to write:  917G: mirror-0' '$T/rc-zfs.txt' && grep -q 'slow_io_events=off tank mirror-0' '$T/rc-zfs.txt'"
+	bash -c "[ $rc = 1 ] && grep -q '^to write:  917G: mirror-0' '$T/rc-zfs.txt' && grep -q 'slow_io_events=off tank VDEV' '$T/rc-zfs.txt'"
 rc=0; in_root smrctl rebuild-check "$S" /mnt/rb >"$T/rc-btrfs.txt" 2>&1 || rc=$?
 check "smrctl rebuild-check $S /mnt/rb: exit 1, what a replace copies" \
 	bash -c "[ $rc = 1 ] && grep -q 'a replace copies one device' '$T/rc-btrfs.txt'"

@@ -156,7 +156,7 @@ static void test_answers(sd_event *e, RebuildGuard *g, DiskRegistry *r, const He
 	CHECK(strstr(a.forecast.bytes_from, "mirror-0's share of mirror-0") != NULL);
 	CHECK_INT(a.forecast.figures, REBUILD_FIGURES_PUBLISHED);
 	CHECK(a.forecast.low > 0 && a.forecast.high > a.forecast.low);
-	CHECK(advice(&a, "slow_io_events=off dpool mirror-0") && advice(&a, "slow_io_events=off")->warns);
+	CHECK(advice(&a, "zpool set slow_io_events=off dpool VDEV") && advice(&a, "slow_io_events=off")->warns);
 	CHECK(advice(&a, "zpool replace -s"));
 	CHECK(a.forecast.warn);
 	/* zed may trip on it in its own pool: said in the answer, no warning recorded (no rebuild runs) */

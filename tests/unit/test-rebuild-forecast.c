@@ -60,7 +60,7 @@ static void test_qualified_mirror(void)
 	CHECK_NEAR(r.high, 1.2 * want, 1e-9);
 	CHECK_INT(r.figures, REBUILD_FIGURES_QUALIFY);
 	CHECK(strstr(r.figures_text, "smrctl qualify") != NULL);
-	const ForecastAdvice *a = line(&r, "slow_io_events=off tank mirror-0");
+	const ForecastAdvice *a = line(&r, "zpool set slow_io_events=off tank VDEV");
 	CHECK(a && a->warns && strstr(a->measured, "slow_io_n=5 on mirror-0"));
 	a = line(&r, "zpool replace -s");
 	CHECK(a && !a->warns && strstr(a->measured, "mirror-0 is a mirror"));
@@ -154,7 +154,7 @@ static void test_cmr(void)
 	/* the same disk once a storm was seen on it: a warning */
 	f.disk.storms = 1;
 	rebuild_forecast(&f, &r);
-	CHECK(line(&r, "slow_io_events=off tank mirror-0") && line(&r, "slow_io_events=off")->warns);
+	CHECK(line(&r, "zpool set slow_io_events=off tank VDEV") && line(&r, "slow_io_events=off")->warns);
 	CHECK(r.warn);
 }
 
