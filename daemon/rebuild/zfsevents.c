@@ -33,8 +33,9 @@ struct ZfsEvents {
 	Recorder *recorder;
 	DevMap *map;
 	ZfsEventsCallbacks cb;
-	ZfsCounter *counters;
+	ZfsCounter *counters;		/* as many as devices came, ZFSEVENTS_COUNTERS_MAX at most */
 	size_t n_counters;
+	ZfsCounter other;		/* every device past them */
 };
 
 int zfsevents_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const ZfsEventsCallbacks *cb, ZfsEvents **ret)
@@ -42,12 +43,10 @@ int zfsevents_new(DiskRegistry *disks, Recorder *recorder, DevMap *map, const Zf
 	ZfsEvents *z = calloc(1, sizeof *z);
 	if (!z)
 		return -ENOMEM;
-	*z = (ZfsEvents){.disks = disks, .recorder = recorder, .map = map,
-			 .counters = calloc(ZFSEVENTS_COUNTERS_MAX + 1, sizeof(ZfsCounter))};
+	*z = (ZfsEvents){.disks = disks, .recorder = recorder, .map = map};
+	snprintf(z->other.device, sizeof z->other.device, "other");
 	if (cb)
 		z->cb = *cb;
-	if (!z->counters)
-		return zfsevents_free(z), -ENOMEM;
 	*ret = z;
 	return 0;
 }
@@ -63,30 +62,34 @@ ZfsEvents *zfsevents_free(ZfsEvents *z)
 
 static void count(ZfsEvents *z, const char *device, ZfsEventKind k)
 {
-	size_t i;
-	for (i = 0; i < z->n_counters; i++)
+	for (size_t i = 0; i < z->n_counters; i++)
 		if (streq(z->counters[i].device, device))
-			break;
-	if (i == z->n_counters) {
-		/* bounded: the last slot is "other" for every disk past the limit */
-		if (z->n_counters == ZFSEVENTS_COUNTERS_MAX) {
-			i = ZFSEVENTS_COUNTERS_MAX;
-			snprintf(z->counters[i].device, sizeof z->counters[i].device, "other");
-		} else
-			snprintf(z->counters[z->n_counters++].device, sizeof z->counters[i].device, "%s", device);
-	}
-	z->counters[i].n[k]++;
+			return (void)z->counters[i].n[k]++;
+	/* bounded: every device past the limit (or out of memory) is "other" */
+	ZfsCounter *c = z->n_counters < ZFSEVENTS_COUNTERS_MAX ? realloc(z->counters, (z->n_counters + 1) * sizeof *c)
+							       : NULL;
+	if (!c)
+		return (void)z->other.n[k]++;
+	z->counters = c;
+	c = &z->counters[z->n_counters++];
+	*c = (ZfsCounter){0};
+	snprintf(c->device, sizeof c->device, "%s", device);
+	c->n[k]++;
+}
+
+static void counts_of(const ZfsCounter *c, ZfsCountCb cb, void *userdata)
+{
+	for (int k = 0; k < _ZFS_EVENT_KIND_MAX; k++)
+		if (c->n[k])
+			cb(c->device, zfs_event_kind_to_string(k), c->n[k], userdata);
 }
 
 void zfsevents_counts(const ZfsEvents *z, ZfsCountCb cb, void *userdata)
 {
-	for (size_t i = 0; z && i <= ZFSEVENTS_COUNTERS_MAX; i++) {
-		if (i >= z->n_counters && i != ZFSEVENTS_COUNTERS_MAX)
-			continue;
-		for (int k = 0; k < _ZFS_EVENT_KIND_MAX; k++)
-			if (z->counters[i].n[k])
-				cb(z->counters[i].device, zfs_event_kind_to_string(k), z->counters[i].n[k], userdata);
-	}
+	for (size_t i = 0; z && i < z->n_counters; i++)
+		counts_of(&z->counters[i], cb, userdata);
+	if (z)
+		counts_of(&z->other, cb, userdata);
 }
 
 /* The history's kind for a ZFS event (docs/zfs.md). */
