@@ -373,9 +373,31 @@ static void output_cache(FILE *f, json_object *c)
 	if (!isnan(jnum(c, "slow_write_bytes_per_second")) || !isnan(jnum(c, "idle_recovery_bytes_per_second"))) {
 		fprintf(f, "    once full it sustains %s of writes", isnan(jnum(c, "slow_write_bytes_per_second")) ? "-" :
 			format_rate(a, jnum(c, "slow_write_bytes_per_second")));
-		fprintf(f, "; idle time gives back %s\n", isnan(jnum(c, "idle_recovery_bytes_per_second")) ? "-" :
+		fprintf(f, "; idle time gives back %s", isnan(jnum(c, "idle_recovery_bytes_per_second")) ? "-" :
 			format_rate(b, jnum(c, "idle_recovery_bytes_per_second")));
+		if (jnum(c, "idle_recovery_points") > 0)
+			fprintf(f, " over a %s rest", format_duration(t, jnum(c, "idle_recovery_rest_seconds")));
+		fprintf(f, "\n");
 	}
+	json_object *fit = jget(jget(c, "idle_recovery_curve"), "fit");
+	if (jnum(c, "idle_recovery_points") > 0)
+		fprintf(f, "    idle-recovery curve from %.0f rest(s) begun in a storm%s%s\n", jnum(c, "idle_recovery_points"),
+			fit ? ": " : "", fit ? jstr(fit, "text") : "");
+}
+
+/* The idle budget (docs/detection.md, "Idle time"): its day and sentences. */
+static void output_idle(FILE *f, json_object *b)
+{
+	char need[FORMAT_MAX], got[FORMAT_MAX];
+	if (!b)
+		return;
+	fprintf(f, "  idle: needs ~%s a day, gets ~%s (%.0f hour(s) of the day watched, %.1f day(s))\n",
+		format_duration(need, jnum(b, "need_seconds_per_day")), format_duration(got, jnum(b, "idle_seconds_per_day")),
+		jnum(b, "watched_hours"), jnum(b, "days"));
+	if (*jstr(b, "forecast"))
+		fprintf(f, "    %s\n", jstr(b, "forecast"));
+	if (*jstr(b, "advice"))
+		fprintf(f, "    %s\n", jstr(b, "advice"));
 }
 
 static const char *fmt_time(double t, char *buf, size_t n)
@@ -528,6 +550,7 @@ static void output_detection(FILE *f, json_object *d)
 		fprintf(f, "\n");
 	}
 	output_cache(f, jget(d, "media_cache"));
+	output_idle(f, jget(d, "idle_budget"));
 	json_object *ev = jget(d, "recent_events");
 	size_t n = ev && json_object_is_type(ev, json_type_array) ? json_object_array_length(ev) : 0;
 	if (n) {

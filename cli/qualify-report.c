@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "idle-out.h"
 #include "output.h"
 #include "protocol.h"
 #include "qualify-text.h"
@@ -405,42 +406,6 @@ static void figure(json_object *o, const char *key, double v, double err, const 
 }
 
 /* The points, each with its uncertainty, and the fitted form. */
-static json_object *report_curve(const QualifyModel *q)
-{
-	const IdleFit *f = &q->m.curve;
-	json_object *c = json_object_new_object(), *pts = json_object_new_array();
-	for (unsigned i = 0; i < q->n_curve; i++) {
-		json_object *x = json_object_new_object();
-		json_object_object_add(x, "rest_seconds", jd(q->curve[i].rest));
-		json_object_object_add(x, "bytes", jd(q->curve[i].bytes));
-		json_object_object_add(x, "uncertainty", jd(q->curve[i].err));
-		json_object_object_add(x, "at_least", json_object_new_boolean(q->curve[i].at_least));
-		json_object_array_add(pts, x);
-	}
-	json_object_object_add(c, "points", pts);
-	if (!idle_fit_known(f)) {
-		json_object_object_add(c, "fit", NULL);
-		return c;
-	}
-	char text[256];
-	json_object *x = json_object_new_object();
-	json_object_object_add(x, "form", json_object_new_string(
-		"bytes(t) = 0 before delay_seconds, then room_bytes + (cache_bytes - room_bytes) * (1 - (1 - s)^shape), "
-		"s = (t - delay_seconds) / clean_seconds, at most 1"));
-	json_object_object_add(x, "cache_bytes", jd(f->cache));
-	json_object_object_add(x, "room_bytes", jd(f->room));
-	json_object_object_add(x, "clean_seconds", jd(f->clean_seconds));
-	json_object_object_add(x, "shape", jd(f->shape));
-	json_object_object_add(x, "delay_seconds", jd(f->delay));
-	json_object_object_add(x, "initial_bytes_per_second", jd(idle_fit_rate(f, f->delay)));
-	double half = idle_fit_half_rate(f);
-	json_object_object_add(x, "half_rate_seconds", isfinite(half) ? jd(half) : NULL);
-	json_object_object_add(x, "worst_misfit", jd(f->worst));
-	json_object_object_add(x, "text", json_object_new_string(idle_fit_describe(f, text, sizeof text)));
-	json_object_object_add(c, "fit", x);
-	return c;
-}
-
 json_object *report_model(const QualifyModel *q)
 {
 	const DiskModel *m = &q->m;
@@ -458,7 +423,7 @@ json_object *report_model(const QualifyModel *q)
 	if (isfinite(m->idle_recovery_bps)) {
 		json_object_object_add(o, "idle_recovery_lower_bound", json_object_new_boolean(q->recovery_lower_bound));
 		json_object_object_add(o, "idle_recovery_rest_seconds", jd(m->recovery_rest));
-		json_object_object_add(o, "idle_recovery_curve", report_curve(q));
+		json_object_object_add(o, "idle_recovery_curve", idle_curve_json(q->curve, q->n_curve, &q->m.curve));
 	}
 	if (isfinite(m->rewrite_seconds))
 		json_object_object_add(o, "rewrites", json_object_new_int((int)q->rewrites));

@@ -183,7 +183,7 @@ static void prepare(Monitor *m, Disk *d)
 	history_query(m->history, &fc, on_restore, &run);
 	/* the idle-recovery curve's newest points, however old: what a rest
 	 * gives back changes with the disk, not with time */
-	fc.limit = IDLE_POINTS_MAX, fc.kind = event_kind_info(EVENT_IDLE_RECOVERY)->name;
+	fc.limit = IDLE_RESTORE_EVENTS, fc.kind = event_kind_info(EVENT_IDLE_RECOVERY)->name;
 	run.points = true;
 	history_query(m->history, &fc, on_restore, &run);
 	HistoryIncidentFilter fi = {.disk_id = f.serial, .device = d->name, .since_usec = f.since_usec};

@@ -169,18 +169,40 @@ void cache_refit(CacheTrack *c)
 	idle_fit(c->points, c->n_points, c->fitted_on, &m->curve);
 }
 
-static void add_point(CacheTrack *c, const IdlePoint *pt)
+/* Rests within a quarter of each other are one length of the curve; a
+ * point that says what its length's point says (within their
+ * uncertainties, or a tenth) adds nothing. */
+#define POINT_BIN 1.25
+#define SAME_POINT 0.1
+
+static long point_bin(double rest) { return lround(floor(log(rest) / log(POINT_BIN))); }
+
+/* One point a length of rest, the newest; past IDLE_POINTS_MAX lengths the
+ * oldest goes (a disk that always rests as long would otherwise push the
+ * curve's other lengths out). False when it adds nothing. */
+static bool add_point(CacheTrack *c, const IdlePoint *pt)
 {
-	if (c->n_points == IDLE_POINTS_MAX)
-		memmove(&c->points[0], &c->points[1], (IDLE_POINTS_MAX - 1) * sizeof *c->points);
-	else
-		c->n_points++;
+	unsigned i = 0;
+	while (i < c->n_points && point_bin(c->points[i].rest) != point_bin(pt->rest))
+		i++;
+	if (i < c->n_points) {
+		const IdlePoint *o = &c->points[i];
+		if (o->at_least == pt->at_least && fabs(pt->bytes - o->bytes) <= fmax(SAME_POINT * o->bytes, o->err + pt->err))
+			return false;
+	} else if (c->n_points < IDLE_POINTS_MAX) {
+		c->points[c->n_points++] = *pt;
+		return true;
+	} else {
+		i = 0;
+	}
+	memmove(&c->points[i], &c->points[i + 1], (c->n_points - 1 - i) * sizeof *c->points);
 	c->points[c->n_points - 1] = *pt;
+	return true;
 }
 
 void cache_restore_point(CacheTrack *c, const IdlePoint *pt)
 {
-	if (pt->rest > 0 && pt->bytes >= 0 && isfinite(pt->bytes))
+	if (pt->rest > 0 && pt->bytes >= 0 && isfinite(pt->bytes) && isfinite(pt->rest))
 		add_point(c, pt);
 }
 
@@ -374,9 +396,8 @@ static void learn_fill(CacheTrack *c, double x, double err)
 	double rest = c->point_rest;
 	c->point_rest = NAN;
 	c->point_learnt = false;
-	bool point = isfinite(rest) && x >= 0 && !c->from_start;
-	if (point)
-		add_point(c, &(IdlePoint){.rest = rest, .bytes = x, .err = err});
+	bool point = isfinite(rest) && x >= 0 && !c->from_start &&
+		     add_point(c, &(IdlePoint){.rest = rest, .bytes = x, .err = err});
 	learn_cache(c, x);
 	if (point || (c->n_points && disk_model_known(&c->model) &&
 		      !(fabs(c->model.media_cache_bytes / c->fitted_on - 1) <= REFIT_MOVE)))

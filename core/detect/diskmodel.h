@@ -76,7 +76,7 @@ typedef struct CacheTrack {
 	double quiet_fill;		/* the fill then */
 	bool quiet_storm, quiet_anchor;	/* it began in a storm; the storm ended (an anchor) in it */
 	double point_rest;		/* such a rest, the writes after it going on to a cliff; NaN none */
-	IdlePoint points[IDLE_POINTS_MAX];	/* oldest first */
+	IdlePoint points[IDLE_POINTS_MAX];	/* one a length of rest, the newest; oldest first */
 	unsigned n_points;
 	bool point_learnt;		/* the last cliff gave a point (the caller's idle-recovery event) */
 	double fitted_on;		/* the cache the curve was fitted on (it is refitted when that moves) */
@@ -108,6 +108,10 @@ void cache_restore(CacheTrack *c, const DiskModel *m);
 void cache_interval(CacheTrack *c, const CacheParams *p, const CacheSample *s);
 /* A point of the curve as the history kept it (an idle-recovery event). */
 void cache_restore_point(CacheTrack *c, const IdlePoint *pt);
+/* Each point learnt is an idle-recovery event, and only those: a restart
+ * that reads them back in order has the same points. The newest this many
+ * are read: enough to hold every length's newest. */
+#define IDLE_RESTORE_EVENTS 512
 /* The curve refitted to the points (after restoring them). */
 void cache_refit(CacheTrack *c);
 /* The newest point; NULL none. */

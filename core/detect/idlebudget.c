@@ -14,7 +14,7 @@
 
 void idle_budget_init(IdleBudget *b) { *b = (IdleBudget){.cur_hour = -1}; }
 
-static void add(BudgetHour *a, const BudgetHour *x, float scale)
+static void add(BudgetHour *a, const BudgetHour *x, double scale)
 {
 	a->seen = a->seen * scale + x->seen;
 	a->cache_bytes = a->cache_bytes * scale + x->cache_bytes;
@@ -30,7 +30,7 @@ static void add(BudgetHour *a, const BudgetHour *x, float scale)
 static void run_book(IdleBudget *b, double min_run)
 {
 	if (b->run_in_hour >= min_run) {
-		b->cur.idle += (float)b->run_in_hour;
+		b->cur.idle += b->run_in_hour;
 		b->cur.runs += 1;
 	}
 	b->run_in_hour = 0;
@@ -41,7 +41,7 @@ static void next_hour(IdleBudget *b, long hour, double min_run)
 {
 	if (b->cur_hour >= 0) {
 		run_book(b, min_run);
-		add(&b->hour[b->cur_hour % BUDGET_HOURS], &b->cur, (float)BUDGET_DAY_DECAY);
+		add(&b->hour[b->cur_hour % BUDGET_HOURS], &b->cur, BUDGET_DAY_DECAY);
 		b->hours++;
 	}
 	b->cur = (BudgetHour){0};
@@ -53,13 +53,15 @@ void idle_budget_interval(IdleBudget *b, double wall, double dt, double cache_by
 {
 	if (!(wall > 0) || !isfinite(wall) || !(dt > 0))
 		return;	/* unknown: a sample filled by hand, a disk gone */
-	long hour = (long)floor(wall / HOUR);
+	/* the hour of its middle: one ending on the hour is the hour's before */
+	long hour = (long)floor((wall - dt / 2) / HOUR);
+	b->min_run = min_run;
 	if (hour != b->cur_hour)
 		next_hour(b, hour, min_run);
-	b->cur.seen += (float)dt;
-	b->cur.cache_bytes += (float)fmax(cache_bytes, 0);
-	b->cur.cache_writes += (float)fmax(cache_writes, 0);
-	b->cur.read_bytes += (float)fmax(read_bytes, 0);
+	b->cur.seen += dt;
+	b->cur.cache_bytes += fmax(cache_bytes, 0);
+	b->cur.cache_writes += fmax(cache_writes, 0);
+	b->cur.read_bytes += fmax(read_bytes, 0);
 	busy = fmin(fmax(busy, 0), 1);
 	if (quiet) {
 		if (b->run == 0)
@@ -101,17 +103,6 @@ static double rest_or(const IdleFit *f, double r)
 	return r > 0 ? r : 0.1 * (f->delay + f->clean_seconds);
 }
 
-/* The idle an hour needs: n runs of r seconds, each cleaning a share k of
- * the bands, keep the cache under A at its fullest when
- * W / n (1 / (2 k) + 1/2) <= A: n r = W (T + r) / (2 A), T the curve's
- * whole time. */
-static double need_idle(double w, double r, const IdleFit *f, double cache)
-{
-	if (!(w > 0))
-		return 0;
-	return w * (f->delay + f->clean_seconds + rest_or(f, r)) / (2 * cache);
-}
-
 /* From clean, stretches of `busy` seconds writing B each between rests
  * cleaning a share k of the bands: the fill before stretch m + 1 is
  * m B - k B m (m + 1) / 2 while m <= 1/k (every band cleaned once by
@@ -138,6 +129,31 @@ static double first_storm(double b, double k, double busy, double cycle, double 
 	m = fmax(m, 0);
 	double fill = m * b - k * b * m * (m + 1) / 2;
 	return m * cycle + fmax(cache - fill, 0) / b * busy;
+}
+
+/* The idle an hour needs, in rests as long as those it gets: the least
+ * that keeps a clean cache from filling at W bytes an hour (no first
+ * storm, as first_storm() has it), found by halving. About
+ * W (T + r) / (2 A), T the curve's whole time: the ring's fill at its
+ * fullest, B (1/(2k) + 1/2) for B = W / n written between n rests an
+ * hour, stays under A; the first pass over the bands from clean peaks a
+ * little higher. */
+static double need_idle(double w, double r, const IdleFit *f, double cache)
+{
+	if (!(w > 0))
+		return 0;
+	r = rest_or(f, r);
+	double k = band_share(f, r), lo = 0, hi = w * (f->delay + f->clean_seconds + r) / (2 * cache * r) + 1;
+	while (isfinite(first_storm(w / hi, k, 1, 1, cache)) && hi < 1e9)
+		hi *= 2;
+	for (int i = 0; i < 50 && hi - lo > 1e-6 * hi; i++) {
+		double n = (lo + hi) / 2;
+		if (isfinite(first_storm(w / n, k, 1, 1, cache)))
+			lo = n;
+		else
+			hi = n;
+	}
+	return hi * r;
 }
 
 void idle_budget_forecast(double wph, double runs, double idle, const BudgetDisk *dk, BudgetForecast *ret)
@@ -171,8 +187,11 @@ void idle_budget_hour(const IdleBudget *b, int h, const BudgetDisk *k, BudgetFor
 	BudgetHour x = {0};
 	if (h >= 0 && h < BUDGET_HOURS)
 		x = b->hour[h];
-	if (b->cur_hour >= 0 && b->cur_hour % BUDGET_HOURS == h)
+	if (b->cur_hour >= 0 && b->cur_hour % BUDGET_HOURS == h) {
 		add(&x, &b->cur, 1);
+		if (b->run_in_hour >= b->min_run && b->run_in_hour > 0)
+			x.idle += b->run_in_hour, x.runs += 1;
+	}
 	if (!(x.seen > 0)) {
 		*ret = (BudgetForecast){.first_storm = INFINITY, .storm_every = INFINITY, .need_per_hour = NAN};
 		return;
@@ -199,7 +218,7 @@ static void best_window(IdleBudgetDay *d)
 		}
 		if (all && idle > best) {
 			best = idle;
-			d->window = h, d->window_idle = (float)idle, d->window_need = (float)need;
+			d->window = h, d->window_idle = idle, d->window_need = need;
 		}
 	}
 }
@@ -216,7 +235,7 @@ void idle_budget_day(const IdleBudget *b, const BudgetDisk *k, IdleBudgetDay *re
 		if (!(x.seen >= 300) || !isfinite(x.need_per_hour))
 			continue;
 		d.watched++;
-		d.need[h] = (float)x.need_per_hour, d.got[h] = (float)x.idle_per_hour, d.write[h] = (float)x.write_per_hour;
+		d.need[h] = x.need_per_hour, d.got[h] = x.idle_per_hour, d.write[h] = x.write_per_hour;
 		need += x.need_per_hour, got += x.idle_per_hour;
 		double lack = x.need_per_hour - x.idle_per_hour;
 		if (lack > short_most)
@@ -226,9 +245,9 @@ void idle_budget_day(const IdleBudget *b, const BudgetDisk *k, IdleBudgetDay *re
 	}
 	if (d.watched) {
 		d.known = true;
-		d.need_day = (float)(need * BUDGET_HOURS / d.watched);
-		d.got_day = (float)(got * BUDGET_HOURS / d.watched);
-		d.days = (float)(b->hours + 1) / BUDGET_HOURS;
+		d.need_day = (need * BUDGET_HOURS / d.watched);
+		d.got_day = (got * BUDGET_HOURS / d.watched);
+		d.days = (b->hours + 1.0) / BUDGET_HOURS;
 		best_window(&d);
 	}
 	*ret = d;

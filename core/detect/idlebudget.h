@@ -35,12 +35,12 @@
 #define BUDGET_DAY_DECAY (6.0 / 7.0)
 
 typedef struct BudgetHour {
-	float seen;			/* seconds of this hour of the day watched (decayed from day to day) */
-	float cache_bytes;		/* small writes in them: what fills the media cache */
-	float cache_writes;		/* ... how many */
-	float read_bytes;		/* reads: a scrub or a backup reading keeps the disk from its rest */
-	float idle;			/* seconds without I/O in runs of min_run or more */
-	float runs;			/* those runs (a run over an hour's end counts in both) */
+	double seen;			/* seconds of this hour of the day watched (decayed from day to day) */
+	double cache_bytes;		/* small writes in them: what fills the media cache */
+	double cache_writes;		/* ... how many */
+	double read_bytes;		/* reads: a scrub or a backup reading keeps the disk from its rest */
+	double idle;			/* seconds without I/O in runs of min_run or more */
+	double runs;			/* those runs (a run over an hour's end counts in both) */
 } BudgetHour;
 
 typedef struct IdleBudget {
@@ -49,6 +49,7 @@ typedef struct IdleBudget {
 	long cur_hour;			/* its number, local hours since the epoch; -1 none yet */
 	double run, run_in_hour;	/* seconds of the run without I/O under way, and its part in this hour */
 	double tail;			/* idle at the end of the last interval with I/O (its share not busy) */
+	double min_run;			/* the last interval's: what the run under way must reach to count */
 	unsigned hours;			/* hours folded in */
 } IdleBudget;
 
@@ -83,7 +84,8 @@ typedef struct BudgetDisk {
 	double cache;
 } BudgetDisk;
 
-/* Hour h of the day (0-23), the hour under way added if it is that one. */
+/* Hour h of the day (0-23), the hour under way added if it is that one
+ * (with its run under way). */
 void idle_budget_hour(const IdleBudget *b, int h, const BudgetDisk *k, BudgetForecast *ret);
 /* The same for a given load and idle: bytes an hour into the cache, runs
  * an hour, seconds of idle an hour (the hours' figures, and the tests'). */
@@ -96,16 +98,16 @@ void idle_budget_forecast(double write_per_hour, double runs_per_hour, double id
 
 typedef struct IdleBudgetDay {
 	bool known;			/* a curve, and an hour of the day watched */
-	float need[BUDGET_HOURS], got[BUDGET_HOURS];	/* seconds of idle in each hour; NaN unwatched */
-	float write[BUDGET_HOURS];	/* bytes into the cache in each hour */
-	float need_day, got_day;	/* over the hours watched, made a day's (seconds) */
+	double need[BUDGET_HOURS], got[BUDGET_HOURS];	/* seconds of idle in each hour; NaN unwatched */
+	double write[BUDGET_HOURS];	/* bytes into the cache in each hour */
+	double need_day, got_day;	/* over the hours watched, made a day's (seconds) */
 	unsigned watched;		/* hours of the day with figures */
 	int worst;			/* the hour most short of its need; -1 none short */
 	BudgetForecast at;		/* that hour's figures; the busiest hour's when none is short */
 	int at_hour;			/* which */
 	int window;			/* the first hour of the BUDGET_WINDOW hours with the most idle; -1 none */
-	float window_idle, window_need;	/* seconds in them */
-	float days;			/* days of watching the figures rest on */
+	double window_idle, window_need;	/* seconds in them */
+	double days;			/* days of watching the figures rest on */
 } IdleBudgetDay;
 
 void idle_budget_day(const IdleBudget *b, const BudgetDisk *k, IdleBudgetDay *ret);

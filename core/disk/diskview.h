@@ -103,6 +103,9 @@ typedef struct DiskView {
 	float fill_rate;		/* bytes/s filling it now */
 	float forecast;			/* seconds until it is full at that rate */
 	bool imminent;			/* the detector's stall-imminent: forecast under forecast-warn */
+	/* the idle-recovery curve's points (the fit is cache.curve), oldest first */
+	IdlePoint idle_points[IDLE_POINTS_MAX];
+	unsigned n_idle_points;
 	/* the idle budget (idlebudget.h): known with a curve, an SMR disk's only */
 	IdleBudgetDay budget;
 	/* an SMR suspect: its SMR confidence (static and behaviour) reaches

@@ -19,6 +19,7 @@
 #include "sampler.h"
 #include "monitor.h"
 #include "notifier.h"
+#include "idle-views.h"
 #include "rebuild-views.h"
 #include "recorder.h"
 #include "tracer.h"
@@ -63,6 +64,7 @@ typedef struct DiskFamilies {
 	MetricFamily *storm, *storms, *stalls, *idle, *score, *bands, *probes, *behaviour, *slowest, *threshold;
 	MetricFamily *cache, *fill, *anchored, *forecast;
 	RebuildFamilies rebuild;	/* info NULL with --oneshot (no rebuild followed) */
+	IdleFamilies idle_time;		/* the same */
 } DiskFamilies;
 
 static void classification_families(MetricSet *set, DiskFamilies *fam)
@@ -322,6 +324,8 @@ static void disk_samples(const DiskFamilies *fam, const Disk *d)
 	}
 	if (fam->rebuild.info)
 		rebuild_samples(&fam->rebuild, d, dev);
+	if (fam->idle_time.need)
+		idle_samples(&fam->idle_time, d, dev);
 }
 
 static void add_tracer(MetricSet *set, Context *ctx)
@@ -476,6 +480,7 @@ int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 		add_zfs_events(set, ctx);
 		rebuild_families(set, &fam.rebuild);
 		cache_families(set, &fam);
+		idle_families(set, &fam.idle_time);
 		metric_add(metric_family_decimals(metricset_family(set, "smrd_stall_forecast_warn_seconds", METRIC_GAUGE,
 					    "The forecast-warn setting: a stall forecast this near is a stall-imminent warning "
 					    "(the SMRDiskStallImminent alert compares with it)."), 3),

@@ -14,6 +14,7 @@
 
 #include "format.h"
 #include "history.h"
+#include "idle-views.h"
 #include "monitor.h"
 #include "rebuild-views.h"
 #include "statuspage.h"
@@ -469,6 +470,7 @@ int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 		return r;
 	}
 	percentile_table(&b, d);
+	idle_page_section(&b, d);
 	events_table(&b, ctx, d, t);
 	identity_table(&b, d);
 	page_foot(&b, ctx);

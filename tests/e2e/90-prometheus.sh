@@ -104,7 +104,9 @@ now = time.time()
 # What an emulated disk cannot have, and why; each is still queried and reported.
 CANNOT = {"smrd_disk_io_timeout_seconds": "loop devices have no queue/io_timeout (SCSI/ATA/NVMe disks do)",
           "smrd_disk_stall_forecast_seconds": "a forecast exists while a learnt cache refills after the storm (76-forecast)",
-          "smrd_disk_membership_info{instance=~\"" + inst: "the emulated disk is in no pool (the fixture hosts' are: overview, fleet)"}
+          "smrd_disk_membership_info{instance=~\"" + inst: "the emulated disk is in no pool (the fixture hosts' are: overview, fleet)",
+          "max by (instance, device) (smrd_disk_idle_": "the idle curve needs rests begun in storms and the fills after them, the budget "
+                                                         "an hour of watching (test-idle-virtual, in model time)"}
 NO_REBUILD = "no rebuild writes onto the emulated disk: its rebuild panels are asked of sda on the second host below"
 def subst(expr, devices, instances):
     for k, v in (("$__rate_interval", "4s"), ("$__interval", "1s"), ("$__range", "2m"),

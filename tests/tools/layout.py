@@ -13,12 +13,13 @@ MAX_FILE, MAX_FUNC = 700, 100
 # what shows a disk: they read d->view (and the disk's identity, counters,
 # latency histograms), never the detector's state
 VIEWS = ["daemon/views/exporter.c", "daemon/views/commands.c", "daemon/views/web.c", "daemon/views/pages.c",
-         "daemon/views/pages-disk.c", "cli/output.c"]
+         "daemon/views/pages-disk.c", "daemon/views/idle-views.c", "cli/output.c"]
 # what shows a per-disk figure takes it from the view (issue 41): no detector
 # or media-cache function, no stall threshold, no re-summed latency window
 # (diskview_latency sums it once a sample), no suspect or stall-imminent
 # rule of its own; the history only for listing events and for its health
-DERIVING = ["daemon/views/exporter.c", "daemon/views/commands.c", "daemon/views/pages.c", "daemon/views/pages-disk.c"]
+DERIVING = ["daemon/views/exporter.c", "daemon/views/commands.c", "daemon/views/pages.c", "daemon/views/pages-disk.c",
+            "daemon/views/idle-views.c", "core/output/idle-out.c"]
 DERIVES = [
     (r"\bdetect_(?!event_kind_)\w+\s*\(", "calls the detector"),
     (r"\b(cache_(init|seed|restore|interval|storm_start|wait|storm_end|rate|fill_ratio|forecast)"

@@ -653,6 +653,80 @@ static void test_rebuild_views(Context *ctx)
 	disk_rebuild_mut(sdd)->phase = REBUILD_PHASE_NONE;
 }
 
+/* sdc's idle time, from a curve and a day of hours: its series, show's
+ * JSON and text, and its page's section; none of it for sda (CMR) or sdb
+ * (an SSD). */
+static void give_idle(Disk *d)
+{
+	DiskView *v = &d->view;
+	static const IdlePoint pts[] = {{.rest = 8, .bytes = 3e9}, {.rest = 30, .bytes = 9e9}, {.rest = 120, .bytes = 2.2e10}};
+	v->n_idle_points = 3;
+	memcpy(v->idle_points, pts, sizeof pts);
+	idle_fit(pts, 3, v->cache.media_cache_bytes, &v->cache.curve);
+	v->cache.idle_recovery_bps = 2.2e10 / 120, v->cache.recovery_rest = 120, v->cache.recovery_samples = 3;
+	IdleBudget b;
+	idle_budget_init(&b);
+	for (int h = 0; h < BUDGET_HOURS; h++) {
+		bool work = h >= 9 && h < 17;
+		BudgetHour x = {.seen = 3600, .cache_bytes = work ? 1.5e11 : 1e9, .cache_writes = 1e6,
+				.idle = work ? 240 : 3000, .runs = work ? 20 : 5};
+		idle_budget_restore(&b, h, &x, 72);
+	}
+	idle_budget_day(&b, &(BudgetDisk){.curve = &v->cache.curve, .cache = v->cache.media_cache_bytes}, &v->budget);
+}
+
+static void test_idle_views(Context *ctx)
+{
+	Disk *sdc = registry_get(ctx->disks, "sdc");
+	give_idle(sdc);
+	CHECK(sdc->view.budget.known && sdc->view.budget.worst >= 9);
+	Buf b = {0};
+	CHECK_INT(exporter_render(ctx, &b, METRIC_FORMAT_TEXT), 0);
+	CHECK(has(&b, "smrd_disk_idle_recovery_points{device=\"sdc\"} 3\n"));
+	CHECK(has(&b, "smrd_disk_idle_recovery_bytes_per_second{device=\"sdc\"} 183333333\n"));
+	CHECK(has(&b, "smrd_disk_idle_watched_hours{device=\"sdc\"} 24\n"));
+	char want[128];
+	snprintf(want, sizeof want, "smrd_disk_idle_needed_seconds{device=\"sdc\"} %.0f\n", sdc->view.budget.need_day);
+	CHECK(has(&b, want));
+	snprintf(want, sizeof want, "smrd_disk_idle_got_seconds{device=\"sdc\"} %.0f\n", sdc->view.budget.got_day);
+	CHECK(has(&b, want));
+	CHECK(has(&b, "smrd_disk_idle_storm_interval_seconds{device=\"sdc\"}"));
+	CHECK(!has(&b, "smrd_disk_idle_needed_seconds{device=\"sda\"}") && !has(&b, "smrd_disk_idle_got_seconds{device=\"sdb\"}"));
+	buf_free(&b);
+	ProtoError err;
+	int r;
+	json_object *o = call(ctx, "show", "sdc", 0, &err, &r);
+	CHECK_NEAR(num(o, "detection.media_cache.idle_recovery_rest_seconds"), 120, 0);
+	CHECK_NEAR(num(o, "detection.media_cache.idle_recovery_points"), 3, 0);
+	CHECK(path(o, "detection.media_cache.idle_recovery_curve.fit.clean_seconds") != NULL);
+	CHECK_NEAR(num(o, "detection.idle_budget.watched_hours"), 24, 0);
+	CHECK(strstr(str(o, "detection.idle_budget.forecast"), "of random writes need ~") != NULL);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (f && o) {
+		output_show(f, o);
+		fclose(f);
+	}
+	CHECK(text && strstr(text, "  idle: needs ~") && strstr(text, str(o, "detection.idle_budget.forecast")));
+	CHECK(text && strstr(text, "idle-recovery curve from 3 rest(s) begun in a storm: "));
+	free(text);
+	json_object_put(o);
+	o = call(ctx, "show", "sda", 0, &err, &r);
+	CHECK(path(o, "detection.idle_budget") == NULL && num(o, "detection.media_cache.idle_recovery_points") == 0);
+	json_object_put(o);
+	Web *w = web_new(ctx, commands_dispatch, ctx);
+	Buf page = {0};
+	CHECK_INT(get(w, "/disk/sdc", false, &page), 200);
+	CHECK(has(&page, "<h2 id=\"idle\">Idle time</h2>") && has(&page, "<svg class=\"idle-day\""));
+	CHECK(has(&page, "<p id=\"idle-forecast\">") && has(&page, "<p id=\"idle-advice\">"));
+	buf_free(&page);
+	CHECK_INT(get(w, "/disk/sda", false, &page), 200);
+	CHECK(!has(&page, "id=\"idle\""));
+	buf_free(&page);
+	web_free(w);
+}
+
 static void test_agree(Context *ctx)
 {
 	Web *w = web_new(ctx, commands_dispatch, ctx);
@@ -748,6 +822,7 @@ int main(void)
 	test_web(&ctx);
 	test_agree(&ctx);
 	test_rebuild_views(&ctx);
+	test_idle_views(&ctx);
 
 	/* the next sample: every view shows it, none keeps the old one */
 	sda->view.storm = false;

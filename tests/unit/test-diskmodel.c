@@ -190,6 +190,31 @@ static void test_figures(void)
  * of the curve; the points, the fit and the fill after a rest follow a
  * greedy drive's curve (100 MiB clean after 80 s, the rate falling
  * linearly). */
+/* One point a length of rest: the same length again replaces it, unless it
+ * says the same (then nothing is learnt: no event); past IDLE_POINTS_MAX
+ * lengths the oldest goes, so a disk that always rests as long keeps the
+ * curve's other lengths. */
+static void test_point_lengths(void)
+{
+	CacheTrack c;
+	cache_init(&c);
+	cache_restore_point(&c, &(IdlePoint){.rest = 60, .bytes = 50 * MiB, .err = MiB});
+	for (int i = 0; i < 40; i++)
+		cache_restore_point(&c, &(IdlePoint){.rest = 8 + 0.1 * (i % 3), .bytes = (9 + 0.05 * (i % 2)) * MiB, .err = MiB / 10});
+	CHECK_INT(c.n_points, 2);
+	CHECK_NEAR(c.points[0].rest, 60, 0);
+	cache_restore_point(&c, &(IdlePoint){.rest = 8.5, .bytes = 12 * MiB, .err = MiB / 10});
+	CHECK_INT(c.n_points, 2);
+	CHECK_NEAR(cache_last_point(&c)->bytes, 12 * MiB, 0);
+	for (int i = 0; i < 20; i++)
+		cache_restore_point(&c, &(IdlePoint){.rest = 10 * pow(1.3, i), .bytes = (20 + i) * MiB});
+	CHECK_INT(c.n_points, IDLE_POINTS_MAX);
+	CHECK(c.points[0].rest > 10 && cache_last_point(&c)->bytes == 39 * MiB);
+	cache_restore_point(&c, &(IdlePoint){.rest = NAN, .bytes = MiB});
+	cache_restore_point(&c, &(IdlePoint){.rest = 5, .bytes = -1});
+	CHECK_INT(c.n_points, IDLE_POINTS_MAX);
+}
+
 static void test_curve_points(void)
 {
 	IdleFit truth = {.cache = 100 * MiB, .clean_seconds = 80, .shape = 2, .longest = 80, .points = 1};
@@ -267,5 +292,6 @@ int main(void)
 	test_soft_cliff();
 	test_figures();
 	test_curve_points();
+	test_point_lengths();
 	return test_done("diskmodel");
 }

@@ -164,8 +164,9 @@ typedef struct Seen {
 	BudgetForecast at[2];		/* the heavy load's hour, the light one's */
 	bool have[2];
 	CacheTrack end;			/* at the end */
-	/* what the history would keep: the newest points and media-cache event */
-	DetectEvent points[IDLE_POINTS_MAX], cache_event;
+	/* what the history would give back: the newest idle-recovery events
+	 * and media-cache event */
+	DetectEvent *points, cache_event;
 	unsigned n_events;
 } Seen;
 
@@ -176,8 +177,10 @@ static void emitted(const DetectEvent *e, void *userdata)
 		v->cache_event = *e;
 	if (e->kind != EVENT_IDLE_RECOVERY)
 		return;
-	if (v->n_events == IDLE_POINTS_MAX)
-		memmove(v->points, v->points + 1, (IDLE_POINTS_MAX - 1) * sizeof *v->points), v->n_events--;
+	if (!v->points)
+		return;
+	if (v->n_events == IDLE_RESTORE_EVENTS)
+		memmove(v->points, v->points + 1, (IDLE_RESTORE_EVENTS - 1) * sizeof *v->points), v->n_events--;
 	v->points[v->n_events++] = *e;
 }
 
@@ -332,8 +335,9 @@ static void load_of(Sim *s)
 	 * storm in the first */
 	double k = fmin((s->rest_s - delay) / clean, 1), div = fmax(m - 0.5 - k * (m - 1) * m / 2, 1.25);
 	s->heavy.rate = cache / div / STRETCH_S;
-	/* the light load: at its fullest, half the cache */
-	s->light.rate = cache * k / (1 + k) / STRETCH_S;
+	/* the light load: at its fullest, a quarter of the cache (a curve
+	 * that says half the share a rest cleans still keeps it under half) */
+	s->light.rate = cache * k / (2 * (1 + k)) / STRETCH_S;
 }
 
 static void run_draw(char *line, Worst *w)
@@ -373,7 +377,7 @@ static void run_draw(char *line, Worst *w)
 			/* the forecast from the stretches before the first storm: at the
 			 * first interval of its stretch, its rest just counted; the
 			 * light load's after most of it */
-			Seen v = {.s = &s, .learnt_at = s.learnt_end + 60,
+			Seen v = {.s = &s, .learnt_at = s.learnt_end + 60, .points = calloc(IDLE_RESTORE_EVENTS, sizeof(DetectEvent)),
 				  .predict_at = {first < CYCLES ? s.heavy.stretch[first] + 1 : s.heavy.stretch[2],
 						 s.light.stretch[CYCLES - 2]}};
 			ReplayOptions o = {.phase = k * 0.25, .reclassify = true, .tail = 6,
@@ -382,7 +386,9 @@ static void run_draw(char *line, Worst *w)
 			CHECK_INT(replay_detect(&t, &dp, &o, emitted, &v, NULL, &res), 0);
 			printf(" sampling at +%.2f s:\n", k * 0.25);
 			check_curve(&s, &v.cache, w);
+			CHECK(v.points != NULL);
 			check_restore(&v);
+			free(v.points);
 			check_budget(&s, &v, w);
 		}
 		replay_trace_free(&t);
