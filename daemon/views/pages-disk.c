@@ -461,6 +461,13 @@ int pages_disk(const Context *ctx, const char *name, HttpReply *ret)
 		page_esc(&b, rebuild_line(d, line, sizeof line));
 		buf_puts(&b, "</p>\n");
 	}
+	Advice a;
+	if (page_advice(d, v->class, &a)) {
+		buf_printf(&b, "<p id=\"todo\" class=\"%s\"><strong>What to do now:</strong> ",
+			   d->view.severity >= DISK_SEVERITY_STORM ? "bad" : "warn");
+		page_advice_text(&b, &a);
+		buf_puts(&b, "</p>\n");
+	}
 	disk_state(&b, d, t->now);
 	pages_disk_acks(&b, ctx, d);
 	disk_class_section(&b, v);

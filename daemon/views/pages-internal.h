@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "advice.h"
 #include "context.h"
 #include "diskview.h"
 #include "http.h"
@@ -24,6 +25,11 @@ void page_time(Buf *b, uint64_t realtime_usec);
 /* The rest of a table row: each text escaped in its cell, the last (a
  * sentence) in a "why" cell that wraps. */
 void page_cells(Buf *b, const char *const *text, size_t n);
+/* What to do now about d and why (core/advice.h, the source notifications
+ * and rebuild-check use), from its state: false when nothing. */
+bool page_advice(const Disk *d, DiskClass disk_class, Advice *ret);
+/* The advice, escaped, and a link to its runbook section. */
+void page_advice_text(Buf *b, const Advice *a);
 void page_head(Buf *b, const char *title, bool refresh);
 void page_foot(Buf *b, const Context *ctx);
 int html_reply(unsigned status, Buf *b, HttpReply *ret);

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "advice.h"
 #include "format.h"
 #include "notifier.h"
 #include "rebuild-views.h"
@@ -117,6 +118,22 @@ void page_foot(Buf *b, const Context *ctx)
 		      "/api/v1/disks/NAME · <a href=\"/api/v1/events\">/api/v1/events</a> · latency from %s</p></footer>"
 		      "</body></html>\n",
 		   SMRD_VERSION, REFRESH_SECONDS, tracer_backend(ctx->tracer));
+}
+
+bool page_advice(const Disk *d, DiskClass disk_class, Advice *ret)
+{
+	const RebuildState *rb = disk_rebuild(d);	/* as notifications pass it (hookenv.c) */
+	AdviceFacts f = {.disk_class = disk_class, .storm = d->view.storm, .rebuild = rb, .kind = _EVENT_KIND_INVALID,
+			 .device = d->name};
+	advice_for(&f, ret);
+	return ret->text[0] != 0;
+}
+
+void page_advice_text(Buf *b, const Advice *a)
+{
+	page_esc(b, a->text);
+	if (a->anchor && a->anchor[0])
+		buf_printf(b, " <a href=\"/docs/alerts#%s\">Runbook</a>", a->anchor);
 }
 
 int html_reply(unsigned status, Buf *b, HttpReply *ret)
@@ -333,6 +350,35 @@ static void status_table(Buf *b, const Row *rows, size_t n, const SortBy *by)
 		buf_puts(b, "<p>No disk is watched (see --include/--exclude).</p>");
 }
 
+/* For every disk with a problem, problems first: the one thing to do now
+ * and why, from the advice notifications and rebuild-check give too, above
+ * the table, where a phone shows it whole. */
+static void todo_section(Buf *b, Row *rows, size_t n)
+{
+	SortBy severity = {.col = -1};
+	qsort_r(rows, n, sizeof *rows, row_cmp, &severity);
+	unsigned shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		const Disk *d = rows[i].d;
+		Advice a;
+		if (!page_advice(d, rows[i].v.class, &a))
+			continue;
+		if (!shown++)
+			buf_puts(b, "<section id=\"todo\"><h2>What to do now</h2><ul>\n");
+		buf_printf(b, "<li class=\"%s\" data-todo=\"", d->view.severity >= DISK_SEVERITY_STORM ? "bad" : "warn");
+		page_esc(b, d->name);
+		buf_puts(b, "\"><a href=\"/disk/");
+		url_escape(b, d->name);
+		buf_puts(b, "\"><strong>");
+		page_esc(b, d->name);
+		buf_puts(b, "</strong></a>: ");
+		page_advice_text(b, &a);
+		buf_puts(b, "</li>\n");
+	}
+	if (shown)
+		buf_puts(b, "</ul></section>\n");
+}
+
 /* What notify-command was run for, and what was acknowledged: the newest first. */
 static void notify_section(Buf *b, const Context *ctx)
 {
@@ -379,7 +425,6 @@ int pages_status(const Context *ctx, const HttpRequest *req, HttpReply *ret)
 	for (size_t c = 0; c < ELEMENTSOF(columns); c++)
 		if (streq(sort, columns[c].key))
 			by.col = (int)c;
-	qsort_r(rows, n, sizeof *rows, row_cmp, &by);
 
 	Buf b = {0};
 	char host[256];
@@ -393,6 +438,8 @@ int pages_status(const Context *ctx, const HttpRequest *req, HttpReply *ret)
 	page_esc(&b, title);
 	buf_puts(&b, "</h1>");
 	status_summary(&b, ctx, rows, n);
+	todo_section(&b, rows, n);	/* problems first, whatever the table's order */
+	qsort_r(rows, n, sizeof *rows, row_cmp, &by);
 	status_table(&b, rows, n, &by);
 	notify_section(&b, ctx);
 	page_foot(&b, ctx);

@@ -198,6 +198,9 @@ const char status_css[] =
 	".wide{overflow-x:auto}main.doc{max-width:50em}.doc pre{overflow-x:auto;background:var(--row);padding:.5em}"
 	".doc td{white-space:normal}.doc a.anchor{color:var(--mute);text-decoration:none;font-weight:400}"
 	"svg{max-width:100%;height:auto}time{white-space:nowrap}.rebuild{white-space:normal}"
+	/* what to do: in the text's own colour, a bar of the severity's beside it */
+	"#todo ul{padding:0;list-style:none}#todo li,p#todo{margin:.4em 0;max-width:60em;padding-left:.6em;color:var(--fg);"
+	"font-weight:400;border-left:4px solid var(--warn)}#todo li.bad,p#todo.bad{border-color:var(--bad)}"
 	/* The list at 1400 px: long headers, models and the evidence wrap so
 	 * that latency and throughput stay on screen; a number never wraps. */
 	"#disks th.n{white-space:normal;min-width:3.5em}#disks td.model{white-space:normal;min-width:7em}"

@@ -16,8 +16,10 @@
 #   onto it (zpool-replay.py): the list shows it storming (problems first),
 #   its page says so and the write heatmap has the cliff (the oldest column
 #   fast, later ones with writes of 100 ms and more), the timeline marks the
-#   storm; at 400 and 1400 px the rebuild's line is on screen on both pages
-#   (laid out in view, not only in the HTML), no notification's date wraps.
+#   storm; at 400 and 1400 px what to do (the advice notifications carry:
+#   about the resilver under way) and the rebuild's line are on screen on
+#   both pages (laid out in view, not only in the HTML), no notification's
+#   date wraps.
 #   Screenshots are kept in $BUILDDIR/screenshots for a person to look at,
 #   the storm and rebuild at 400 and 1400 px (the dark one in the soak).
 # Chromium runs where the browser is what is judged: that no script runs,
@@ -316,14 +318,15 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 		[ $page = list ] && u=$URL/ || u=$URL/disk/$S
 		m=$(narrow "$page" "$u" 1400)
 		say "  at 1400 px, $page page: $m"
-		check "at 1400 px the $page page has the rebuild on screen" [ "$(field rebuild "$m")" = 1 ]
+		check "at 1400 px the $page page has what to do and the rebuild on screen" \
+			[ "$(field todo "$m") $(field rebuild "$m")" = "1 1" ]
 		[ $page = disk ] || check "at 1400 px the list does not scroll sideways" [ "$(field sideways "$m")" = 0 ]
 		m=$(narrow "$page" "$u")
 		say "  at 400 px, $page page: $m"
 		read -r _ w _ edge _ storm _ heat _ _ _ _ _ broken _ <<<"$m"
 		check "at 400 px the $page page splits no word or number" [ "$broken" = 0 ]
-		check "at 400 px the $page page has the rebuild on screen, and no date on two lines" \
-			[ "$(field rebuild "$m") $(field times "$m")" = "1 0" ]
+		check "at 400 px the $page page has what to do and the rebuild on screen, and no date on two lines" \
+			[ "$(field todo "$m") $(field rebuild "$m") $(field times "$m")" = "1 1 0" ]
 		if [ $page = list ]; then
 			check "at 400 px nothing on the list is wider than the screen, and the storm column shows" \
 				bash -c "[ -n '$w' ] && [ '$edge' -le '$w' ] && [ '$storm' -gt 0 ] && [ '$storm' -le '$w' ]"
@@ -344,6 +347,12 @@ if wait_until 40 "smrd to report the destage storm on $S" storming; then
 	check "the list shows $S storming, first" bash -c "[[ \"\$(echo '$row' | cut -f1-3)\" == '$S	1	storm'* ]]"
 	check "the summary counts it" grep -q '1 in a destage storm' "$T/storm-list.html"
 	check "... and the rebuild" grep -q '1 rebuild running' "$T/storm-list.html"
+	# the advice is the one notifications carry (core/advice.c): about the rebuild under way, with its runbook
+	todo=$(grep -o "<li class=\"bad\" data-todo=\"$S\">.*</li>" "$T/storm-list.html")
+	say "  what to do, on the list: $(sed 's/<[^>]*>//g' <<<"$todo" | cut -c1-160)..."
+	check "what to do about $S names the resilver under way and links its runbook" \
+		bash -c '[[ "$1" == *"resilver of dpool onto '"$S"' is under way"* && "$1" == *"/docs/alerts#smrrebuildslow"* ]]' _ "$todo"
+	check "... on its page too, under its name" grep -q "<p id=\"todo\" class=\"bad\"><strong>What to do now:</strong> The resilver of dpool onto $S" "$T/storm-disk.html"
 	check "the notifications are listed, dated" grep -Pzq '(?s)id="notifications".*<time>' "$T/storm-list.html"
 	# the cache meter, where the cache is known: red in the storm, on both pages
 	lm=$(grep -o '<meter [^>]*>' "$T/storm-list.html" | head -1)

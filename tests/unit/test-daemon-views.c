@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "control.h"
 #include "discovery.h"
+#include "advice.h"
 #include "exporter.h"
 #include "format.h"
 #include "log.h"
@@ -23,6 +24,7 @@
 #include "pages.h"
 #include "rebuild-views.h"
 #include "sampler.h"
+#include "statuspage.h"
 #include "test.h"
 #include "tracer.h"
 #include "unit-tree.h"
@@ -617,7 +619,29 @@ static void test_rebuild_views(Context *ctx)
 	CHECK(has(&b, "<span class=\"rebuild warn\" title=\"resilver of dpool: 41% of 931.3G at 23.8M/s, 126 min left "
 		      "(expected 4 days in all)\">"));
 	CHECK(has(&b, "1 rebuild running"));
+	/* what to do, above the table: the advice notifications give, from the
+	 * disk's state, with its runbook; the storming sda's too */
+	Advice a, storm;
+	advice_for(&(AdviceFacts){.disk_class = sdd->verdict.class, .rebuild = s, .kind = _EVENT_KIND_INVALID,
+				  .device = "sdd"}, &a);
+	Disk *sda = registry_get(ctx->disks, "sda");
+	VerdictSummary sv;
+	disk_summary(sda, &sv);
+	advice_for(&(AdviceFacts){.disk_class = sv.class, .storm = true, .kind = _EVENT_KIND_INVALID, .device = "sda"}, &storm);
+	CHECK(a.text[0] && streq(a.anchor, "smrrebuildslow") && storm.text[0] && streq(storm.anchor, "smrdestagestorm"));
+	Buf esc = {0};
+	html_escape(&esc, a.text);
+	buf_put(&esc, "", 1);
+	const char *todo = strstr(b.data, "<section id=\"todo\">"), *table = strstr(b.data, "<table id=\"disks\">");
+	const char *item = strstr(b.data, "<li class=\"warn\" data-todo=\"sdd\"><a href=\"/disk/sdd\"><strong>sdd</strong></a>: ");
+	const char *stormy = strstr(b.data, "<li class=\"bad\" data-todo=\"sda\">");
+	CHECK(todo && table && todo < table && item && item > todo && item < table && stormy && stormy < item);
+	CHECK(item && strstr(item, esc.data) && strstr(item, "<a href=\"/docs/alerts#smrrebuildslow\">Runbook</a></li>"));
+	CHECK(!strstr(b.data, "data-todo=\"sdb\""));	/* sdb, an SSD cleaning: nothing to do */
 	page_of(pages_disk(ctx, "sdd", &rep), &rep, &b);
+	const char *p = strstr(b.data, "<p id=\"todo\" class=\"warn\"><strong>What to do now:</strong> ");
+	CHECK(p && strstr(p, esc.data) && p > strstr(b.data, "id=\"rebuild\"") && p < strstr(b.data, "id=\"state\""));
+	buf_free(&esc);
 	CHECK(has(&b, "being rebuilt into <strong>dpool</strong>") && !has(&b, "in no pool or array"));
 	const char *rb = strstr(b.data, "<p id=\"rebuild\" class=\"rebuild warn\">Rebuild onto it: resilver of dpool: 41%");
 	CHECK(rb && rb > strstr(b.data, "id=\"who\"") && rb < strstr(b.data, "id=\"state\""));
