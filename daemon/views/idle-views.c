@@ -52,7 +52,8 @@ void idle_page_section(Buf *b, const Disk *d)
 	snprintf(need, sizeof need, "%.0f min", day->need_day / 60);
 	snprintf(got, sizeof got, "%.0f min", day->got_day / 60);
 	buf_printf(b, "<h2 id=\"idle\">Idle time</h2>\n<p>It needs ~%s of idle a day for its writes and gets ~%s "
-		      "(%u hour(s) of the day watched).</p>\n<div class=\"wide\">", need, got, day->watched);
+		      "(%u hour(s) of the day watched). By hour of the day: the idle it got (bars, orange where short) "
+		      "against the idle it needs (marks).</p>\n<div class=\"wide\">", need, got, day->watched);
 	idle_budget_svg(b, day);
 	buf_puts(b, "</div>\n<p id=\"idle-forecast\">");
 	html_escape(b, idle_budget_forecast_text(day, text, sizeof text));

@@ -15,7 +15,9 @@
  *    the figures of the stretches before it, and the storm interval after
  *    it, within 30% of the model's; it needs more idle than it gets;
  *  - an hour later, a light load with the same rests: no storm in the
- *    model, none forecast, and it needs less idle than it gets.
+ *    model, none forecast, and it needs less idle than it gets;
+ *  - a restart: the curve refitted from the idle-recovery and media-cache
+ *    events the history would give back is the one learnt.
  *
  * The disks are tests/emu/qmodel.py's draws (cache, band, cleaning rate,
  * idle delay, slow shape, queue depth) of the seeds in tests/seeds/idle.txt;
