@@ -7,11 +7,19 @@
  * stopped at the door, also after a restart (a new recorder on the same
  * history), while a new rebuild warns again; the repeating kinds logged
  * within a disk's budget, the rest counted; a null sink that only counts.
+ * Every kind reaches the journal with its kind's MESSAGE_ID and priority:
+ * read back from the journal's native socket, which this test (as root)
+ * binds in a mount namespace of its own.
  */
 #include "recorder.h"
 
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -227,6 +235,80 @@ static void test_log_budget(Recorder *rec, DiskRegistry *disks)
 	CHECK(lines <= RECORDER_LOGS_PER_MINUTE + 4);
 }
 
+/* The journal's native socket, bound here (a private /run/systemd); -1 when it cannot be. */
+static int journal_socket(void)
+{
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	mkdir("/run/systemd", 0755);
+	if (mount("tmpfs", "/run/systemd", "tmpfs", 0, "mode=0755") < 0 || mkdir("/run/systemd/journal", 0755) < 0)
+		return -1;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = {.sun_family = AF_UNIX, .sun_path = "/run/systemd/journal/socket"};
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One of each kind recorded: each entry read back has the kind's MESSAGE_ID
+ * and PRIORITY (the catalog's, contrib/systemd/smrd.catalog), one line of
+ * MESSAGE, its SMRD_EVENT and, for a disk's, DEVICE. */
+static void test_journal(const Config *cfg, DiskRegistry *disks, Disk *d, const char *state)
+{
+	int fd = journal_socket();
+	if (fd < 0) {
+		fprintf(stderr, "test-daemon-recorder: no private journal socket (needs root): journal entries not read\n");
+		return;
+	}
+	History *h = NULL;
+	_cleanup_free_ char *err = NULL;
+	CHECK(history_open(state, &h, &err) >= 0 && h);
+	Recorder *rec = NULL;
+	CHECK_INT(recorder_new(h, cfg, disks, NULL, &rec), 0);
+	uint64_t now = now_usec(CLOCK_REALTIME);
+	for (int k = 0; rec && k < _EVENT_KIND_MAX; k++) {
+		EventRecord r = {.kind = k, .disk = k == EVENT_REBUILD_END ? NULL : d, .duration = NAN, .latency = NAN,
+				 .value = NAN, .message = "a line\nand <2>another"};
+		CHECK_INT(recorder_record(rec, &r, now, NULL), 0);
+	}
+	bool seen[_EVENT_KIND_MAX] = {0};
+	char buf[8192];
+	ssize_t n;
+	while ((n = recv(fd, buf, sizeof buf - 1, MSG_DONTWAIT)) > 0) {
+		buf[n] = 0;
+		char kind[32] = "", id[40] = "", prio[8] = "", msg[400] = "", dev[48] = "";
+		for (char *l = buf, *e; l && *l; l = e ? e + 1 : NULL) {
+			e = strchr(l, '\n');
+			if (e)
+				*e = 0;
+			sscanf(l, "SMRD_EVENT=%31s", kind), sscanf(l, "MESSAGE_ID=%39s", id), sscanf(l, "PRIORITY=%7s", prio);
+			sscanf(l, "DEVICE=%47s", dev);
+			if (startswith(l, "MESSAGE="))
+				snprintf(msg, sizeof msg, "%s", l + 8);
+		}
+		DetectEventKind k = detect_event_kind_from_string(kind);
+		CHECK(k >= 0);
+		if (k < 0)
+			continue;
+		seen[k] = true;
+		CHECK_STR(id, event_kind_info(k)->message_id);
+		CHECK_INT(atoi(prio), event_kind_info(k)->priority);
+		CHECK(strstr(msg, "a line\\x0aand <2>another") != NULL);
+		CHECK_STR(dev, k == EVENT_REBUILD_END ? "" : "/dev/sda");
+	}
+	for (int k = 0; k < _EVENT_KIND_MAX; k++) {
+		if (!seen[k])
+			fprintf(stderr, "  %s: no journal entry\n", detect_event_kind_to_string(k));
+		CHECK(seen[k]);
+	}
+	recorder_free(rec);
+	history_close(h);
+	close(fd);
+}
+
 int main(void)
 {
 	log_set_max_level(LOG_EMERG);
@@ -265,6 +347,7 @@ int main(void)
 	recorder_free(null);
 	CHECK_INT(x.n, before);
 
+	test_journal(&cfg, disks, d, state);
 	registry_free(disks);
 	config_done(&cfg);
 	return test_done("daemon-recorder");
