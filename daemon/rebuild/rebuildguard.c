@@ -293,14 +293,16 @@ static void forecast_words(const RebuildForecast *fc, char *buf, size_t n)
 {
 	char b[FORMAT_MAX], e[FORMAT_MAX], lo[FORMAT_MAX], hi[FORMAT_MAX];
 	const char *fig = rebuild_figures_to_string(fc->figures) ?: "no";
+	/* what it writes not known: the disk's size, said to be a bound */
+	const char *most = startswith(fc->bytes_from, "the whole disk") ? "at most " : "";
 	if (isfinite(fc->expected))
-		snprintf(buf, n, "%s to write, expected %s (%s to %s, %s figures)", format_size(b, fc->bytes),
+		snprintf(buf, n, "%s%s to write, expected %s (%s to %s, %s figures)", most, format_size(b, fc->bytes),
 			 format_duration(e, fc->expected), format_duration(lo, fc->low), format_duration(hi, fc->high), fig);
 	else if (isfinite(fc->low))
-		snprintf(buf, n, "%s to write, expected %s to %s (%s figures)", format_size(b, fc->bytes),
+		snprintf(buf, n, "%s%s to write, expected %s to %s (%s figures)", most, format_size(b, fc->bytes),
 			 format_duration(lo, fc->low), format_duration(hi, fc->high), fig);
 	else
-		snprintf(buf, n, "%s to write, expected time unknown", format_size(b, fc->bytes));
+		snprintf(buf, n, "%s%s to write, expected time unknown", most, format_size(b, fc->bytes));
 }
 
 /* The guard's verdict on d writing bytes (NaN: not known), and its forecast. */
