@@ -21,25 +21,31 @@ bool advice_rebuilding(const AdviceFacts *f)
 	return f->rebuild && f->rebuild->phase == REBUILD_PHASE_RUNNING;
 }
 
-/* How to stop this kind of rebuild and make it onto a CMR disk instead. */
-static void how_to_move(RebuildKind k, const char *dev, char *buf, size_t n)
+/* How to stop this kind of rebuild and make it onto a CMR disk instead,
+ * in commands an admin can paste: the pool (a btrfs file system's mount)
+ * and the disk by name where smrd knows them; OLD and CMRDISK are the
+ * admin's to fill in. */
+static void how_to_move(const RebuildState *s, const char *dev, char *buf, size_t n)
 {
-	switch (k) {
+	const char *pool = s->pool[0] ? s->pool : NULL;
+	switch (s->kind) {
 	case REBUILD_KIND_RESILVER:
-		snprintf(buf, n, "zpool detach POOL %.31s ends the replace onto it; then zpool replace POOL OLD CMRDISK, or, "
-			 "on a mirror or dRAID, zpool replace -s POOL OLD %.31s again: a sequential rebuild writes in order, "
-			 "which a shingled disk takes far faster", dev, dev);
+		snprintf(buf, n, "zpool detach %.64s %.31s ends the replace onto it; then zpool replace %.64s OLD CMRDISK, "
+			 "or, on a mirror or dRAID, zpool replace -s %.64s OLD %.31s again: a sequential rebuild writes in "
+			 "order, which a shingled disk takes far faster", pool ? pool : "POOL", dev, pool ? pool : "POOL",
+			 pool ? pool : "POOL", dev);
 		break;
 	case REBUILD_KIND_BTRFS_REPLACE:
-		snprintf(buf, n, "btrfs replace cancel MOUNT (wipe %.31s before using it again), then btrfs replace start "
-			 "SOURCE CMRDISK MOUNT", dev);
+		snprintf(buf, n, "btrfs replace cancel %.64s (wipe %.31s before using it again), then btrfs replace start "
+			 "SOURCE CMRDISK %.64s", pool ? pool : "MOUNT", dev, pool ? pool : "MOUNT");
 		break;
 	case REBUILD_KIND_BTRFS_BALANCE:
-		snprintf(buf, n, "btrfs balance cancel MOUNT, btrfs device remove /dev/%.31s MOUNT, then btrfs device add a "
-			 "CMR disk and balance onto it", dev);
+		snprintf(buf, n, "btrfs balance cancel %.64s, btrfs device remove /dev/%.31s %.64s, then btrfs device add "
+			 "a CMR disk and balance onto it", pool ? pool : "MOUNT", dev, pool ? pool : "MOUNT");
 		break;
 	case REBUILD_KIND_BTRFS_REMOVE:
-		snprintf(buf, n, "btrfs device remove cancel MOUNT, add a CMR disk, then remove the old one again");
+		snprintf(buf, n, "btrfs device remove cancel %.64s, add a CMR disk, then remove the old one again",
+			 pool ? pool : "MOUNT");
 		break;
 	default:
 		snprintf(buf, n, "stop it and rebuild onto a CMR disk instead");
@@ -50,7 +56,7 @@ static void how_to_move(RebuildKind k, const char *dev, char *buf, size_t n)
 static void rebuild_running(const AdviceFacts *f, const char *dev, Advice *ret)
 {
 	const RebuildState *s = f->rebuild;
-	char what[192], left[FORMAT_MAX], all[FORMAT_MAX], move[320];
+	char what[192], left[FORMAT_MAX], all[FORMAT_MAX], move[640];
 	const char *kind = rebuild_kind_to_string(s->kind);
 	snprintf(what, sizeof what, "%s of %.120s onto %.31s", kind ? kind : "rebuild", s->pool[0] ? s->pool : "its pool",
 		 dev);
@@ -70,7 +76,7 @@ static void rebuild_running(const AdviceFacts *f, const char *dev, Advice *ret)
 			 "heavy writes off the pool until it does.", what, progress);
 		return;
 	}
-	how_to_move(s->kind, dev, move, sizeof move);
+	how_to_move(s, dev, move, sizeof move);
 	snprintf(ret->text, sizeof ret->text,
 		 "The %s is under way%s. Let it finish if the pool can go that long without the redundancy it restores; "
 		 "if not, move it onto a CMR disk: %s. Meanwhile keep scrubs, backups and other heavy writes off the "

@@ -17,7 +17,7 @@
 #include "events.h"
 #include "rebuildstate.h"
 
-#define ADVICE_TEXT_MAX 1024
+#define ADVICE_TEXT_MAX 1536
 
 typedef struct AdviceFacts {
 	DiskClass disk_class;		/* as classified now */

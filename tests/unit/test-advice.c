@@ -39,7 +39,8 @@ int main(void)
 	CHECK(advice_rebuilding(&f));
 	CHECK(has(&a, "btrfs-replace of /srv onto sdb is under way: 25% written, about 90 min left (120 min in all"));
 	CHECK(has(&a, "Let it finish if the pool can go that long"));
-	CHECK(has(&a, "btrfs replace cancel MOUNT (wipe sdb before using it again)"));
+	/* commands to paste: the file system's mount and the disk by name */
+	CHECK(has(&a, "btrfs replace cancel /srv (wipe sdb before using it again), then btrfs replace start SOURCE CMRDISK /srv"));
 	CHECK(has(&a, "keep scrubs, backups and other heavy writes off the pool"));
 	CHECK(!has(&a, "Do not start"));
 	CHECK_STR(a.anchor, "smrrebuildslow");
@@ -51,11 +52,15 @@ int main(void)
 	/* a resilver: a sequential rebuild, or onto a CMR disk */
 	s = running(REBUILD_KIND_RESILVER);
 	advice_for(&f, &a);
-	CHECK(has(&a, "zpool detach POOL sdb") && has(&a, "zpool replace -s POOL OLD sdb") &&
-	      has(&a, "zpool replace POOL OLD CMRDISK"));
+	CHECK(has(&a, "zpool detach tank sdb") && has(&a, "zpool replace -s tank OLD sdb") &&
+	      has(&a, "zpool replace tank OLD CMRDISK"));
+	/* a pool not known (yet): a word to fill in, never an empty argument */
+	s.pool[0] = 0;
+	advice_for(&f, &a);
+	CHECK(has(&a, "zpool detach POOL sdb") && has(&a, "zpool replace POOL OLD CMRDISK"));
 	s = running(REBUILD_KIND_BTRFS_BALANCE);
 	advice_for(&f, &a);
-	CHECK(has(&a, "btrfs balance cancel MOUNT, btrfs device remove /dev/sdb MOUNT"));
+	CHECK(has(&a, "btrfs balance cancel /srv, btrfs device remove /dev/sdb /srv"));
 	/* onto a CMR disk that never stormed: let it finish */
 	s = running(REBUILD_KIND_RESILVER);
 	f = (AdviceFacts){.disk_class = DISK_CLASS_CMR, .rebuild = &s, .kind = EVENT_REBUILD_START, .device = "sdc"};
