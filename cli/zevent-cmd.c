@@ -186,7 +186,9 @@ void output_rebuild_check(FILE *f, json_object *r)
 	}
 	bool warn = streq(output_str(r, "verdict"), "warning");
 	fprintf(f, "verdict:   %s\n", warn ? "WARNING" : "fine");
-	fprintf(f, "guard:     %s\n", output_str(r, "advice"));
+	fprintf(f, "advice:    %s\n", output_str(r, "advice"));
+	if (*output_str(r, "runbook"))
+		fprintf(f, "runbook:   docs/alerts.md#%s\n", output_str(r, "runbook"));
 	json_object *lines = fc ? output_get(fc, "advice") : NULL;
 	size_t n = lines && json_object_is_type(lines, json_type_array) ? json_object_array_length(lines) : 0;
 	for (size_t i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 
 #include <math.h>
 
+#include "advice.h"
 #include "log.h"
 #include "rebuildwatch.h"
 
@@ -197,6 +198,20 @@ int commands_rebuild_check(Context *ctx, json_object *args, json_object **ret, P
 	}
 	const RebuildFacts *f = &a.facts;
 	json_object *o = check_json(&a.forecast.check);
+	/* what to do now comes from the one advice module (core/advice.h), as
+	 * notifications and pages give it, for a disk that takes a rebuild
+	 * slowly or has one running; the guard says why not for the others
+	 * (untested: smrctl qualify; no evidence) */
+	RebuildRisk risk = a.forecast.check.risk;
+	const RebuildState *running = disk_rebuild(d);
+	AdviceFacts af = {.disk_class = f->disk_class, .storm = f->storm_now, .rebuild = running,
+			  .kind = EVENT_REBUILD_WARNING, .device = d->name};
+	Advice adv = {.anchor = ""};
+	if (risk == REBUILD_RISK_SMR || risk == REBUILD_RISK_STORMS || advice_rebuilding(&af))
+		advice_for(&af, &adv);
+	if (adv.text[0])
+		json_object_object_add(o, "advice", json_object_new_string(adv.text));
+	json_object_object_add(o, "runbook", adv.anchor[0] ? json_object_new_string(adv.anchor) : NULL);
 	json_object_object_add(o, "expected_seconds", jdouble(a.forecast.expected));
 	json_object_object_add(o, "device", json_object_new_string(d->name));
 	json_object_object_add(o, "serial", json_object_new_string(d->sys.serial));
