@@ -15,11 +15,9 @@
 #include <unistd.h>
 
 
-/* Of /proc/PID/stat, the state and the process group: after the last ')'
- * (a command name may hold one). */
-static bool living_member(const char *pid, pid_t pgid)
+bool procgroup_stat(const char *pid, char *ret_state, pid_t *ret_ppid, pid_t *ret_pgrp)
 {
-	char path[64], buf[512];
+	char path[300], buf[512];
 	snprintf(path, sizeof path, "/proc/%s/stat", pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -27,12 +25,21 @@ static bool living_member(const char *pid, pid_t pgid)
 	size_t n = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
 	buf[n] = 0;
+	/* after the last ')': a command name may hold one */
 	const char *p = strrchr(buf, ')');
 	char state;
-	int ppid, pgrp;
-	if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+	int pp, pg;
+	if (!p || sscanf(p + 1, " %c %d %d", &state, &pp, &pg) != 3)
 		return false;
-	return pgrp == pgid && state != 'Z' && state != 'X';
+	*ret_state = state, *ret_ppid = pp, *ret_pgrp = pg;
+	return true;
+}
+
+static bool living_member(const char *pid, pid_t pgid)
+{
+	char state;
+	pid_t ppid, pgrp;
+	return procgroup_stat(pid, &state, &ppid, &pgrp) && pgrp == pgid && state != 'Z' && state != 'X';
 }
 
 bool procgroup_alive(pid_t pgid)

@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* Of /proc/PID/stat (pid a decimal string): the state letter, the parent
+ * and the process group; false if it is gone or unreadable. */
+bool procgroup_stat(const char *pid, char *ret_state, pid_t *ret_ppid, pid_t *ret_pgrp);
 /* Whether a process of group pgid is left that is not a zombie. */
 bool procgroup_alive(pid_t pgid);
 /* Sends sig to every process of the group; 0 or -errno. */

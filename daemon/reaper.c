@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "procgroup.h"
 #include "util.h"
 
 /* A killed process being waited for. */
@@ -125,26 +126,6 @@ static bool watched(const Reaper *r, pid_t pid)
 	return false;
 }
 
-/* Of /proc/PID/stat: state, parent and group, after the last ')' (a
- * command name may hold one). */
-static bool read_stat(const char *pid, char *state, pid_t *ppid, pid_t *pgrp)
-{
-	char path[300], buf[512];
-	snprintf(path, sizeof path, "/proc/%s/stat", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	int pp, pg;
-	if (!p || sscanf(p + 1, " %c %d %d", state, &pp, &pg) != 3)
-		return false;
-	*ppid = pp, *pgrp = pg;
-	return true;
-}
-
 static int on_orphan_gone(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
 	(void)s, (void)si;
@@ -199,7 +180,7 @@ static int on_sweep(sd_event_source *s, void *userdata)
 	while ((de = readdir(d))) {
 		char state;
 		pid_t ppid, pgrp;
-		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !read_stat(de->d_name, &state, &ppid, &pgrp) ||
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !procgroup_stat(de->d_name, &state, &ppid, &pgrp) ||
 		    ppid != self || owned(r, pgrp))
 			continue;
 		pid_t pid = (pid_t)atoi(de->d_name);
