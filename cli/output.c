@@ -301,8 +301,11 @@ static void output_show_latency(FILE *f, json_object *lat)
 		char l[16], t[32];
 		time_t when = (time_t)jnum(s, "time");
 		strftime(t, sizeof t, "%H:%M:%S", localtime(&when));
-		fprintf(f, "  %s %-7s sector %.0f, %.0f bytes, %s\n", t, jstr(s, "op"), jnum(s, "sector"),
-			jnum(s, "bytes"), lat_or_dash(s, "latency", l, sizeof l));
+		if (isnan(jnum(s, "sector")))	/* a flush: no sector, no bytes */
+			fprintf(f, "  %s %-7s %s\n", t, jstr(s, "op"), lat_or_dash(s, "latency", l, sizeof l));
+		else
+			fprintf(f, "  %s %-7s sector %.0f, %.0f bytes, %s\n", t, jstr(s, "op"), jnum(s, "sector"),
+				jnum(s, "bytes"), lat_or_dash(s, "latency", l, sizeof l));
 	}
 }
 

@@ -129,8 +129,12 @@ void detect_slow_io(DiskDetect *d, const DetectParams *p, const char *device, do
 		d->ev.stall = fmax(d->ev.stall, done);
 	DetectEvent e = {.kind = EVENT_STALL, .op = op, .time = done - latency, .latency = latency, .count = 1,
 			 .bytes = bytes, .sector = sector};
-	snprintf(e.message, sizeof e.message, "%s stalled for %s (sector %" PRIu64 ", %u bytes)", detect_op_name(op),
-		 format_duration(a, latency), sector, bytes);
+	/* a flush has no sector (the kernel's is all ones) and no bytes */
+	if (sector == UINT64_MAX)
+		snprintf(e.message, sizeof e.message, "%s stalled for %s", detect_op_name(op), format_duration(a, latency));
+	else
+		snprintf(e.message, sizeof e.message, "%s stalled for %s (sector %" PRIu64 ", %u bytes)",
+			 detect_op_name(op), format_duration(a, latency), sector, bytes);
 	detect_emit(emit, userdata, &e);
 
 	/* Once per ten minutes: the advice does not change with every stall. */

@@ -211,7 +211,8 @@ static json_object *latency_json(const Context *ctx, Disk *d)
 			continue;
 		json_object *x = json_object_new_object();
 		json_object_object_add(x, "op", json_object_new_string(trace_op_to_string(r->op)));
-		json_object_object_add(x, "sector", json_object_new_int64((int64_t)r->sector));
+		/* a flush has none: the kernel's all ones */
+		json_object_object_add(x, "sector", r->sector == UINT64_MAX ? NULL : json_object_new_int64((int64_t)r->sector));
 		json_object_object_add(x, "bytes", json_object_new_int64(r->bytes));
 		json_object_object_add(x, "latency", jdouble(r->latency));
 		json_object_object_add(x, "time", jdouble((double)r->done_realtime_usec / 1e6));
@@ -259,7 +260,7 @@ static json_object *event_json(const HistoryEvent *e)
 	json_object_object_add(o, "value", jdouble(e->value));
 	json_object_object_add(o, "count", json_object_new_int64(e->count));
 	json_object_object_add(o, "bytes", json_object_new_int64(e->bytes));
-	json_object_object_add(o, "sector", json_object_new_int64(e->sector));
+	json_object_object_add(o, "sector", e->sector < 0 ? NULL : json_object_new_int64(e->sector));
 	json_object_object_add(o, "message", json_object_new_string(e->message));
 	json_object_object_add(o, "incident", e->incident[0] ? json_object_new_string(e->incident) : NULL);
 	return o;
