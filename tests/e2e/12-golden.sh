@@ -66,7 +66,7 @@ golden events-sdb events --device sdb --limit 2
 golden top top --count 1
 golden show-missing show sdz
 golden events-missing events --device sdz
-# the rebuild guard: sdb is CMR by its model but dm-smr by its storms; sda is not SMR
+# the rebuild guard: sdb is CMR by its model but dm-smr by its storms; sda is dm-smr by the model list (a WD40EFAX)
 golden rebuild-check-sdb rebuild-check sdb
 golden rebuild-check-sda rebuild-check sda
 # no zpool, no btrfs replace here: none followed (the list's own form)
