@@ -43,6 +43,7 @@ unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX])
 
 void detect_done(DiskDetect *d)
 {
+	cache_done(&d->cache);
 	free(d->ring.heap);
 	d->ring.heap = NULL;
 	d->ring.cap = DETECT_HISTORY_INLINE;

@@ -275,7 +275,8 @@ typedef struct DiskDetect {
 void detect_init(DiskDetect *d);
 /* The bands found at the last search for op (0 reads, 1 writes); returns how many. */
 unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX]);
-/* Frees what detect_interval allocated and empties the ring of recent intervals. */
+/* Frees what the detector allocated (the ring's heap, the curve's points)
+ * and empties them. */
 void detect_done(DiskDetect *d);
 /* One interval: storms, idle cleaning, bands, and the behaviour verdict
  * (reclassify: whether behaviour may make the disk dm-smr; false when static

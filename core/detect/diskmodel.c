@@ -11,6 +11,7 @@
 #include "diskmodel.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* later figures weigh as much as this many earlier ones: a drive's cache
@@ -88,6 +89,13 @@ void cache_init(CacheTrack *c)
 	*c = (CacheTrack){.from_start = true, .last_write = -INFINITY, .run_start = -INFINITY, .io_end = NAN,
 			  .quiet_from = NAN, .point_rest = NAN};
 	disk_model_init(&c->model);
+}
+
+void cache_done(CacheTrack *c)
+{
+	free(c->points);
+	c->points = NULL;
+	c->n_points = 0;
 }
 
 void cache_seed(CacheTrack *c, double bytes)
@@ -190,6 +198,9 @@ static bool add_point(CacheTrack *c, const IdlePoint *pt)
 		if (o->at_least == pt->at_least && fabs(pt->bytes - o->bytes) <= fmax(SAME_POINT * o->bytes, o->err + pt->err))
 			return false;
 	} else if (c->n_points < IDLE_POINTS_MAX) {
+		/* out of memory: the curve goes without it */
+		if (!c->points && !(c->points = malloc(IDLE_POINTS_MAX * sizeof *c->points)))
+			return false;
 		c->points[c->n_points++] = *pt;
 		return true;
 	} else {

@@ -76,7 +76,10 @@ typedef struct CacheTrack {
 	double quiet_fill;		/* the fill then */
 	bool quiet_storm, quiet_anchor;	/* it began in a storm; the storm ended (an anchor) in it */
 	double point_rest;		/* such a rest, the writes after it going on to a cliff; NaN none */
-	IdlePoint points[IDLE_POINTS_MAX];	/* one a length of rest, the newest; oldest first */
+	/* one a length of rest, the newest; oldest first: room for IDLE_POINTS_MAX,
+	 * allocated with the first (only a disk that rested after a storm has
+	 * one), freed by cache_done */
+	IdlePoint *points;
 	unsigned n_points;
 	bool point_learnt;		/* the last cliff gave a point (the caller's idle-recovery event) */
 	double fitted_on;		/* the cache the curve was fitted on (it is refitted when that moves) */
@@ -99,6 +102,8 @@ typedef struct CacheParams {
 } CacheParams;
 
 void cache_init(CacheTrack *c);
+/* Frees what the tracking allocated (the curve's points). */
+void cache_done(CacheTrack *c);
 /* From smrd.conf (disk.ID.media-cache) or a qualify run: counted as one fill
  * from clean, refined by the storms. */
 void cache_seed(CacheTrack *c, double bytes);

@@ -116,7 +116,8 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	v->probe_max = (float)t->idle.probe_max;
 	v->cache = t->cache.model;
 	v->n_idle_points = t->cache.n_points;
-	memcpy(v->idle_points, t->cache.points, sizeof v->idle_points);
+	if (t->cache.n_points)
+		memcpy(v->idle_points, t->cache.points, t->cache.n_points * sizeof *v->idle_points);
 	v->cache_fill = (float)cache_fill_ratio(&t->cache);
 	v->cache_sure = t->cache.sure;
 	v->fill_rate = (float)detect_fill_rate(t, p, c->mono);

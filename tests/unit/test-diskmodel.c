@@ -213,6 +213,7 @@ static void test_point_lengths(void)
 	cache_restore_point(&c, &(IdlePoint){.rest = NAN, .bytes = MiB});
 	cache_restore_point(&c, &(IdlePoint){.rest = 5, .bytes = -1});
 	CHECK_INT(c.n_points, IDLE_POINTS_MAX);
+	cache_done(&c);
 }
 
 static void test_curve_points(void)
@@ -282,6 +283,8 @@ static void test_curve_points(void)
 	cache_refit(&r);
 	CHECK_INT(r.model.recovery_samples, 5);
 	CHECK_NEAR(idle_fit_bytes(&r.model.curve, 30), idle_fit_bytes(&c.model.curve, 30), 1);
+	cache_done(&r);
+	cache_done(&c);
 }
 
 int main(void)

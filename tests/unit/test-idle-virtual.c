@@ -162,6 +162,7 @@ typedef struct Seen {
 	const Sim *s;
 	double learnt_at;		/* the end of phase A */
 	CacheTrack cache;		/* as it was then */
+	IdlePoint cache_points[IDLE_POINTS_MAX];	/* its points then (cache.points) */
 	double predict_at[2];		/* the intervals to take the budget's forecasts at */
 	BudgetForecast at[2];		/* the heavy load's hour, the light one's */
 	bool have[2];
@@ -205,6 +206,7 @@ static void check_restore(const Seen *v)
 	for (unsigned i = 0; i < N_RESTS; i++)
 		CHECK(fabs(idle_fit_bytes(b, rests[i]) / idle_fit_bytes(a, rests[i]) - 1) < 0.02);
 	CHECK(fabs(d.cache.model.recovery_rest - v->end.model.recovery_rest) < 0.01);
+	detect_done(&d);
 }
 
 static void after(const DetectSample *x, const DiskDetect *d, void *userdata)
@@ -212,8 +214,14 @@ static void after(const DetectSample *x, const DiskDetect *d, void *userdata)
 	Seen *v = userdata;
 	double t = x->now - REPLAY_CLOCK_BASE;
 	v->end = d->cache;
-	if (t <= v->learnt_at)
+	v->end.points = NULL;		/* the tracker's own, freed with it: only its count and model are read */
+	if (t <= v->learnt_at) {
+		/* the points as they were then, not the tracker's own */
 		v->cache = d->cache;
+		if (d->cache.n_points)
+			memcpy(v->cache_points, d->cache.points, d->cache.n_points * sizeof *v->cache_points);
+		v->cache.points = v->cache_points;
+	}
 	for (int i = 0; i < 2; i++)
 		if (!v->have[i] && t >= v->predict_at[i]) {
 			int h = (int)fmod(floor(x->wall / 3600), BUDGET_HOURS);
