@@ -37,6 +37,8 @@ void disk_release(Disk *d)
 	d->members = NULL;
 	d->n_members = 0;
 	diskview_pool(d);
+	free(d->view.curve);
+	d->view.curve = NULL;
 	free(d->rebuild);
 	d->rebuild = NULL;
 }

@@ -92,6 +92,39 @@ static void fill_op(OpView *v, const OpLatency *o)
 
 static double realtime_of(double mono, const DiskViewClock *c) { return c->real - (c->mono - mono); }
 
+static const DiskViewCurve no_curve = {.budget = {.worst = -1, .at_hour = -1, .window = -1}};
+
+const DiskViewCurve *diskview_curve(const DiskView *v) { return v->curve ? v->curve : &no_curve; }
+
+DiskViewCurve *diskview_curve_mut(DiskView *v)
+{
+	if (!v->curve && (v->curve = malloc(sizeof *v->curve)))
+		*v->curve = no_curve;
+	return v->curve;
+}
+
+/* The curve's points and the budget's day, for a disk whose detector has
+ * points; no block for one without (a CMR disk, an SSD, an SMR disk that
+ * never rested after a storm). Out of memory: shown as none. */
+static void fill_curve(DiskView *v, const DiskDetect *t)
+{
+	const CacheTrack *c = &t->cache;
+	DiskViewCurve *k;
+	if (!c->n_points || !(k = diskview_curve_mut(v))) {
+		free(v->curve);
+		v->curve = NULL;
+		return;
+	}
+	k->n_points = c->n_points;
+	memcpy(k->points, c->points, c->n_points * sizeof *k->points);
+	/* no budget without a curve fitted on a known cache */
+	if (idle_fit_known(&c->model.curve) && disk_model_known(&c->model))
+		idle_budget_day(&t->budget, &(BudgetDisk){.curve = &c->model.curve, .cache = c->model.media_cache_bytes},
+				&k->budget);
+	else
+		k->budget = no_curve.budget;
+}
+
 static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams *p, const DiskViewClock *c)
 {
 	v->storm = t->storm.active;
@@ -115,21 +148,12 @@ static void fill_detection(DiskView *v, const DiskDetect *t, const DetectParams 
 	v->probes = t->idle.probes;
 	v->probe_max = (float)t->idle.probe_max;
 	v->cache = t->cache.model;
-	v->n_idle_points = t->cache.n_points;
-	if (t->cache.n_points)
-		memcpy(v->idle_points, t->cache.points, t->cache.n_points * sizeof *v->idle_points);
+	fill_curve(v, t);
 	v->cache_fill = (float)cache_fill_ratio(&t->cache);
 	v->cache_sure = t->cache.sure;
 	v->fill_rate = (float)detect_fill_rate(t, p, c->mono);
 	v->forecast = (float)t->forecast;
 	v->imminent = t->imminent;
-	/* no curve (a CMR disk, an SSD, an SMR disk that never stormed): no budget */
-	if (idle_fit_known(&t->cache.model.curve) && disk_model_known(&t->cache.model))
-		idle_budget_day(&t->budget,
-				&(BudgetDisk){.curve = &t->cache.model.curve, .cache = t->cache.model.media_cache_bytes},
-				&v->budget);
-	else
-		v->budget = (IdleBudgetDay){.worst = -1, .at_hour = -1, .window = -1};
 	for (int op = 0; op < 2; op++) {
 		v->n_bands[op] = (uint8_t)t->bands.n[op];
 		for (unsigned b = 0; b < t->bands.n[op]; b++)
@@ -182,6 +206,7 @@ void diskview_update(Disk *d, const DetectParams *p, const DiskViewClock *c)
 		diskview_init(v);
 		memcpy(v->op, keep.op, sizeof v->op);
 		v->pool = keep.pool;
+		free(keep.curve);
 	}
 	v->sample = c->sample;
 	disk_rates(d, &v->rates);

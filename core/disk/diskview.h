@@ -77,6 +77,15 @@ typedef enum DiskSeverity {
  * membership a disk can have (MEMBERSHIP_MAX of MEMBER_STR). */
 #define DISKVIEW_POOL_MAX (MEMBERSHIP_MAX * (MEMBER_STR + 8))
 
+/* What only a disk that learnt an idle-recovery curve shows (an SMR disk
+ * that rested after a storm): a block of its own, allocated with the
+ * first point. */
+typedef struct DiskViewCurve {
+	IdlePoint points[IDLE_POINTS_MAX];	/* oldest first (the fit is the view's cache.curve) */
+	unsigned n_points;
+	IdleBudgetDay budget;		/* the idle budget (idlebudget.h): known with a curve */
+} DiskViewCurve;
+
 typedef struct DiskView {
 	uint64_t sample;		/* the sample it shows; 0 before the monitor's first */
 	bool storm, idle;		/* a destage storm, idle cleaning under way */
@@ -103,11 +112,9 @@ typedef struct DiskView {
 	float fill_rate;		/* bytes/s filling it now */
 	float forecast;			/* seconds until it is full at that rate */
 	bool imminent;			/* the detector's stall-imminent: forecast under forecast-warn */
-	/* the idle-recovery curve's points (the fit is cache.curve), oldest first */
-	IdlePoint idle_points[IDLE_POINTS_MAX];
-	unsigned n_idle_points;
-	/* the idle budget (idlebudget.h): known with a curve, an SMR disk's only */
-	IdleBudgetDay budget;
+	/* the idle-recovery curve's points and the idle budget's day: NULL
+	 * for a disk without points (most): read it through diskview_curve() */
+	DiskViewCurve *curve;
 	/* an SMR suspect: its SMR confidence (static and behaviour) reaches
 	 * the TRIM hint's, as of the sample (registry_count counts them) */
 	bool suspect;
@@ -132,6 +139,12 @@ void diskview_derive(struct Disk *d, const DetectParams *p);
 /* The pool string, from the disk's memberships: whenever they change
  * (disk_set_members), not every sample. */
 void diskview_pool(struct Disk *d);
+/* The curve's points and the budget's day: none (no points, the budget
+ * unknown) for a disk without them. */
+const DiskViewCurve *diskview_curve(const DiskView *v);
+/* The same, to change: made on first use; NULL when out of memory (a
+ * test that sets a view by hand uses it too). */
+DiskViewCurve *diskview_curve_mut(DiskView *v);
 /* The pool string, "" for none. */
 const char *diskview_pool_str(const DiskView *v);
 /* "ok", "suspect", "idle-cleaning", "stalls", "storm", "stall-imminent". */

@@ -304,9 +304,9 @@ static json_object *cache_json(const DiskView *v)
 	json_object_object_add(o, "idle_recovery_bytes_per_second", jknown(m->idle_recovery_bps));
 	/* the curve learnt from the disk's own rests (docs/detection.md, "Idle time") */
 	json_object_object_add(o, "idle_recovery_rest_seconds", jknown(m->recovery_rest));
-	json_object_object_add(o, "idle_recovery_points", json_object_new_int((int)v->n_idle_points));
-	json_object_object_add(o, "idle_recovery_curve",
-			       v->n_idle_points ? idle_curve_json(v->idle_points, v->n_idle_points, &m->curve) : NULL);
+	const DiskViewCurve *k = diskview_curve(v);
+	json_object_object_add(o, "idle_recovery_points", json_object_new_int((int)k->n_points));
+	json_object_object_add(o, "idle_recovery_curve", k->n_points ? idle_curve_json(k->points, k->n_points, &m->curve) : NULL);
 	return o;
 }
 
@@ -351,7 +351,7 @@ static json_object *detection_json(const Context *ctx, const Disk *d)
 	json_object_object_add(o, "gc_score", score);
 	json_object_object_add(o, "behaviour", json_object_new_boolean(v->behaviour));
 	json_object_object_add(o, "media_cache", cache_json(v));
-	json_object_object_add(o, "idle_budget", idle_budget_json(&v->budget));
+	json_object_object_add(o, "idle_budget", idle_budget_json(&diskview_curve(v)->budget));
 	json_object *recent = json_object_new_array();
 	HistoryFilter f = {.device = d->name, .limit = 10};
 	history_query(ctx->history, &f, add_event, recent);

@@ -30,22 +30,23 @@ void idle_families(MetricSet *set, IdleFamilies *f)
 void idle_samples(const IdleFamilies *f, const Disk *d, MetricLabels dev)
 {
 	const DiskView *v = &d->view;
-	if (v->n_idle_points) {
+	const DiskViewCurve *k = diskview_curve(v);
+	if (k->n_points) {
 		metric_add_labels(f->recovery, NULL, dev, v->cache.idle_recovery_bps);
-		metric_add_labels(f->points, NULL, dev, v->n_idle_points);
+		metric_add_labels(f->points, NULL, dev, k->n_points);
 	}
-	if (!v->budget.known)
+	if (!k->budget.known)
 		return;
-	metric_add_labels(f->need, NULL, dev, v->budget.need_day);
-	metric_add_labels(f->got, NULL, dev, v->budget.got_day);
-	if (isfinite(v->budget.at.storm_every))
-		metric_add_labels(f->interval, NULL, dev, v->budget.at.storm_every);
-	metric_add_labels(f->hours, NULL, dev, v->budget.watched);
+	metric_add_labels(f->need, NULL, dev, k->budget.need_day);
+	metric_add_labels(f->got, NULL, dev, k->budget.got_day);
+	if (isfinite(k->budget.at.storm_every))
+		metric_add_labels(f->interval, NULL, dev, k->budget.at.storm_every);
+	metric_add_labels(f->hours, NULL, dev, k->budget.watched);
 }
 
 void idle_page_section(Buf *b, const Disk *d)
 {
-	const IdleBudgetDay *day = &d->view.budget;
+	const IdleBudgetDay *day = &diskview_curve(&d->view)->budget;
 	if (!day->known)
 		return;
 	char text[512], need[24], got[24];

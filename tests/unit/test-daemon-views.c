@@ -683,9 +683,13 @@ static void test_rebuild_views(Context *ctx)
 static void give_idle(Disk *d)
 {
 	DiskView *v = &d->view;
+	DiskViewCurve *k = diskview_curve_mut(v);
 	static const IdlePoint pts[] = {{.rest = 8, .bytes = 3e9}, {.rest = 30, .bytes = 9e9}, {.rest = 120, .bytes = 2.2e10}};
-	v->n_idle_points = 3;
-	memcpy(v->idle_points, pts, sizeof pts);
+	CHECK(k != NULL);
+	if (!k)
+		return;
+	k->n_points = 3;
+	memcpy(k->points, pts, sizeof pts);
 	idle_fit(pts, 3, v->cache.media_cache_bytes, &v->cache.curve);
 	v->cache.idle_recovery_bps = 2.2e10 / 120, v->cache.recovery_rest = 120, v->cache.recovery_samples = 3;
 	IdleBudget b;
@@ -696,23 +700,24 @@ static void give_idle(Disk *d)
 				.idle = work ? 240 : 3000, .runs = work ? 20 : 5};
 		idle_budget_restore(&b, h, &x, 72);
 	}
-	idle_budget_day(&b, &(BudgetDisk){.curve = &v->cache.curve, .cache = v->cache.media_cache_bytes}, &v->budget);
+	idle_budget_day(&b, &(BudgetDisk){.curve = &v->cache.curve, .cache = v->cache.media_cache_bytes}, &k->budget);
 }
 
 static void test_idle_views(Context *ctx)
 {
 	Disk *sdc = registry_get(ctx->disks, "sdc");
 	give_idle(sdc);
-	CHECK(sdc->view.budget.known && sdc->view.budget.worst >= 9);
+	const IdleBudgetDay *day = &diskview_curve(&sdc->view)->budget;
+	CHECK(day->known && day->worst >= 9);
 	Buf b = {0};
 	CHECK_INT(exporter_render(ctx, &b, METRIC_FORMAT_TEXT), 0);
 	CHECK(has(&b, "smrd_disk_idle_recovery_points{device=\"sdc\"} 3\n"));
 	CHECK(has(&b, "smrd_disk_idle_recovery_bytes_per_second{device=\"sdc\"} 183333333\n"));
 	CHECK(has(&b, "smrd_disk_idle_watched_hours{device=\"sdc\"} 24\n"));
 	char want[128];
-	snprintf(want, sizeof want, "smrd_disk_idle_needed_seconds{device=\"sdc\"} %.0f\n", sdc->view.budget.need_day);
+	snprintf(want, sizeof want, "smrd_disk_idle_needed_seconds{device=\"sdc\"} %.0f\n", day->need_day);
 	CHECK(has(&b, want));
-	snprintf(want, sizeof want, "smrd_disk_idle_got_seconds{device=\"sdc\"} %.0f\n", sdc->view.budget.got_day);
+	snprintf(want, sizeof want, "smrd_disk_idle_got_seconds{device=\"sdc\"} %.0f\n", day->got_day);
 	CHECK(has(&b, want));
 	CHECK(has(&b, "smrd_disk_idle_storm_interval_seconds{device=\"sdc\"}"));
 	CHECK(!has(&b, "smrd_disk_idle_needed_seconds{device=\"sda\"}") && !has(&b, "smrd_disk_idle_got_seconds{device=\"sdb\"}"));
