@@ -211,6 +211,9 @@ static void fill_sample(Monitor *m, Disk *d, DetectSample *s, Hist win[2], doubl
 		.queue = (double)v[DS_WEIGHTED_MS] / 1e3 / dt,
 		.in_flight = (unsigned)d->ds.total[DS_IN_FLIGHT],
 		.read_max = NAN, .write_max = NAN, .host_steal = m->host_steal, .wall = m->now_local,
+		/* an SMR suspect by what it is, as the views call one (a class by
+		 * behaviour needs storms, which the detector counts itself) */
+		.smr_static = d->verdict.smr_confidence >= SMR_CONF_TRIM_HINT,
 	};
 	/* Our own probe reads are not the host's traffic. */
 	double probe_s = 0;

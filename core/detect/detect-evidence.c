@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "detect-internal.h"
 #include "format.h"
@@ -277,6 +278,24 @@ static bool quiet_interval(const DetectSample *s)
 	return !(s->reads + s->writes + s->discards + s->flushes > 0) && !(s->busy > 0.001) && !s->in_flight;
 }
 
+/* Whether the disk keeps an idle budget from this interval on: one that
+ * can be SMR by its static evidence, its storms or a media cache known.
+ * Out of memory: not this interval. */
+static bool budget_kept(DiskDetect *d, const DetectSample *s)
+{
+	if (!d->budget && (s->smr_static || d->storm.known || disk_model_known(&d->cache.model)) &&
+	    (d->budget = malloc(sizeof *d->budget)))
+		idle_budget_init(d->budget);
+	return d->budget != NULL;
+}
+
+void detect_cache_done(DiskDetect *d)
+{
+	cache_done(&d->cache);
+	free(d->budget);
+	d->budget = NULL;
+}
+
 /* The media cache's share of an interval, and the idle budget's: what
  * fills the cache, what reads, and whether it had no I/O at all. */
 void detect_cache_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt)
@@ -287,8 +306,10 @@ void detect_cache_interval(DiskDetect *d, const DetectParams *p, const DetectSam
 			  .ios = s->reads + s->writes + s->discards + s->flushes, .busy = s->busy,
 			  .in_flight = s->in_flight, .storm = d->storm.active};
 	cache_interval(&d->cache, &cp, &cs);
+	if (!budget_kept(d, s))
+		return;
 	bool small = s->writes > 0 && s->write_bytes / s->writes < p->cache_seq_size;
-	idle_budget_interval(&d->budget, s->wall, dt, small ? s->write_bytes : 0, small ? s->writes : 0, s->read_bytes,
+	idle_budget_interval(d->budget, s->wall, dt, small ? s->write_bytes : 0, small ? s->writes : 0, s->read_bytes,
 			     quiet_interval(s), s->busy, BUDGET_MIN_RUN);
 }
 

@@ -41,6 +41,8 @@ void detect_bands_check(DiskDetect *d, const DetectParams *p, const DetectSample
 void detect_cache_params(const DetectParams *p, CacheParams *ret);
 /* The cache model changed: a media-cache event carries it to the history. */
 void detect_cache_changed(DiskDetect *d, double now, DetectEmit emit, void *userdata);
+/* Frees what the media cache and the idle budget allocated. */
+void detect_cache_done(DiskDetect *d);
 /* The media cache's and the idle budget's share of an interval. */
 void detect_cache_interval(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt);
 /* The idle-recovery event of a point the last cliff gave, if it gave one. */

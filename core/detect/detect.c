@@ -26,7 +26,6 @@ void detect_init(DiskDetect *d)
 {
 	*d = (DiskDetect){.ring.cap = DETECT_HISTORY_INLINE, .forecast = NAN};
 	cache_init(&d->cache);
-	idle_budget_init(&d->budget);
 	d->fast.last = d->fast.last_storm = d->storm.seen = d->stalls.risk_last = d->idle.host_io_last = -INFINITY;
 	d->ev.storm = d->ev.idle = d->ev.band = d->ev.stall = -INFINITY;
 }
@@ -43,7 +42,7 @@ unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX])
 
 void detect_done(DiskDetect *d)
 {
-	cache_done(&d->cache);
+	detect_cache_done(d);
 	free(d->ring.heap);
 	d->ring.heap = NULL;
 	d->ring.cap = DETECT_HISTORY_INLINE;

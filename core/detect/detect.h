@@ -88,6 +88,8 @@ typedef struct DetectSample {
 	double host_steal;		/* seconds the most-robbed CPU lost to a hypervisor; NaN or 0 unknown */
 	double wall;			/* local time at its end: seconds since the epoch plus the UTC offset
 					 * (the idle budget's hour of the day); NaN unknown */
+	bool smr_static;		/* the disk's static evidence makes it an SMR suspect: its idle
+					 * budget is kept from this interval on (DiskDetect's budget) */
 } DetectSample;
 
 /* The host, not the disk: a hypervisor held a CPU for host-steal of the
@@ -266,7 +268,11 @@ typedef struct DiskDetect {
 	DetectEvidence ev;
 	DetectScore score;		/* as of the last interval (or restore): computed once */
 	CacheTrack cache;		/* the media cache, learnt from the storms */
-	IdleBudget budget;		/* its writes and idle by hour of the day */
+	/* its writes and idle by hour of the day, kept only for a disk that can
+	 * be SMR: allocated at the first interval whose sample says its static
+	 * evidence does, or after its first storm, or once a media cache is
+	 * known; NULL for the others (a CMR disk, an SSD) */
+	IdleBudget *budget;
 	CacheSaid cache_said;		/* the last media-cache event: one per change */
 	double forecast;		/* seconds until it is full, as of the last interval; NaN */
 	bool imminent;			/* the forecast is under forecast-warn: a stall is imminent */
@@ -275,8 +281,8 @@ typedef struct DiskDetect {
 void detect_init(DiskDetect *d);
 /* The bands found at the last search for op (0 reads, 1 writes); returns how many. */
 unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX]);
-/* Frees what the detector allocated (the ring's heap, the curve's points)
- * and empties them. */
+/* Frees what the detector allocated (the ring's heap, the curve's points,
+ * the idle budget) and empties them. */
 void detect_done(DiskDetect *d);
 /* One interval: storms, idle cleaning, bands, and the behaviour verdict
  * (reclassify: whether behaviour may make the disk dm-smr; false when static

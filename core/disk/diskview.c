@@ -118,8 +118,8 @@ static void fill_curve(DiskView *v, const DiskDetect *t)
 	k->n_points = c->n_points;
 	memcpy(k->points, c->points, c->n_points * sizeof *k->points);
 	/* no budget without a curve fitted on a known cache */
-	if (idle_fit_known(&c->model.curve) && disk_model_known(&c->model))
-		idle_budget_day(&t->budget, &(BudgetDisk){.curve = &c->model.curve, .cache = c->model.media_cache_bytes},
+	if (t->budget && idle_fit_known(&c->model.curve) && disk_model_known(&c->model))
+		idle_budget_day(t->budget, &(BudgetDisk){.curve = &c->model.curve, .cache = c->model.media_cache_bytes},
 				&k->budget);
 	else
 		k->budget = no_curve.budget;

@@ -224,6 +224,7 @@ int replay_detect(const ReplayTrace *t, const DetectParams *p, const ReplayOptio
 		}
 		s.in_flight = end > 0 && end - 1 < t->n_slots ? t->slot[end - 1].in_flight : 0;
 		s.wall = o->wall0 > 0 ? o->wall0 + run.now : 0;
+		s.smr_static = o->smr_static;
 		s.busy = fmin(busy, 1);
 		/* the tracer hands slow I/Os over as they complete */
 		for (; slow < t->n_slow && slot_of(t, t->slow[slow].done) < end; slow++) {

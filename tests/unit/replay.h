@@ -70,6 +70,7 @@ typedef struct ReplayOptions {
 	bool reclassify;	/* whether behaviour may make the disk dm-smr */
 	double tail;		/* seconds of silence replayed after the last I/O */
 	double wall0;		/* local time at the trace's clock 0 (the idle budget's hours); 0 none */
+	bool smr_static;	/* the disk's static evidence says SMR: its idle budget from the start */
 	/* after each interval, if set: what the detector was given and its state */
 	void (*after)(const DetectSample *s, const DiskDetect *d, void *userdata);
 } ReplayOptions;

@@ -143,6 +143,7 @@ static void test_primer_storm(void)
 	CHECK(again.ev.behaviour);
 	CHECK_INT(again.storm.count, 0);	/* the counter is since start, as the metric says */
 	CHECK_INT(again.storm.known, 1);
+	detect_done(&d);
 }
 
 /* A confirmation window longer than the ring inside DiskDetect: the ring
@@ -201,6 +202,7 @@ static void test_storm_static_and_gaps(void)
 	CHECK(r.at[0] - r.ev[0].time <= 5);
 	CHECK(d.storm.active);
 	CHECK(!d.ev.behaviour);
+	detect_done(&d);
 }
 
 static void test_stalls(void)
@@ -396,6 +398,7 @@ static void test_idle_cleaning(void)
 	/* The same reads after 20 s of CMR-speed random writes, a burst but no
 	 * storm: what a CMR disk with a media cache, or a virtual disk whose
 	 * host writes back its cache, shows too. Not cleaning. */
+	detect_done(&d);
 	detect_init(&d);
 	r.n = 0;
 	for (int t = 1; t <= 20; t++)
@@ -414,6 +417,7 @@ static void test_idle_cleaning(void)
 		run(&d, &p, &r, s, true);
 	}
 	CHECK_INT(r.n, 0);
+	detect_done(&d);
 }
 
 static unsigned cmr_run(DetectSample (*gen)(int t), int seconds, double *max_score)
@@ -601,6 +605,7 @@ static void test_mixed_slow_phase(void)
 			trun(&d, &p, &r, &t);
 		}
 		int i = first_storm(&r);
+		detect_done(&d);
 		CHECK(i >= 0);
 		if (i < 0)
 			continue;
@@ -665,6 +670,7 @@ static void test_host_stall(void)
 			CHECK(sc.score == 0);
 			CHECK(!d.storm.known);
 		}
+		detect_done(&d);
 	}
 	DetectParams p;
 	detect_params_init(&p);
@@ -750,6 +756,7 @@ static void test_hiccups(void)
 		CHECK_NEAR(r.ev[0].time, 120, 1e-9);
 		printf("  hiccups every 5 s: no storm in 120 s of fast phase; storm %.0f s after the cliff\n", r.at[0] - 120);
 	}
+	detect_done(&d);
 }
 
 /* A disk already in its slow phase when smrd starts: no fast phase to fall
@@ -783,6 +790,7 @@ static void test_already_slow(void)
 			trun(&d, &p, &r, &t);
 		}
 		int i = first_storm(&r);
+		detect_done(&d);
 		CHECK(i >= 0);
 		if (i < 0)
 			continue;
@@ -1091,6 +1099,38 @@ static void test_forecast_before_stall(void)
 	}
 }
 
+/* The idle budget is kept only for a disk that can be SMR: its static
+ * evidence says so, a storm is on record, or its media cache is known. */
+static void test_budget_kept(void)
+{
+	DetectParams p;
+	detect_params_init(&p);
+	DiskDetect d;
+	Rec r = {0};
+	detect_init(&d);
+	DetectSample s = wsec(1, 0, 0, 0);
+	s.wall = 1e9;
+	run(&d, &p, &r, s, false);
+	CHECK(!d.budget);		/* a CMR disk, an SSD */
+	s.now = 2, s.smr_static = true;
+	run(&d, &p, &r, s, false);
+	CHECK(d.budget && d.budget->cur.seen == 1);
+	detect_done(&d);
+	CHECK(!d.budget);
+	s.smr_static = false;
+	detect_init(&d);
+	detect_restore(&d, &p, EVENT_STORM_START, 0.5, 2);
+	detect_restore_done(&d, &p, 1);
+	run(&d, &p, &r, s, false);
+	CHECK(d.budget && d.budget->cur.seen == 1);
+	detect_done(&d);
+	detect_init(&d);
+	detect_seed_cache(&d, 24e9);
+	run(&d, &p, &r, s, false);
+	CHECK(d.budget != NULL);
+	detect_done(&d);
+}
+
 int main(void)
 {
 	test_primer_storm();
@@ -1112,5 +1152,6 @@ int main(void)
 	test_restore_rules();
 	test_storm_after_rest();
 	test_forecast_before_stall();
+	test_budget_kept();
 	return test_done("detect");
 }

@@ -222,11 +222,13 @@ static void after(const DetectSample *x, const DiskDetect *d, void *userdata)
 			memcpy(v->cache_points, d->cache.points, d->cache.n_points * sizeof *v->cache_points);
 		v->cache.points = v->cache_points;
 	}
-	for (int i = 0; i < 2; i++)
+	/* kept from the first interval, the disk saying SMR (smr_static):
+	 * without it nothing is taken, and check_budget fails */
+	for (int i = 0; d->budget && i < 2; i++)
 		if (!v->have[i] && t >= v->predict_at[i]) {
 			int h = (int)fmod(floor(x->wall / 3600), BUDGET_HOURS);
 			BudgetDisk k = {.curve = &d->cache.model.curve, .cache = d->cache.model.media_cache_bytes};
-			idle_budget_hour(&d->budget, h, &k, &v->at[i]);
+			idle_budget_hour(d->budget, h, &k, &v->at[i]);
 			v->have[i] = true;
 		}
 }
@@ -391,7 +393,7 @@ static void run_draw(char *line, Worst *w)
 				  .predict_at = {first < CYCLES ? s.heavy.stretch[first] + 1 : s.heavy.stretch[2],
 						 s.light.stretch[CYCLES - 2]}};
 			ReplayOptions o = {.phase = k * 0.25, .reclassify = true, .tail = 6,
-					   .wall0 = HOUR0 - s.heavy.from, .after = after};
+					   .wall0 = HOUR0 - s.heavy.from, .smr_static = true, .after = after};
 			ReplayResult res;
 			CHECK_INT(replay_detect(&t, &dp, &o, emitted, &v, NULL, &res), 0);
 			printf(" sampling at +%.2f s:\n", k * 0.25);
