@@ -41,6 +41,8 @@ void disk_release(Disk *d)
 	d->view.curve = NULL;
 	free(d->rebuild);
 	d->rebuild = NULL;
+	free(d->farm);
+	d->farm = NULL;
 }
 
 const RebuildState *disk_rebuild(const Disk *d)
@@ -132,7 +134,7 @@ static void detector_evidence(const Disk *d, Evidence *e, bool decisive, const c
 
 void disk_verdict(const Disk *d, Verdict *ret)
 {
-	classify_verdict(&d->sys.facts, &d->model, &d->farm, ret);
+	classify_verdict(&d->sys.facts, &d->model, d->farm, ret);
 	if (!apply_behaviour(d, &ret->class, &ret->confidence, &ret->smr_confidence, ret->basis, sizeof ret->basis)) {
 		/* a declared or stacked disk keeps its class; what it did is still evidence to read */
 		if (d->view.storms_known && !static_smr(d) && ret->n_evidence < VERDICT_MAX_EVIDENCE)

@@ -33,8 +33,9 @@ typedef struct Disk {
 	VerdictSummary verdict;	/* the full one: monitor_verdict() */
 	ModelMatch model;	/* the model list's answer: classify_match() when found, when a re-read changes
 				 * its model strings, and on reload; never for a view */
-	FarmReading farm;	/* what smartctl read of the vendor's log (FARM), asked as often as the model
-				 * list is matched and on reread; FARM_NOT_READ until then */
+	FarmReading *farm;	/* what smartctl read of the vendor's log (FARM), asked as often as the model
+				 * list is matched and on reread; NULL until it answers, as for every disk
+				 * it does not read (not a Seagate's): nothing read */
 	DiskstatAccum ds;
 	double interval;	/* seconds covered by ds.delta */
 	uint64_t added_usec;	/* CLOCK_REALTIME */

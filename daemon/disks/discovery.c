@@ -64,7 +64,7 @@ static void classify_into(Discovery *disc, Disk *d, bool rematch)
 	Verdict v;
 	if (rematch)
 		classify_match(&d->sys.facts, disc->models, &d->model);
-	classify_verdict(&d->sys.facts, &d->model, &d->farm, &v);
+	classify_verdict(&d->sys.facts, &d->model, d->farm, &v);
 	verdict_summarize(&v, &d->verdict);
 }
 
@@ -512,8 +512,13 @@ void discovery_set_farm(Discovery *disc, const char *name, unsigned major, unsig
 			 name, name);
 	else
 		log_info("%s: no FARM log read: %s", name, r->detail);
+	/* kept only for a disk smartctl answered of */
+	if (!d->farm && !(d->farm = malloc(sizeof *d->farm))) {
+		log_warning("%s: out of memory for its FARM reading, ignoring it", name);
+		return;
+	}
 	DiskClass old = d->verdict.class;
-	d->farm = *r;
+	*d->farm = *r;
 	classify_into(disc, d, false);
 	if (old != d->verdict.class)
 		log_verdict(d, "reclassified");

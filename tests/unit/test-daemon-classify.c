@@ -43,7 +43,7 @@ static Disk *add(DiskRegistry *r, const ModelList *ml)
 	/* as discovery does, once */
 	Verdict v;
 	classify_match(&n.sys.facts, ml, &n.model);
-	classify_verdict(&n.sys.facts, &n.model, &n.farm, &v);
+	classify_verdict(&n.sys.facts, &n.model, n.farm, &v);
 	verdict_summarize(&v, &n.verdict);
 	n.tuning = (DiskTuning){NAN, NAN, NAN};
 	if (registry_add(r, &n, &d) < 0)

@@ -156,12 +156,12 @@ static unsigned asked(DiskRegistry *disks)
 	unsigned n = 0;
 	for (size_t i = 0; i < registry_size(disks); i++) {
 		Disk *d = registry_at(disks, i);
-		if (d->farm.state == FARM_FAILED) {
-			CHECK(strstr(d->farm.detail, "is not device") != NULL);
+		if (d->farm && d->farm->state == FARM_FAILED) {
+			CHECK(strstr(d->farm->detail, "is not device") != NULL);
 			n++;
 		}
-		if (d->farm.state != FARM_SMR)
-			d->farm = (FarmReading){.state = FARM_NOT_READ};
+		if (d->farm && d->farm->state != FARM_SMR)
+			*d->farm = (FarmReading){.state = FARM_NOT_READ};
 	}
 	return n;
 }
@@ -213,13 +213,13 @@ static void test_farm(const char *fixtures, const ModelList *models, const Devic
 	CHECK(sdg && sdg->verdict.class == DISK_CLASS_DM_SMR && decided_by(sdg, EVIDENCE_VENDOR_LOG));
 	discovery_reread(disc, "sdg");
 	sdg = registry_get(disks, "sdg");
-	CHECK(sdg && sdg->verdict.class == DISK_CLASS_DM_SMR && sdg->farm.state == FARM_SMR);
+	CHECK(sdg && sdg->verdict.class == DISK_CLASS_DM_SMR && sdg->farm && sdg->farm->state == FARM_SMR);
 	CHECK_INT(asked(disks), 0);
 
 	/* its model string changes: asked again */
 	CHECK_INT(unit_tree_write(src.udev_fd, "data/b8:96", "E:ID_MODEL=ST4000VN006-3CW104\nE:ID_SERIAL_SHORT=ZGY0MD00\n"), 0);
 	discovery_reread(disc, "sdg");
-	CHECK(sdg && sdg->farm.state == FARM_FAILED);	/* the new answer in place of the old */
+	CHECK(sdg && sdg->farm && sdg->farm->state == FARM_FAILED);	/* the new answer in place of the old */
 	CHECK(sdg && sdg->verdict.class == DISK_CLASS_CMR);
 	CHECK_INT(asked(disks), 1);
 	discovery_reread(disc, "sdg");
