@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -309,7 +310,9 @@ void classify_match(const DiskFacts *f, const ModelList *ml, ModelMatch *ret)
 			snprintf(ret->ev.value, sizeof ret->ev.value, "%s", cand[i].model);
 			snprintf(ret->ev.implies, sizeof ret->ev.implies, "%s line %u (%s): %.60s", m->origin, m->line,
 				 model_class_to_string(m->class), m->source);
-			snprintf(ret->warning, sizeof ret->warning, "%s", m->warning ? m->warning : "");
+			/* out of memory: shown without it */
+			if (m->warning && *m->warning)
+				ret->warning = strndup(m->warning, EVIDENCE_STR - 1);
 			return;
 		}
 	}
@@ -319,6 +322,12 @@ void classify_match(const DiskFacts *f, const ModelList *ml, ModelMatch *ret)
 	snprintf(ret->ev.source, sizeof ret->ev.source, "%s", cand[0].source);
 	snprintf(ret->ev.value, sizeof ret->ev.value, "%s", cand[0].model);
 	snprintf(ret->ev.implies, sizeof ret->ev.implies, "not on the model list");
+}
+
+void classify_match_release(ModelMatch *m)
+{
+	free(m->warning);
+	*m = (ModelMatch){0};
 }
 
 bool classify_same_subjects(const DiskFacts *a, const DiskFacts *b)
@@ -338,7 +347,7 @@ static int model_evidence(Ctx *c, const ModelMatch *m, Evidence **ret_ev)
 		return -1;
 	*ret_ev = speaks(e, EVIDENCE_MODEL_LIST, m->class == MODEL_CLASS_CMR ? DISK_CLASS_CMR : DISK_CLASS_DM_SMR);
 	/* free text: shown with its provenance, it classifies nothing (the family's mark does) */
-	if (m->warning[0])
+	if (m->warning)
 		add(c, "drivedb.h warning", "smartctl's warning for this family, from its drive database", "%s", m->warning);
 	return (int)m->class;
 }
@@ -358,6 +367,7 @@ void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret)
 	ModelMatch m;
 	classify_match(f, ml, &m);
 	classify_verdict(f, &m, NULL, ret);
+	classify_match_release(&m);
 }
 
 bool classify_farm_supported(const DiskFacts *f)

@@ -136,7 +136,8 @@ typedef struct ModelMatch {
 	bool matched;		/* an entry matched: class is its class */
 	ModelClass class;
 	Evidence ev;		/* the first model string and "not on the model list", or the one that matched */
-	char warning[EVIDENCE_STR];	/* drivedb.h's warning for the matched family, "" for none */
+	char *warning;		/* drivedb.h's warning for the matched family (up to EVIDENCE_STR - 1
+				 * bytes of it), a copy; NULL for none, as for most families */
 } ModelMatch;
 
 /* What a disk keeps of its verdict: the evidence itself (5 KiB) is worked
@@ -167,8 +168,11 @@ bool evidence_sources_add(EvidenceSource *s, unsigned *n, unsigned max, const Ev
 /* classify_match() then classify_verdict(): for a disk seen once. */
 void classify_disk(const DiskFacts *f, const ModelList *ml, Verdict *ret);
 /* The model list's answer for the facts' model strings: at most
- * MODELLIST_SUBJECTS x modellist_size() matches, within MODELLIST_MATCH_BUDGET. */
+ * MODELLIST_SUBJECTS x modellist_size() matches, within MODELLIST_MATCH_BUDGET.
+ * *ret is overwritten: release a previous answer first. */
 void classify_match(const DiskFacts *f, const ModelList *ml, ModelMatch *ret);
+/* Frees what classify_match copied (the warning); m is then no match. */
+void classify_match_release(ModelMatch *m);
 /* Whether a and b give the model list the same model strings to match. */
 bool classify_same_subjects(const DiskFacts *a, const DiskFacts *b);
 /* The verdict from the facts, the model list's answer kept for them and

@@ -43,6 +43,7 @@ void disk_release(Disk *d)
 	d->rebuild = NULL;
 	free(d->farm);
 	d->farm = NULL;
+	classify_match_release(&d->model);
 }
 
 const RebuildState *disk_rebuild(const Disk *d)

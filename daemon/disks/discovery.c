@@ -62,8 +62,10 @@ static void udev_device_unrefp(struct udev_device **d)
 static void classify_into(Discovery *disc, Disk *d, bool rematch)
 {
 	Verdict v;
-	if (rematch)
+	if (rematch) {
+		classify_match_release(&d->model);
 		classify_match(&d->sys.facts, disc->models, &d->model);
+	}
 	classify_verdict(&d->sys.facts, &d->model, d->farm, &v);
 	verdict_summarize(&v, &d->verdict);
 }

@@ -191,6 +191,7 @@ static void test_kept_match(void)
 	classify_disk(&f, ml, &fresh);
 	CHECK(memcmp(&kept, &fresh, sizeof kept) == 0);
 	CHECK_INT(kept.class, DISK_CLASS_DM_SMR);
+	classify_match_release(&m);
 
 	/* discovery rematches only when the model strings change */
 	DiskFacts g = f;

@@ -171,6 +171,7 @@ static Verdict verdict(const DiskFacts *f, FarmState s)
 	snprintf(r.detail, sizeof r.detail, "Drive Recording Type: %s", s == FARM_SMR ? "SMR" : "CMR");
 	Verdict v;
 	classify_verdict(f, &m, &r, &v);
+	classify_match_release(&m);
 	return v;
 }
 
