@@ -39,6 +39,8 @@ void disk_release(Disk *d)
 	diskview_pool(d);
 	free(d->view.curve);
 	d->view.curve = NULL;
+	free(d->view.lat);
+	d->view.lat = NULL;
 	free(d->rebuild);
 	d->rebuild = NULL;
 	free(d->farm);

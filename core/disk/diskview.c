@@ -57,24 +57,31 @@ static const LatSummary *latency(Disk *d, int op, ViewWindow w, Hist *ret)
 			*ret = (Hist){0};
 		return &none;
 	}
-	OpView *ov = &d->view.op[op];
 	const OpLatency *o = d->lat ? d->lat->op[op] : NULL;
-	bool stale = ov->summed[w] != d->view.sample + 1;
+	ViewLatency *k = d->view.lat;
+	if (o && !k)
+		k = d->view.lat = calloc(1, sizeof *k);
+	if (!o || !k) {	/* never traced: nothing to sum */
+		if (ret)
+			*ret = (Hist){0};
+		return &none;
+	}
+	bool stale = k->summed[op][w] != d->view.sample + 1;
 	if (!stale && !ret)
-		return &ov->win[w];
+		return &k->win[op][w];
 	Hist h = {0};
 	const Hist *from = &h;
-	if (o && w == VIEW_LAST)
+	if (w == VIEW_LAST)
 		from = &o->window.last_second;
-	else if (o)
+	else
 		lat_window_sum(&o->window, view_windows[w].seconds, &h);
 	if (ret)
 		*ret = *from;
 	if (stale) {
-		summarize(from, &ov->win[w]);
-		ov->summed[w] = d->view.sample + 1;
+		summarize(from, &k->win[op][w]);
+		k->summed[op][w] = d->view.sample + 1;
 	}
-	return &ov->win[w];
+	return &k->win[op][w];
 }
 
 const LatSummary *diskview_latency(Disk *d, int op, ViewWindow w) { return latency(d, op, w, NULL); }
@@ -205,6 +212,7 @@ void diskview_update(Disk *d, const DetectParams *p, const DiskViewClock *c)
 		DiskView keep = *v;
 		diskview_init(v);
 		memcpy(v->op, keep.op, sizeof v->op);
+		v->lat = keep.lat;
 		v->pool = keep.pool;
 		free(keep.curve);
 	}

@@ -51,11 +51,15 @@ typedef struct OpView {
 	bool traced;			/* an I/O of this op was ever timed */
 	uint64_t total, slow;		/* timed since start; slower than slow-io */
 	double slow_max;
-	/* the percentiles, summed on the first read in a sample (smrctl
-	 * show/top and the pages read them, /metrics never): diskview_latency() */
-	LatSummary win[_VIEW_WINDOW_MAX];
-	uint64_t summed[_VIEW_WINDOW_MAX];	/* the sample + 1 win[] was summed in; 0 never */
 } OpView;
+
+/* A traced disk's percentiles, summed on the first read in a sample
+ * (smrctl show/top and the pages read them, /metrics never):
+ * diskview_latency(). Allocated on the first read of a traced op. */
+typedef struct ViewLatency {
+	LatSummary win[TRACE_OPS][_VIEW_WINDOW_MAX];
+	uint64_t summed[TRACE_OPS][_VIEW_WINDOW_MAX];	/* the sample + 1 win[] was summed in; 0 never */
+} ViewLatency;
 
 /* How urgent a disk looks: the status page lists the most urgent first.
  * A stall forecast near comes first: the one problem that can still be
@@ -122,6 +126,7 @@ typedef struct DiskView {
 	char *pool;			/* NULL for none: read it through diskview_pool_str() */
 	DiskRates rates;
 	OpView op[TRACE_OPS];
+	ViewLatency *lat;		/* NULL until a traced op's percentiles are read */
 } DiskView;
 
 struct Disk;
@@ -151,7 +156,8 @@ const char *diskview_pool_str(const DiskView *v);
 const char *diskview_severity_to_string(DiskSeverity s);
 /* One op's latency over one window, as of the view's sample: summed from
  * the disk's windows on the first read in a sample, then kept. A bad op or
- * window gives an empty summary. */
+ * window, an op never traced (or no memory to keep it) gives an empty
+ * summary. */
 const LatSummary *diskview_latency(struct Disk *d, int op, ViewWindow w);
 /* The same, and the window's buckets in *ret (summed once for both). */
 const LatSummary *diskview_latency_hist(struct Disk *d, int op, ViewWindow w, Hist *ret);
