@@ -33,6 +33,8 @@ void detect_shadow_add(DiskDetect *d, double start, double end);
 double detect_stolen_during(const DiskDetect *d, double start, double end);
 /* An interval in which the hypervisor stole CPU time. */
 void detect_steal_add(DiskDetect *d, double start, double end, double stolen);
+/* Frees the stolen intervals (detect-waits.c). */
+void detect_waits_done(DiskDetect *d);
 /* Idle cleaning: within idle-after of a storm, no storm under way. */
 bool detect_after_storm(const DiskDetect *d, const DetectParams *p, double now);
 void detect_idle_check(DiskDetect *d, const DetectParams *p, const DetectSample *s, double dt, DetectEmit emit,

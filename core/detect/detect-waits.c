@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "detect-internal.h"
 #include "format.h"
@@ -49,12 +50,18 @@ bool detect_shadowed(const DiskDetect *d, double start, double end)
 	return false;
 }
 
+bool detect_host_stalled(const DetectParams *p, const DetectSample *s)
+{
+	double dt = s->dt > 0 ? s->dt : 1;
+	return s->host_steal > 0 && s->host_steal >= p->host_steal * dt;
+}
+
 /* What the hypervisor took from the CPUs while something waited from
  * start to end: that much of the wait is the host's, whichever disk. */
 double detect_stolen_during(const DiskDetect *d, double start, double end)
 {
 	double x = 0;
-	for (unsigned i = 0; i < DETECT_STEALS; i++) {
+	for (unsigned i = 0; d->waits.steals && i < DETECT_STEALS; i++) {
 		const DetectSteal *h = &d->waits.steals[i];
 		/* no more of an interval than the wait covered: a freeze that
 		 * straddles a sample is all in the wait, whatever its share of
@@ -67,8 +74,18 @@ double detect_stolen_during(const DiskDetect *d, double start, double end)
 
 void detect_steal_add(DiskDetect *d, double start, double end, double stolen)
 {
+	/* out of memory: the host's time is taken as the disk's */
+	if (!d->waits.steals && !(d->waits.steals = calloc(DETECT_STEALS, sizeof *d->waits.steals)))
+		return;
 	d->waits.steals[d->waits.steal_next] = (DetectSteal){start, end, (float)stolen};
 	d->waits.steal_next = (d->waits.steal_next + 1) % DETECT_STEALS;
+}
+
+void detect_waits_done(DiskDetect *d)
+{
+	free(d->waits.steals);
+	d->waits.steals = NULL;
+	d->waits.steal_next = 0;
 }
 
 /* A flush or discard in flight from start to end: what waited with it

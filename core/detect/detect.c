@@ -43,6 +43,7 @@ unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX])
 void detect_done(DiskDetect *d)
 {
 	detect_cache_done(d);
+	detect_waits_done(d);
 	free(d->ring.heap);
 	d->ring.heap = NULL;
 	d->ring.cap = DETECT_HISTORY_INLINE;
@@ -117,12 +118,6 @@ static void take_waits(DiskDetect *d, const DetectParams *p, double floor, Write
 			f->long_stalls += w->n;
 	}
 	d->waits.n = 0;
-}
-
-bool detect_host_stalled(const DetectParams *p, const DetectSample *s)
-{
-	double dt = s->dt > 0 ? s->dt : 1;
-	return s->host_steal > 0 && s->host_steal >= p->host_steal * dt;
 }
 
 static void write_facts(const DetectParams *p, DiskDetect *d, const DetectSample *s, double dt, WriteFacts *f)

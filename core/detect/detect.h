@@ -202,7 +202,8 @@ typedef struct DetectWaits {
 	double base;
 	DetectShadow shadows[DETECT_SHADOWS];
 	unsigned shadow_next;
-	DetectSteal steals[DETECT_STEALS];
+	DetectSteal *steals;		/* DETECT_STEALS of them, made with the first: NULL where the
+					 * hypervisor never took CPU time (bare metal) */
 	unsigned steal_next;
 	double stall_threshold;		/* the disk's, as detect_slow_io last had it */
 } DetectWaits;
@@ -282,7 +283,7 @@ void detect_init(DiskDetect *d);
 /* The bands found at the last search for op (0 reads, 1 writes); returns how many. */
 unsigned detect_bands(const DiskDetect *d, int op, Band ret[BANDS_MAX]);
 /* Frees what the detector allocated (the ring's heap, the curve's points,
- * the idle budget) and empties them. */
+ * the idle budget, the stolen intervals) and empties them. */
 void detect_done(DiskDetect *d);
 /* One interval: storms, idle cleaning, bands, and the behaviour verdict
  * (reclassify: whether behaviour may make the disk dm-smr; false when static
