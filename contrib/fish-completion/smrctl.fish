@@ -5,7 +5,7 @@ function __smrctl_devices
     smrctl --json disks 2>/dev/null | string match -r -g '"device": *"([^"]*)"'
 end
 
-set -l commands status disks show top events reload reread forget ack unack acks notify-test qualify rebuild-check rebuilds
+set -l commands status disks show top events incidents reload reread forget ack unack acks notify-test qualify rebuild-check rebuilds
 complete -c smrctl -f
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l socket -r -F -d 'smrd control socket'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -l json -d 'print the reply as JSON'
@@ -16,7 +16,8 @@ complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a status -d '
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a disks -d 'one line per watched disk'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a show -d 'one disk in depth'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a top -d 'a line per disk every second, like iostat'
-complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a events -d 'storms, stalls, bands, idle cleaning'
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a events -d 'what happened: incidents with their steps, and the other events'
+complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a incidents -d 'storms, rebuilds and slow I/Os, each as one incident'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a reload -d 're-read smrd.conf (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a reread -d 're-read a disk and classify it again (root)'
 complete -c smrctl -n "not __fish_seen_subcommand_from $commands" -a forget -d "reset a disk's detector state (root)"
@@ -32,10 +33,12 @@ complete -c smrctl -n "__fish_seen_subcommand_from show reread probe forget ack 
 complete -c smrctl -n "__fish_seen_subcommand_from ack" -l for -x -a '1h 8h 24h 7d forever' -d 'how long (default 24h)'
 complete -c smrctl -n "__fish_seen_subcommand_from ack unack" -a 'storm-start storm-end stall timeout-risk bands behaviour stall-imminent rebuild-warning all'
 complete -c smrctl -n "__fish_seen_subcommand_from top" -l count -x -d 'print N screens, then exit'
-complete -c smrctl -n "__fish_seen_subcommand_from events" -l device -x -a '(__smrctl_devices)' -d "only this disk's"
-complete -c smrctl -n "__fish_seen_subcommand_from events" -l since -x -a 'now today yesterday -1h -30m "2 hours ago"' -d 'as journalctl takes it'
+complete -c smrctl -n "__fish_seen_subcommand_from events incidents" -l device -x -a '(__smrctl_devices)' -d "only this disk's"
+complete -c smrctl -n "__fish_seen_subcommand_from events incidents" -l since -x -a 'now today yesterday -1h -30m "2 hours ago"' -d 'as journalctl takes it'
 complete -c smrctl -n "__fish_seen_subcommand_from events" -l follow -d 'keep printing new ones'
-complete -c smrctl -n "__fish_seen_subcommand_from events" -l limit -x -d 'the newest N'
+complete -c smrctl -n "__fish_seen_subcommand_from events incidents" -l limit -x -d 'the newest N'
+complete -c smrctl -n "__fish_seen_subcommand_from events incidents" -l kind -x -a 'storm-start storm-end stall timeout-risk bands idle-cleaning-start idle-cleaning-end behaviour media-cache stall-imminent rebuild-warning rebuild-start rebuild-end rebuild-done zfs-delay zfs-deadman zfs-sitout zfs-statechange idle-recovery stalls storm rebuild' -d 'only these kinds'
+complete -c smrctl -n "__fish_seen_subcommand_from events" -l all -d 'every row as stored, no incident lines'
 
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -a '(lsblk -dno NAME 2>/dev/null)'
 complete -c smrctl -n "__fish_seen_subcommand_from qualify" -l destructive -d 'write to the disk (asks for its serial)'

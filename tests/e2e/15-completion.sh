@@ -22,7 +22,7 @@ start_smrd --sysfs-root "$FIX/sys" --procfs-root "$FIX/proc" --udev-root "$FIX/u
 step "what smrctl --help lists"
 commands=$("$SMRCTL" --help | awk '/^Commands:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }')
 say "  commands: $(echo $commands)"
-check "smrctl --help lists the fifteen commands" [ "$(echo "$commands" | wc -w)" = 15 ]
+check "smrctl --help lists the sixteen commands" [ "$(echo "$commands" | wc -w)" = 16 ]
 declare -A OPTS
 for c in $commands; do
 	check "smrctl $c --help exits 0" bash -c "'$SMRCTL' $c --help >/dev/null"
