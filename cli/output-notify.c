@@ -40,11 +40,13 @@ static void until_text(json_object *until, char *buf, size_t n)
 		return;
 	}
 	double u = json_object_get_double(until);
-	time_t t = (time_t)u;
 	struct tm tm;
-	char when[32] = "?";
-	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+	char when[32];
+	if (!output_tm(u, true, &tm)) {
+		snprintf(buf, n, "until ?");
+		return;
+	}
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
 	double left = u - (double)time(NULL);
 	if (left < 0)
 		left = 0;
@@ -85,9 +87,8 @@ void output_acks(FILE *f, json_object *r)
 		json_object *a = json_object_array_get_idx(list, i);
 		char until[96], since[32] = "?";
 		until_text(output_get(a, "until"), until, sizeof until);
-		time_t t = (time_t)output_num(a, "time");
 		struct tm tm;
-		if (gmtime_r(&t, &tm))
+		if (output_tm(output_num(a, "time"), true, &tm))
 			strftime(since, sizeof since, "%Y-%m-%d %H:%M", &tm);
 		fprintf(f, "%-10s %-16s %-12s %-17s %s\n", output_str(a, "device"), output_str(a, "kind"),
 			output_str(a, "class"), since, until + strlen("until "));

@@ -41,6 +41,17 @@ const char *output_str(json_object *o, const char *key) { return jstr(o, key); }
 double output_num(json_object *o, const char *key) { return jnum(o, key); }
 json_object *output_get(json_object *o, const char *key) { return jget(o, key); }
 
+/* A reply's time as broken-down time; false for one no time_t holds (an
+ * open incident's end is NaN; a reply may carry anything, and the cast of
+ * such a value is undefined). */
+bool output_tm(double t, bool utc, struct tm *tm)
+{
+	if (!isfinite(t) || fabs(t) > 1e15)
+		return false;
+	time_t s = (time_t)t;
+	return utc ? gmtime_r(&s, tm) != NULL : localtime_r(&s, tm) != NULL;
+}
+
 size_t output_list(FILE *f, json_object *r, const char *key, const char *none, json_object **ret_list)
 {
 	json_object *a = jget(r, key);
@@ -151,7 +162,7 @@ void output_json(FILE *f, json_object *r)
 void output_status(FILE *f, json_object *r)
 {
 	double up = jnum(r, "uptime_seconds");
-	long u = isnan(up) ? 0 : (long)up;
+	long u = isfinite(up) && fabs(up) < 1e15 ? (long)up : 0;
 	fprintf(f, "smrd %s, pid %.0f, up %ldh %02ldm %02lds\n", jstr(r, "version"), jnum(r, "pid"),
 		u / 3600, u / 60 % 60, u % 60);
 	const char *listen = jstr(r, "listen");
@@ -298,9 +309,10 @@ static void output_show_latency(FILE *f, json_object *lat)
 		fprintf(f, "recent slow I/Os:\n");
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(rs, i);
-		char l[16], t[32];
-		time_t when = (time_t)jnum(s, "time");
-		strftime(t, sizeof t, "%H:%M:%S", localtime(&when));
+		char l[16], t[32] = "-";
+		struct tm tm;
+		if (output_tm(jnum(s, "time"), false, &tm))
+			strftime(t, sizeof t, "%H:%M:%S", &tm);
 		if (isnan(jnum(s, "sector")))	/* a flush: no sector, no bytes */
 			fprintf(f, "  %s %-7s %s\n", t, jstr(s, "op"), lat_or_dash(s, "latency", l, sizeof l));
 		else
@@ -405,9 +417,8 @@ static void output_idle(FILE *f, json_object *b)
 
 static const char *fmt_time(double t, char *buf, size_t n)
 {
-	time_t s = (time_t)t;
 	struct tm tm;
-	if (!isfinite(t) || !localtime_r(&s, &tm))
+	if (!output_tm(t, false, &tm))
 		snprintf(buf, n, "-");
 	else
 		strftime(buf, n, "%Y-%m-%d %H:%M:%S", &tm);

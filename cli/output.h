@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 /* Each renders a command's result object as text. */
 void output_status(FILE *f, json_object *r);
@@ -29,6 +30,8 @@ void output_evidence(FILE *f, json_object *ev);
 /* A reply's members: "" for a string that is not there, NaN for a number, NULL. */
 const char *output_str(json_object *o, const char *key);
 double output_num(json_object *o, const char *key);
+/* false for a time no time_t holds (NaN, absent, absurd) */
+bool output_tm(double t, bool utc, struct tm *tm);
 json_object *output_get(json_object *o, const char *key);
 /* The array member key of r (in *ret_list, NULL if absent) and its length, 0
  * unless it is an array; a list that is empty prints the line none, if any. */
