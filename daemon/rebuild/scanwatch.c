@@ -28,7 +28,8 @@ struct ScanWatch {
 	ScanWatchCallbacks cb;
 	char **env;
 	sd_event_source *timer;
-	sd_event_source *kick_timer;	/* a kick within SCANWATCH_KICK_GAP_USEC of the last run */
+	sd_event_source *kick_timer;	/* a kick within kick_gap_usec of the last run */
+	uint64_t kick_gap_usec;
 	/* the run under way */
 	ChildRun *run;
 	ScanWatchForm running_form;
@@ -50,7 +51,8 @@ int scanwatch_new(sd_event *e, Reaper *reaper, const char *zpool, double interva
 	ScanWatch *w = calloc(1, sizeof *w);
 	if (!w)
 		return -ENOMEM;
-	*w = (ScanWatch){.event = sd_event_ref(e), .zpool = strdup(zpool), .interval_usec = (uint64_t)(interval * 1e6)};
+	*w = (ScanWatch){.event = sd_event_ref(e), .zpool = strdup(zpool), .interval_usec = (uint64_t)(interval * 1e6),
+			   .kick_gap_usec = SCANWATCH_KICK_GAP_USEC};
 	if (cb)
 		w->cb = *cb;
 	static const char *const drop[] = {"ZFS_COLOR=", "LC_ALL=", NULL}, *const add[] = {"LC_ALL=C", NULL};
@@ -215,9 +217,9 @@ void scanwatch_kick(ScanWatch *w)
 	if (!w)
 		return;
 	w->kicked = true;
-	if (childrun_running(w->run) || (w->kick_timer && sd_event_source_get_enabled(w->kick_timer, NULL) > 0))
+	if (scanwatch_pending(w))
 		return;		/* the run under way, or the one due, reads it */
-	uint64_t now = now_usec(CLOCK_MONOTONIC), due = w->run_started + SCANWATCH_KICK_GAP_USEC;
+	uint64_t now = now_usec(CLOCK_MONOTONIC), due = w->run_started + w->kick_gap_usec;
 	if (!w->run_started || now >= due) {
 		poll_now(w);
 		return;
@@ -239,4 +241,14 @@ void scanwatch_counts(const ScanWatch *w, unsigned *ret_ok, unsigned *ret_failed
 {
 	*ret_ok = w->ok;
 	*ret_failed = w->failed;
+}
+
+bool scanwatch_pending(const ScanWatch *w)
+{
+	return childrun_running(w->run) || (w->kick_timer && sd_event_source_get_enabled(w->kick_timer, NULL) > 0);
+}
+
+void scanwatch_set_kick_gap(ScanWatch *w, uint64_t usec)
+{
+	w->kick_gap_usec = usec;
 }

@@ -61,3 +61,9 @@ void scanwatch_kick(ScanWatch *w);
 ScanWatchForm scanwatch_form(const ScanWatch *w);
 /* Readings parsed, runs that failed, since start. */
 void scanwatch_counts(const ScanWatch *w, unsigned *ret_ok, unsigned *ret_failed);
+/* A reading under way, or one a kick made due: what a test waits for
+ * instead of a while. */
+bool scanwatch_pending(const ScanWatch *w);
+/* The gap between a reading and a kick's (SCANWATCH_KICK_GAP_USEC by
+ * default): a test of what is not the gap sets 0 rather than wait it out. */
+void scanwatch_set_kick_gap(ScanWatch *w, uint64_t usec);
