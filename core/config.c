@@ -71,6 +71,9 @@ static const ConfigItem items[] = {
 	NUMBER("slow-io", slow_io, "0.1", 0.001, 3600, "seconds", "seconds: slower I/Os are recorded one by one"),
 	NUMBER("history-days", history_days, "90", 1, 36500, "days", "days of events kept in the history database"),
 	NUMBER("history-max-events", history_max_events, "100000", 100, 1e8, NULL, "events kept at most"),
+	NUMBER("history-retry", history_retry, "10", 0.1, 3600, "seconds",
+	       "seconds between attempts to write back the events kept in memory while the history database "
+	       "cannot be written (its file system full, read-only or gone)"),
 	ITEM("probe", CONFIG_BOOL, probe, "no",
 	     "confirm idle-time cleaning with rate-limited 4 KiB O_DIRECT reads (never on a disk idle long enough to spin down)"),
 	NUMBER("probe-interval", probe_interval, "10", 0.1, 3600, "seconds", "seconds between probe reads of one disk"),

@@ -29,6 +29,7 @@ typedef struct Config {
 	double slow_io;		/* seconds: I/Os this slow are recorded one by one */
 	double history_days;	/* events older than this are pruned */
 	double history_max_events;
+	double history_retry;	/* seconds between attempts at a database that could not be written */
 	double probe;		/* 0/1: confirm idle cleaning with a small read probe */
 	double probe_interval;	/* seconds between probe reads of one disk */
 	char *notify_command;	/* run once per incident; "" none */

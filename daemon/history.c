@@ -283,7 +283,7 @@ History *history_close(History *h)
 {
 	if (!h)
 		return NULL;
-	history_maintain(h, UINT64_MAX);	/* a last chance for what is pending */
+	history_maintain(h, UINT64_MAX, 0);	/* a last chance for what is pending */
 	close_db(h);
 	history_notify_free(h);
 	history_incidents_free(h);
@@ -513,11 +513,11 @@ static bool file_gone(const History *h)
 	return stat(h->path, &now) < 0 || now.st_dev != h->watch_dev || now.st_ino != h->watch_ino;
 }
 
-int history_maintain(History *h, uint64_t now_mono_usec)
+int history_maintain(History *h, uint64_t now_mono_usec, uint64_t retry_usec)
 {
 	if (!h)
 		return 0;
-	bool due = now_mono_usec == UINT64_MAX || now_mono_usec - h->last_retry_usec >= HISTORY_RETRY_USEC;
+	bool due = now_mono_usec == UINT64_MAX || now_mono_usec - h->last_retry_usec >= retry_usec;
 	if (h->db && !h->orphaned && file_gone(h)) {
 		/* Keep the handle: it is the only copy of what was stored. */
 		h->orphaned = true;

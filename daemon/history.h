@@ -21,7 +21,6 @@
 
 #define HISTORY_FILE "events.db"
 #define HISTORY_PENDING_MAX 4096	/* events held in memory while the database cannot take them */
-#define HISTORY_RETRY_USEC (10 * UINT64_C(1000000))
 
 typedef struct HistoryEvent {
 	int64_t id;
@@ -103,9 +102,9 @@ uint64_t history_dropped(const History *h);
 int history_forget(History *h, const char *device, const char *serial);
 /* Called regularly (each sampling interval): notices a database file that
  * was deleted or replaced and recreates it from what it holds, and every
- * HISTORY_RETRY_USEC retries a database that could not be written or opened,
- * writing back the pending events. Returns how many it wrote back. */
-int history_maintain(History *h, uint64_t now_mono_usec);
+ * retry_usec (history-retry) retries a database that could not be written
+ * or opened, writing back the pending events. Returns how many it wrote back. */
+int history_maintain(History *h, uint64_t now_mono_usec, uint64_t retry_usec);
 
 /* ------------------------------------------------------------ incidents */
 

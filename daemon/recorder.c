@@ -474,7 +474,7 @@ void recorder_upkeep(Recorder *ev, const TickTime *t)
 {
 	if (!ev || !ev->history)
 		return;
-	int written = history_maintain(ev->history, t->mono_usec);
+	int written = history_maintain(ev->history, t->mono_usec, (uint64_t)(ev->cfg->history_retry * 1e6));
 	const char *notice = history_take_notice(ev->history);
 	if (notice)
 		log_warning("history: %s", notice);

@@ -87,6 +87,7 @@ static void test_reload_every_key(Context *ctx, const char *conf, const char *di
 	const char *const every[][2] = {
 		{"web.config.file", web}, {"include", "^(sd|nvme)"}, {"exclude", "^loop"}, {"watch-stacked", "yes"},
 		{"drivedb", "none"}, {"slow-io", "0.25"}, {"history-days", "30"}, {"history-max-events", "5000"},
+		{"history-retry", "2"},
 		{"probe", "no"}, {"probe-interval", "20"}, {"notify-command", "/bin/true"}, {"notify-min-severity", "crit"},
 		{"notify-interval", "600"}, {"notify-timeout", "10"}, {"notify-mailto", "admin@example.org"},
 		{"notify-webhook-url", "https://example.org/hook"}, {"notify-url", "https://nas.example/smrd"},

@@ -13,6 +13,8 @@
 #include "test.h"
 #include "util.h"
 
+#define RETRY_USEC (10 * UINT64_C(1000000))	/* history-retry's default */
+
 typedef struct Got {
 	unsigned n;
 	HistoryEvent e[64];
@@ -671,7 +673,7 @@ int main(void)
 		snprintf(path, sizeof path, "%s/events.db%s", dir, suffix[i]);
 		unlink(path);
 	}
-	CHECK_INT(history_maintain(h, 1), 0);
+	CHECK_INT(history_maintain(h, 1, RETRY_USEC), 0);
 	snprintf(path, sizeof path, "%s/events.db", dir);
 	struct stat st;
 	CHECK_INT(stat(path, &st), 0);
@@ -721,8 +723,8 @@ int main(void)
 	CHECK_INT(history_forget(h, "sdc", NULL), 10);
 	CHECK_INT(history_pending(h), 20);
 	CHECK_INT(mkdir(later, 0755), 0);
-	CHECK_INT(history_maintain(h, 5), 0);	/* not due yet: retries are spaced */
-	CHECK_INT(history_maintain(h, 5 + HISTORY_RETRY_USEC), 20);
+	CHECK_INT(history_maintain(h, 5, RETRY_USEC), 0);	/* not due yet: retries are spaced */
+	CHECK_INT(history_maintain(h, 5 + RETRY_USEC, RETRY_USEC), 20);
 	CHECK(history_persistent(h));
 	CHECK_INT(history_pending(h), 0);
 	HistoryEvent next = ev("sdb", "stall", 2000);
