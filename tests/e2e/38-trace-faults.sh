@@ -69,11 +69,11 @@ step "a disk detached while traced and written to"
 A=$(fast_loop a)
 NA=${A#/dev/}
 start_smrd --interval 0.5 --include '^loop[0-9]+$' --exclude '^$' --trace-backend bpf
-sleep 1
-fio_on "$A" 4 --rw=randwrite --iodepth=8 &
+wait_watched "$PORT" "$NA" "$T/smrd.log"
+fio_on "$A" 3 --rw=randwrite --iodepth=8 &
 F=$!
 sleep 1.5
-losetup -d "$A"	# lazy: the device goes when fio lets go of it
+losetup -d "$A"	# lazy: the device goes when fio lets go of it, 1.5 s of writes later
 wait_pid "$F" 40 "fio on the detached disk"
 WAIT_LOG=$T/smrd.log wait_until 10 "$NA to leave the metrics" bash -c "curl -sf --max-time 5 http://127.0.0.1:$PORT/metrics | grep -qv 'device=\"$NA\"' && ! curl -sf --max-time 5 http://127.0.0.1:$PORT/metrics | grep -q 'device=\"$NA\"'"
 check "smrd survives the detach and drops the disk" alive
@@ -99,12 +99,16 @@ step "ring overflow: smrd stopped while the disk is busy"
 use_emu
 emu_up E slowring ssd --ssd-us 1500 >/dev/null || exit 1
 NE=${E#/dev/}
+# Busy long enough to overflow the ring, with room to spare: perf's (256 KiB
+# a CPU, two samples an I/O) on a disk in RAM in a fraction of a second,
+# BPF's slow-I/O ring (256 KiB, some 4000 records) within a second of
+# writes that take 1.5 ms, 32 at a time.
 for backend in perf bpf; do
-	if [ "$backend" = perf ]; then D=$B ND=$NB; else D=$E ND=$NE; fi
+	if [ "$backend" = perf ]; then D=$B ND=$NB busy=1; else D=$E ND=$NE busy=2; fi
 	start_smrd --interval 0.5 --include "^$ND\$" --exclude '^$' --trace-backend $backend --slow-io 0.001
-	sleep 1.5
+	wait_watched "$PORT" "$ND" "$T/smrd.log"
 	kill -STOP "$SMRD_PID"
-	fio_on "$D" 3 --rw=randwrite --iodepth=32
+	fio_on "$D" "$busy" --rw=randwrite --iodepth=32
 	kill -CONT "$SMRD_PID"
 	sleep 1.5
 	check "$backend: smrd runs on" alive
