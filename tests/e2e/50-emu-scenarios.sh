@@ -105,7 +105,9 @@ rows = [l.split() for l in out.splitlines() if re.match(r"^\s+\d+\s+(running|don
 nums = [int(r[0]) for r in rows]
 done = next((int(r[0]) for r in rows if r[1] == "done"), None)
 storm = [int(r[0]) for r in rows if "STORM" in r]
-ev = re.findall(r"^(\S+ \S+) \S+\s+(storm-start|storm-end)\s", out, re.M)
+# the storm is an incident now: its start and end are its steps
+# ("    HH:MM:SS storm-start ..."); a row of its own would read "DATE TIME DEV storm-start"
+ev = re.findall(r"^\s*(?:\S+ )?(\d\d:\d\d:\d\d)(?: \S+)?\s+(storm-start|storm-end)\s", out, re.M)
 DONE_SLACK = 6
 print(f"rows {nums[:1]}..{nums[-1:]}, fio done at row {done} (bound {secs}-{secs + DONE_SLACK}), storm rows {storm[:1]}..{storm[-1:]}, events {[k for _, k in ev]}")
 # a second the machine was too busy to ask in is missing, not every later row late.
