@@ -31,8 +31,6 @@ typedef struct Disk {
 	unsigned n_members;
 	DiskTuning tuning;	/* smrd.conf's disk.<ID>.* settings */
 	VerdictSummary verdict;	/* the full one: monitor_verdict() */
-	ModelMatch model;	/* the model list's answer: classify_match() when found, when a re-read changes
-				 * its model strings, and on reload; never for a view */
 	FarmReading *farm;	/* what smartctl read of the vendor's log (FARM), asked as often as the model
 				 * list is matched and on reread; NULL until it answers, as for every disk
 				 * it does not read (not a Seagate's): nothing read */
@@ -41,13 +39,17 @@ typedef struct Disk {
 	uint64_t added_usec;	/* CLOCK_REALTIME */
 	bool seen;		/* mark-and-sweep during scans and samples */
 	DiskLatency *lat;	/* traced latency; NULL until the first traced I/O */
-	DiskDetect det;		/* the detector's state: only the monitor reads it */
-	bool det_ready;		/* det initialised and restored from the history */
 	DiskView view;		/* what the views show: diskview_update() */
 	/* a rebuild onto it followed from zpool/btrfs status (daemon/rebuild/rebuilds.c);
 	 * NULL until one is seen, as for most disks: read it through disk_rebuild() */
 	RebuildState *rebuild;
 	struct MonitorDisk *mon;	/* the monitor's own (probe, log limits); it frees it */
+	/* Last, what no view reads: every view (a scrape reads each disk's
+	 * identity, counters and view in turn) then touches fewer pages. */
+	ModelMatch model;	/* the model list's answer: classify_match() when found, when a re-read changes
+				 * its model strings, and on reload; never for a view */
+	DiskDetect det;		/* the detector's state: only the monitor reads it */
+	bool det_ready;		/* det initialised and restored from the history */
 } Disk;
 
 void disk_rates(const Disk *d, DiskRates *ret);
