@@ -84,6 +84,30 @@ MetricFamily *metric_family_decimals(MetricFamily *f, int decimals)
 	return f;
 }
 
+static bool family_grow(MetricFamily *f, size_t ncap)
+{
+	MetricSample *n = realloc(f->samples, ncap * sizeof *n);
+	if (!n) {
+		f->set->oom = true;
+		return false;
+	}
+	f->samples = n;
+	f->cap = ncap;
+	return true;
+}
+
+MetricFamily *metric_family_expect(MetricFamily *f, size_t n)
+{
+	if (f && n > f->cap)
+		family_grow(f, n);
+	return f;
+}
+
+void metricset_expect_labels(MetricSet *s, size_t n)
+{
+	buf_reserve(&s->labels, n);
+}
+
 /* Room for n more bytes at b's end, growing by doubling as buf_put does
  * (buf_reserve alone grows to the byte: once per sample, a copy each time). */
 static char *room(Buf *b, size_t n)
@@ -158,17 +182,8 @@ void metric_add_labels(MetricFamily *f, const char *suffix, MetricLabels labels,
 {
 	if (!f)
 		return;
-	MetricSet *s = f->set;
-	if (f->n == f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 16;
-		MetricSample *n = realloc(f->samples, ncap * sizeof *n);
-		if (!n) {
-			s->oom = true;
-			return;
-		}
-		f->samples = n;
-		f->cap = ncap;
-	}
+	if (f->n == f->cap && !family_grow(f, f->cap ? f->cap * 2 : 16))
+		return;
 	f->samples[f->n++] = (MetricSample){.suffix = suffix, .labels = labels.at, .labels_len = labels.len,
 					    .value = value};
 }

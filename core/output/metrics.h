@@ -38,6 +38,12 @@ MetricFamily *metricset_family(MetricSet *s, const char *name, MetricType type, 
  * integers always exactly. Default: the shortest form that reads back
  * exactly. Returns f. */
 MetricFamily *metric_family_decimals(MetricFamily *f, int decimals);
+/* Room for n samples in f, taken at once: a caller that knows how many
+ * are coming (one per disk) spares the copies of growing by doubling.
+ * Returns f. */
+MetricFamily *metric_family_expect(MetricFamily *f, size_t n);
+/* Room for n more bytes of rendered label sets, likewise. */
+void metricset_expect_labels(MetricSet *s, size_t n);
 /* Adds a sample to f. labels is a NULL-terminated list of name, value
  * pairs, rendered and escaped here (the strings need not outlive the call);
  * suffix is appended to the family name (e.g. "_bucket"), a static string,

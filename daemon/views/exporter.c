@@ -328,6 +328,23 @@ static void disk_samples(const DiskFamilies *fam, const Disk *d)
 		idle_samples(&fam->idle_time, d, dev);
 }
 
+/* Room taken at once for what n disks add (one sample per disk in most
+ * families, two stall series, a few evidence series, label sets of their
+ * identity): the page's memory is then written once, not copied as it
+ * grows. What goes unused of it is never touched. */
+static void expect_disks(DiskFamilies *fam, size_t n)
+{
+	MetricFamily *one[] = {fam->info, fam->confidence, fam->timeout, fam->storm, fam->storms, fam->idle,
+			       fam->score, fam->probes, fam->behaviour, fam->slowest, fam->threshold};
+	for (size_t i = 0; i < ELEMENTSOF(one); i++)
+		metric_family_expect(one[i], n);
+	for (size_t m = 0; m < ELEMENTSOF(fam->stat); m++)
+		metric_family_expect(fam->stat[m], n);
+	metric_family_expect(fam->stalls, 2 * n);
+	metric_family_expect(fam->evidence, 4 * n);
+	metricset_expect_labels(fam->set, 1024 * n);
+}
+
 static void add_tracer(MetricSet *set, Context *ctx)
 {
 	/* --oneshot starts no tracer: "none", and nothing counted */
@@ -493,6 +510,7 @@ int exporter_render(Context *ctx, Buf *out, MetricFormat fmt)
 		"minute: how long its event loop kept its most urgent work waiting."), 6);
 	MetricFamily *took = metric_family_decimals(metricset_family(set, "smrd_scrape_duration_seconds", METRIC_GAUGE,
 		"Time smrd spent collecting this scrape."), 6);
+	expect_disks(&fam, registry_size(ctx->disks));
 	for (size_t i = 0; i < registry_size(ctx->disks); i++)
 		disk_samples(&fam, registry_at(ctx->disks, i));
 	if (lag)

@@ -167,6 +167,36 @@ static void test_many(void)
 	buf_free(&b);
 }
 
+/* Room taken up front (too little, too much, or for no family) changes
+ * nothing on the page: the same bytes as a set that grew as it went. */
+static void test_expect(void)
+{
+	Buf page[2] = {0};
+	for (int k = 0; k < 2; k++) {
+		_cleanup_(metricset_freep) MetricSet *s = metricset_new();
+		MetricFamily *a = metricset_family(s, "e_a", METRIC_GAUGE, "A.");
+		MetricFamily *c = metricset_family(s, "e_b", METRIC_GAUGE, "B.");
+		if (k) {
+			CHECK(metric_family_expect(a, 3) == a);	/* fewer than come: grows past it */
+			metric_family_expect(c, 100000);
+			metricset_expect_labels(s, 7);
+			CHECK(metric_family_expect(NULL, 10) == NULL);
+		}
+		char name[16];
+		for (int i = 0; i < 3000; i++) {
+			snprintf(name, sizeof name, "sd%d", i);
+			MetricLabels dev = metricset_labels(s, (const char *const[]){"device", name, NULL});
+			metric_add_labels(a, NULL, dev, i);
+			metric_add(c, "_x", (const char *const[]){"device", name, "op", "w\\", NULL}, 0.5 * i);
+		}
+		CHECK_INT(metricset_render(s, &page[k], METRIC_FORMAT_TEXT), 0);
+	}
+	CHECK(page[0].len > 3000 * 2 * 10 && page[0].len == page[1].len &&
+	      memcmp(page[0].data, page[1].data, page[0].len) == 0);
+	buf_free(&page[0]);
+	buf_free(&page[1]);
+}
+
 static void test_negotiate(void)
 {
 	/* Accept negotiation, as client_golang does it */
@@ -213,6 +243,7 @@ int main(void)
 	test_openmetrics();
 	test_interleaved();
 	test_many();
+	test_expect();
 	test_negotiate();
 	return test_done("test-metrics");
 }
