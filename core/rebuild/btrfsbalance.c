@@ -51,115 +51,45 @@ bool btrfs_balance_narrowed(const BtrfsBalanceStatus *s)
 	return false;
 }
 
-unsigned btrfs_profile_copies(uint64_t profile)
+void btrfs_show_before(const BtrfsShow *now, const BtrfsShow *before, BtrfsShow *ret)
 {
-	switch (profile) {
-	case BTRFS_PROFILE_RAID1:
-	case BTRFS_PROFILE_RAID10:
-		return 2;
-	case BTRFS_PROFILE_RAID1C3:
-		return 3;
-	case BTRFS_PROFILE_RAID1C4:
-		return 4;
-	case BTRFS_PROFILE_SINGLE:
-	case BTRFS_PROFILE_DUP:
-	case BTRFS_PROFILE_RAID0:
-	case BTRFS_PROFILE_RAID5:
-	case BTRFS_PROFILE_RAID6:
-		return 1;
-	default:
-		return 0;
+	*ret = *now;
+	for (unsigned i = 0; i < ret->n_devs; i++) {
+		BtrfsShowDevice *d = &ret->devs[i];
+		d->used = 0;
+		for (unsigned j = 0; before && j < before->n_devs && j < BTRFS_SHOW_DEVS_MAX; j++)
+			if (before->devs[j].devid == d->devid)
+				d->used = before->devs[j].used;
 	}
 }
 
-double btrfs_profile_factor(uint64_t profile, unsigned n_devs)
+int btrfs_balance_landing(const BtrfsBalanceStatus *b, const BtrfsShow *show, const BtrfsFsFigures *fs,
+			  BtrfsLanding ret[])
 {
-	switch (profile) {
-	case BTRFS_PROFILE_RAID1:
-	case BTRFS_PROFILE_RAID10:
-	case BTRFS_PROFILE_DUP:
-		return 2;
-	case BTRFS_PROFILE_RAID1C3:
-		return 3;
-	case BTRFS_PROFILE_RAID1C4:
-		return 4;
-	case BTRFS_PROFILE_SINGLE:
-	case BTRFS_PROFILE_RAID0:
-		return 1;
-	case BTRFS_PROFILE_RAID5:
-		return n_devs >= 2 ? (double)n_devs / (n_devs - 1) : NAN;
-	case BTRFS_PROFILE_RAID6:
-		return n_devs >= 3 ? (double)n_devs / (n_devs - 2) : NAN;
-	default:
-		return NAN;
-	}
-}
-
-static double spread_at(const double size[], unsigned n, double level, double cap, double ret[])
-{
-	double sum = 0;
-	for (unsigned i = 0; i < n; i++) {
-		double a = fmin(fmax(size[i] - level, 0), cap);
-		if (ret)
-			ret[i] = a;
-		sum += a;
-	}
-	return sum;
-}
-
-int btrfs_balance_spread(const double size[], unsigned n, double total, unsigned copies, double ret[])
-{
-	if (!size || !ret || n == 0 || !(total >= 0) || !isfinite(total) || copies == 0)
+	if (!b || !show || !fs || !ret || show->n_devs == 0 || show->n_devs > BTRFS_SHOW_DEVS_MAX)
 		return -EINVAL;
-	double hi = 0;
-	for (unsigned i = 0; i < n; i++) {
-		if (!(size[i] >= 0) || !isfinite(size[i]))
-			return -EINVAL;
-		hi = fmax(hi, size[i]);
-	}
-	double cap = copies > 1 ? total / copies : INFINITY;
-	if (spread_at(size, n, 0, cap, ret) < total)
-		return -ENOSPC;
-	/* the free level at which the devices hold exactly total: the sum
-	 * falls as the level rises, so halving the interval finds it */
-	double lo = 0;
-	for (int k = 0; k < 100 && hi - lo > 1; k++) {
-		double mid = (lo + hi) / 2;
-		if (spread_at(size, n, mid, cap, NULL) >= total)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	spread_at(size, n, lo, cap, ret);
-	return 0;
-}
-
-int btrfs_balance_landing(const BtrfsBalanceStatus *b, const BtrfsShow *show, unsigned k, const BtrfsFsFigures *fs,
-			  BtrfsLanding *ret)
-{
-	if (!b || !show || !fs || !ret || k >= show->n_devs || show->n_devs > BTRFS_SHOW_DEVS_MAX)
-		return -EINVAL;
-	double size[BTRFS_SHOW_DEVS_MAX], share[BTRFS_SHOW_DEVS_MAX], chunks = 0;
+	double size[BTRFS_SHOW_DEVS_MAX], used[BTRFS_SHOW_DEVS_MAX], written[BTRFS_SHOW_DEVS_MAX], after[BTRFS_SHOW_DEVS_MAX];
+	BtrfsMove m = {.n_devs = show->n_devs, .size = size, .used = used, .removed = -1, .type = fs->type};
 	for (unsigned i = 0; i < show->n_devs; i++) {
-		size[i] = show->devs[i].size;
-		chunks += show->devs[i].used;
+		size[i] = show->devs[i].size, used[i] = show->devs[i].used;
+		if (size[i] <= 0 && m.removed < 0)
+			m.removed = (int)i;
 	}
-	uint64_t to = b->acts_on[BTRFS_CHUNK_DATA] ? b->convert_to[BTRFS_CHUNK_DATA] : 0;
-	double after = chunks;
-	/* a data convert: its chunks take the new profile's factor of what they hold */
-	double was = fs->data_total > 0 ? fs->data_disk_total / fs->data_total : NAN;
-	double will = to ? btrfs_profile_factor(to, show->n_devs) : NAN;
-	if (isfinite(was) && was > 0 && isfinite(will) && isfinite(fs->data_disk_total))
-		after = fmax(chunks + fs->data_disk_total * (will / was - 1), 0);
-	unsigned copies = btrfs_profile_copies(to ? to : fs->data_profile);
-	int r = btrfs_balance_spread(size, show->n_devs, after, copies ? copies : 1, share);
-	if (r < 0 && r != -ENOSPC)
+	for (int t = 0; t < _BTRFS_CHUNK_TYPE_MAX; t++) {
+		/* a remove moves every type; told from sysfs, a balance is a full one */
+		m.acts_on[t] = m.removed >= 0 || b->uncounted || b->acts_on[t];
+		m.convert_to[t] = m.removed < 0 && b->acts_on[t] ? b->convert_to[t] : 0;
+	}
+	int r = btrfs_move_replay(&m, written, after);
+	if (r < 0 && r != -ENOSPC && r != -ERANGE)
 		return r;
-	double fill = chunks > 0 && fs->disk_used >= 0 ? fmin(fs->disk_used / chunks, 1) : 1;
-	BtrfsLanding l = {.share = share[k], .now = show->devs[k].used};
-	l.receives = l.share - l.now > 0.25 * l.share;
-	l.total = btrfs_balance_narrowed(b) ? NAN : l.share * fill;
-	l.done = isfinite(l.total) ? fmin(l.now * fill, l.total) : l.now * fill;
-	*ret = l;
+	/* short of room the move fails part-way: what it wrote until then; past
+	 * the chunks replayed, unforeseen */
+	bool known = r != -ERANGE && !(m.removed < 0 && btrfs_balance_narrowed(b));
+	for (unsigned i = 0; i < show->n_devs; i++) {
+		BtrfsLanding l = {.share = after[i], .now = used[i], .total = known ? written[i] : NAN};
+		l.receives = l.share - l.now > 0.25 * l.share;
+		ret[i] = l;
+	}
 	return 0;
 }

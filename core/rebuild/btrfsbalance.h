@@ -6,10 +6,10 @@
  * expected, the filters of each chunk type), the devices' figures of
  * BTRFS_IOC_FS_INFO/DEV_INFO (each device's size and the bytes its chunks
  * take, what `btrfs filesystem show --raw` prints), and what a balance
- * leaves on each device: the chunks spread over the devices by free
- * space, as btrfs's chunk allocator does (docs/zfs.md, "How smrd follows
- * a rebuild"). A device being removed has size 0 there: a device remove
- * is the same spread over the others.
+ * writes onto each device and leaves there: btrfs's chunk allocator
+ * replayed (btrfsalloc.h; docs/zfs.md, "How smrd follows a rebuild"). A
+ * device being removed has size 0 there: a device remove moves its chunks
+ * onto the others the same way.
  */
 #pragma once
 
@@ -19,20 +19,10 @@
 #include <stdint.h>
 #include <linux/btrfs.h>
 
+#include "btrfsalloc.h"
+
 #define BTRFS_SHOW_DEVS_MAX 64
 #define BTRFS_SHOW_PATH_MAX 256
-
-/* The profile bits of the kernel's block groups (BTRFS_BLOCK_GROUP_*, and
- * BTRFS_AVAIL_ALLOC_BIT_SINGLE for single), as -v prints a convert target */
-#define BTRFS_PROFILE_RAID0 (1ULL << 3)
-#define BTRFS_PROFILE_RAID1 (1ULL << 4)
-#define BTRFS_PROFILE_DUP (1ULL << 5)
-#define BTRFS_PROFILE_RAID10 (1ULL << 6)
-#define BTRFS_PROFILE_RAID5 (1ULL << 7)
-#define BTRFS_PROFILE_RAID6 (1ULL << 8)
-#define BTRFS_PROFILE_RAID1C3 (1ULL << 9)
-#define BTRFS_PROFILE_RAID1C4 (1ULL << 10)
-#define BTRFS_PROFILE_SINGLE (1ULL << 48)
 
 /* A filter's flags (BTRFS_BALANCE_ARGS_*): convert and soft change where
  * the chunks go; every other one narrows which chunks move */
@@ -46,13 +36,6 @@ typedef enum BtrfsBalanceState {
 	_BTRFS_BALANCE_STATE_MAX,
 	_BTRFS_BALANCE_STATE_INVALID = -EINVAL,
 } BtrfsBalanceState;
-
-typedef enum BtrfsChunkType {
-	BTRFS_CHUNK_DATA,
-	BTRFS_CHUNK_METADATA,
-	BTRFS_CHUNK_SYSTEM,
-	_BTRFS_CHUNK_TYPE_MAX,
-} BtrfsChunkType;
 
 typedef struct BtrfsBalanceStatus {
 	BtrfsBalanceState state;
@@ -88,51 +71,32 @@ int btrfs_balance_from_ioctl(const struct btrfs_ioctl_balance_args *a, BtrfsBala
  * devid, limit, ...): where the chunks end up cannot be foreseen then. */
 bool btrfs_balance_narrowed(const BtrfsBalanceStatus *s);
 
-/* Copies of each chunk a profile keeps on distinct devices (raid1 2,
- * raid1c3 3, raid1c4 4, raid10 2); 1 for single, dup, raid0, raid5/6,
- * whose chunks a device may hold wholly or in equal stripes; 0 unknown. */
-unsigned btrfs_profile_copies(uint64_t profile);
-/* Bytes on disk per byte stored: 2 for raid1, raid10 and dup, 3 and 4 for
- * raid1c3/c4, 1 single and raid0, n/(n-1) raid5 and n/(n-2) raid6 over
- * n_devs; NaN unknown. */
-double btrfs_profile_factor(uint64_t profile, unsigned n_devs);
-/*
- * Where a balance that moves every chunk leaves `total` bytes of chunks
- * over n devices of these sizes: btrfs allocates each new chunk on the
- * devices with the most unallocated space, so the free space is evened
- * out (a level L with each device holding min(size - L, cap), never
- * below 0), no device holding more than total/copies (a raid1 chunk's
- * two copies on two devices). ret[i]: device i's bytes. -EINVAL on a bad
- * input; -ENOSPC when they cannot hold it (ret as full as they go).
- */
-int btrfs_balance_spread(const double size[], unsigned n, double total, unsigned copies, double ret[]);
+/* The devices' figures as the move began: each device's size now (0 for
+ * one being removed), the bytes its chunks took in before (0 where before
+ * did not have it: a device that joined since holds none). */
+void btrfs_show_before(const BtrfsShow *now, const BtrfsShow *before, BtrfsShow *ret);
 
-/* What smrd knows of the file system beside the tools' output (its sysfs
- * allocation/): for a convert, what its data chunks take now. */
+/* What smrd knows of the file system beside the devices' figures: each
+ * chunk type's (its sysfs allocation/). */
 typedef struct BtrfsFsFigures {
-	uint64_t data_profile;		/* BTRFS_PROFILE_*; 0 unknown */
-	double data_total;		/* bytes the data chunks hold room for; NaN unknown */
-	double data_disk_total;		/* bytes they take on the devices; NaN unknown */
-	double disk_used;		/* bytes the file system's contents take on the devices; NaN unknown */
+	BtrfsTypeFigures type[_BTRFS_CHUNK_TYPE_MAX];
 } BtrfsFsFigures;
 
 /* A balance's bytes on one device. */
 typedef struct BtrfsLanding {
 	double share;			/* its chunks' bytes once the balance is over */
-	double now;			/* its chunks' bytes now */
-	double total;			/* what the balance leaves on it in all, in written bytes; NaN narrowed */
-	double done;			/* of which there now */
+	double now;			/* its chunks' bytes in show */
+	double total;			/* what the balance writes onto it in all; NaN narrowed or unforeseen */
 	bool receives;			/* well under its share (a quarter or more to come): the balance fills it */
 } BtrfsLanding;
 
 /*
- * What a balance leaves on device k of show: the devices' chunks (grown or
- * shrunk by a data convert, by the profiles' factors) spread over them by
- * btrfs_balance_spread(), the new profile's copies or the present one's
- * bounding each device's share; in written bytes, at the file system's
- * fill (its contents over its chunks: a relocation copies what a chunk
- * holds). A narrowed balance (btrfs_balance_narrowed()) moves only some
- * chunks: its total is unknown. -EINVAL on a bad input.
+ * What a balance b (or a remove: the device of show with size 0) writes
+ * onto each device of show and leaves there, ret[i] for show's device i:
+ * btrfs_move_replay() over the types it moves, with its converts. A
+ * narrowed balance (btrfs_balance_narrowed()) moves only some chunks: its
+ * totals are unknown. Told from sysfs (uncounted), a balance is a full
+ * one. -EINVAL on a bad input, -ENOMEM.
  */
-int btrfs_balance_landing(const BtrfsBalanceStatus *b, const BtrfsShow *show, unsigned k, const BtrfsFsFigures *fs,
-			  BtrfsLanding *ret);
+int btrfs_balance_landing(const BtrfsBalanceStatus *b, const BtrfsShow *show, const BtrfsFsFigures *fs,
+			  BtrfsLanding ret[]);

@@ -71,38 +71,51 @@ static void read_devices(const char *dir, BtrfsFs *fs)
 		closedir(d);
 }
 
+/* One chunk type's figures (allocation/KIND/): its profile, the one whose
+ * chunks take the most (two while a convert runs); chunk_size from Linux
+ * 6.0 on. */
+static void read_type(const char *dir, const char *kind, BtrfsTypeFigures *ret)
+{
+	static const char *const names[] = {"bytes_used", "total_bytes", "disk_total", "chunk_size"};
+	double *fields[] = {&ret->used, &ret->total, &ret->disk_total, &ret->chunk_size};
+	char p[PATH_MAX + 128];
+	*ret = (BtrfsTypeFigures){0};
+	snprintf(p, sizeof p, "%.4000s/allocation/%s", dir, kind);
+	DIR *d = opendir(p);
+	struct dirent *de;
+	double most = 0;
+	while (d && (de = readdir(d))) {
+		uint64_t bit = btrfs_profile_from_name(de->d_name);
+		if (!bit)
+			continue;
+		snprintf(p, sizeof p, "%.4000s/allocation/%s/%.16s/total_bytes", dir, kind, de->d_name);
+		double t = read_number(p);
+		if (t > most)
+			most = t, ret->profile = bit;
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		snprintf(p, sizeof p, "%.4000s/allocation/%s/%s", dir, kind, names[i]);
+		*fields[i] = read_number(p);
+	}
+}
+
 static void read_fs(const char *dir, BtrfsFs *fs)
 {
 	char p[PATH_MAX + 128];
 	read_devices(dir, fs);
-	/* the data profile: the one whose chunks hold the most (two while a convert runs) */
-	static const struct {
-		const char *name;
-		uint64_t bit;
-	} profiles[] = {{"single", BTRFS_PROFILE_SINGLE}, {"dup", BTRFS_PROFILE_DUP}, {"raid0", BTRFS_PROFILE_RAID0},
-			{"raid1", BTRFS_PROFILE_RAID1}, {"raid10", BTRFS_PROFILE_RAID10}, {"raid1c3", BTRFS_PROFILE_RAID1C3},
-			{"raid1c4", BTRFS_PROFILE_RAID1C4}, {"raid5", BTRFS_PROFILE_RAID5}, {"raid6", BTRFS_PROFILE_RAID6}};
-	double most = 0;
-	for (size_t i = 0; i < ELEMENTSOF(profiles); i++) {
-		snprintf(p, sizeof p, "%.4000s/allocation/data/%s/total_bytes", dir, profiles[i].name);
-		double t = read_number(p);
-		if (t > most)
-			most = t, fs->data_profile = profiles[i].bit;
-	}
-	snprintf(p, sizeof p, "%.4000s/allocation/data/total_bytes", dir);
-	fs->data_total = read_number(p);
-	snprintf(p, sizeof p, "%.4000s/allocation/data/disk_total", dir);
-	fs->data_disk_total = read_number(p);
 	snprintf(p, sizeof p, "%.4000s/exclusive_operation", dir);
 	_cleanup_free_ char *op = NULL;
 	if (read_line_at(AT_FDCWD, p, &op) < 0 || btrfs_exclop_parse(op, &fs->exclop) < 0)
 		fs->exclop = _BTRFS_EXCLOP_INVALID;
 	snprintf(p, sizeof p, "%.4000s/devinfo/0", dir);
 	fs->replace_target = access(p, F_OK) == 0;
-	static const char *const kinds[] = {"data", "metadata", "system"};
+	static const char *const kinds[_BTRFS_CHUNK_TYPE_MAX] = {"data", "metadata", "system"};
 	fs->disk_used = 0;
-	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
-		snprintf(p, sizeof p, "%.4000s/allocation/%s/disk_used", dir, kinds[i]);
+	for (int t = 0; t < _BTRFS_CHUNK_TYPE_MAX; t++) {
+		read_type(dir, kinds[t], &fs->figures.type[t]);
+		snprintf(p, sizeof p, "%.4000s/allocation/%s/disk_used", dir, kinds[t]);
 		fs->disk_used += read_number(p);	/* NaN once one is unknown */
 	}
 }

@@ -2,9 +2,9 @@
 /*
  * The btrfs file systems a rebuild may write through: each one's member
  * devices (/sys/fs/btrfs/UUID/devices/, where a replace's target appears
- * too while it runs), the bytes its chunks take on disk
- * (allocation/{data,metadata,system}/disk_used), its data chunks' profile
- * (allocation/data/PROFILE/), what anyone may read of an exclusive
+ * too while it runs), the bytes its contents take on disk
+ * (allocation/{data,metadata,system}/disk_used), each chunk type's profile
+ * (allocation/TYPE/PROFILE/) and figures, what anyone may read of an exclusive
  * operation under way (btrfssysfs.h), and a path that reaches it: a mount
  * point from mountinfo whose BTRFS_IOC_FS_INFO names the file system's
  * UUID, so that a mount point covered by another mount, or an unrelated
@@ -35,11 +35,8 @@ typedef struct BtrfsFs {
 	char *mount;			/* a path that reaches it; NULL none does (nothing to ask through it) */
 	unsigned n_devs;
 	BtrfsDev *devs;
-	double disk_used;		/* bytes its chunks take on all devices; NaN unknown */
-	/* its data chunks: the profile most of them have (BTRFS_PROFILE_*; 0
-	 * unknown), the bytes they hold room for and take on disk */
-	uint64_t data_profile;
-	double data_total, data_disk_total;
+	double disk_used;		/* bytes its contents take on all devices; NaN unknown */
+	BtrfsFsFigures figures;		/* each chunk type's */
 	/* exclusive_operation (_BTRFS_EXCLOP_INVALID: missing or garbage),
 	 * and whether a replace's target has devinfo/0/ */
 	BtrfsExclOp exclop;

@@ -5,11 +5,11 @@
  * ioctls. The bytes a balance or a remove has written onto a disk are the
  * disk's own write counter since it began (what btrfs has allocated there
  * runs ahead of what reached the platters by the dirty data in between),
- * against the share of the chunks it will hold once it is over (each
- * device's size and chunks from DEV_INFO, spread as the allocator does:
- * btrfsbalance.h); a replace's, the kernel's per-mille progress (or,
- * without CAP_SYS_ADMIN, the target's counter) against the bytes the
- * source holds.
+ * against what the move writes there (btrfs's allocator replayed from each
+ * device's size and chunks, DEV_INFO, and each chunk type's figures as the
+ * scan before the move found them: btrfsbalance.h); a replace's, the
+ * kernel's per-mille progress (or, without CAP_SYS_ADMIN, the target's
+ * counter) against the bytes the source holds.
  */
 #include "rebuilds-private.h"
 
@@ -69,6 +69,9 @@ void rebuilds_btrfs_done(Rebuilds *r)
 	free(r->written);
 	free(r->written_before);
 	free(r->removes);
+	for (unsigned i = 0; i < r->n_quiet; i++)
+		free(r->quiet[i].show);
+	free(r->quiet);
 }
 
 void rebuilds_set_roots(Rebuilds *r, const char *sys_root, const char *mountinfo)
@@ -306,27 +309,38 @@ static void replace_reading(Rebuilds *r, const BtrfsFs *fs, double now)
 
 /* ------------------------------------------------------ balance, remove */
 
-static BtrfsFsFigures figures(const BtrfsFs *fs)
+/* What a move writes onto each device of show (NULL: unknown). */
+typedef struct Landings {
+	const BtrfsShow *show;
+	BtrfsLanding l[BTRFS_SHOW_DEVS_MAX];
+	bool known;
+} Landings;
+
+static void landings_of(const BtrfsBalanceStatus *b, const BtrfsShow *show, const BtrfsFsFigures *f, Landings *ret)
 {
-	return (BtrfsFsFigures){.data_profile = fs->data_profile, .data_total = fs->data_total,
-				.data_disk_total = fs->data_disk_total, .disk_used = fs->disk_used};
+	ret->show = show;
+	ret->known = show && btrfs_balance_landing(b, show, f, ret->l) == 0;
+}
+
+static const BtrfsLanding *landing_of(Rebuilds *r, const Landings *ls, const Disk *d)
+{
+	int k = ls->known ? show_index(r, ls->show, d) : -1;
+	return k >= 0 ? &ls->l[k] : NULL;
 }
 
 /* What the balance leaves on d in all (total), and whether d holds its
- * share (filled), from show; false when d is not followed, did not join
+ * share (filled), from ls; false when d is not followed, did not join
  * the file system since the last balance onto it, and is not filling (a
  * balance that keeps it as it is). */
-static bool balance_figures(Rebuilds *r, const BtrfsFs *fs, const BtrfsBalanceStatus *b, const BtrfsShow *show,
-			    const Disk *d, bool followed, bool joined, double *total, bool *filled)
+static bool balance_figures(Rebuilds *r, const BtrfsBalanceStatus *b, const Landings *ls, const Disk *d,
+			    bool followed, bool joined, double *total, bool *filled)
 {
 	*total = NAN;
 	*filled = false;
-	int k = show ? show_index(r, show, d) : -1;
-	BtrfsFsFigures f = figures(fs);
-	BtrfsLanding l;
-	if (k < 0 || btrfs_balance_landing(b, show, (unsigned)k, &f, &l) < 0)
+	const BtrfsLanding *l = landing_of(r, ls, d);
+	if (!l)
 		return followed;
-	*filled = !l.receives;
+	*filled = !l->receives;
 	/* Which disks it fills is judged from the layout before it moved much
 	 * (a tenth of its chunks at most: mid-way, the chunks taken off a
 	 * disk and not yet put back make any look short), or from the disk's
@@ -334,10 +348,10 @@ static bool balance_figures(Rebuilds *r, const BtrfsFs *fs, const BtrfsBalanceSt
 	 * larger than a disk's share. Told from sysfs, with no chunk counts,
 	 * only the joining (or its following) says. */
 	bool early = !b->uncounted && b->completed * 10 <= b->expected;
-	if (!followed && !joined && !(l.receives && early))
+	if (!followed && !joined && !(l->receives && early))
 		return false;
-	/* fixed at the start, as a replace's: the chunks it frees change the spread */
-	*total = followed && isfinite(disk_rebuild(d)->total_bytes) ? disk_rebuild(d)->total_bytes : l.total;
+	/* fixed at the start, as a replace's: the layout it changes would change it */
+	*total = followed && isfinite(disk_rebuild(d)->total_bytes) ? disk_rebuild(d)->total_bytes : l->total;
 	return true;
 }
 
@@ -357,8 +371,10 @@ static unsigned fs_disks(Rebuilds *r, const BtrfsFs *fs, Disk **ret, unsigned ma
 }
 
 static void balance_reading(Rebuilds *r, const BtrfsFs *fs, const BtrfsBalanceStatus *b, const BtrfsShow *show,
-			    double now)
+			    const BtrfsFsFigures *f, double now)
 {
+	Landings ls;
+	landings_of(b, show, f, &ls);
 	Disk *disks[BTRFS_SHOW_DEVS_MAX];
 	unsigned n = fs_disks(r, fs, disks, BTRFS_SHOW_DEVS_MAX);
 	for (unsigned i = 0; i < n; i++) {
@@ -374,7 +390,7 @@ static void balance_reading(Rebuilds *r, const BtrfsFs *fs, const BtrfsBalanceSt
 				joined = member_at(r->joined, r->n_joined, fs->uuid, fs->devs[j].dev);
 		RebuildSample o;
 		/* at its end (none), show is read while one is followed: whether it filled the disk */
-		if ((!balance_figures(r, fs, b, show, d, followed, joined >= 0, &total, &filled) &&
+		if ((!balance_figures(r, b, &ls, d, followed, joined >= 0, &total, &filled) &&
 		     b->state != BTRFS_BALANCE_NONE) ||
 		    rebuild_sample_from_balance(b, fs->mount, total, followed ? 0 : head_start(r, d, total), filled,
 						disk_rebuild(d), &o) < 0)
@@ -417,12 +433,16 @@ static bool remove_gone(Rebuilds *r, const BtrfsFs *fs, bool running)
 
 /* btrfs device remove: the removed device (size 0 in show) gives its
  * chunks to the others; those that fill are written onto. */
-static void remove_reading(Rebuilds *r, const BtrfsFs *fs, const BtrfsShow *show, double now)
+static void remove_reading(Rebuilds *r, const BtrfsFs *fs, const BtrfsShow *show, const BtrfsFsFigures *f, double now)
 {
 	bool running = fs->exclop == BTRFS_EXCLOP_DEV_REMOVE;
 	if (!running && remove_note(r, fs->uuid) < 0 && !followed_onto(r, fs->mount, REBUILD_KIND_BTRFS_REMOVE))
 		return;
 	bool gone = remove_gone(r, fs, running);
+	/* every chunk with a stripe on the removed device moves */
+	BtrfsBalanceStatus all = {.state = BTRFS_BALANCE_RUNNING, .uncounted = true};
+	Landings ls;
+	landings_of(&all, running ? show : NULL, f, &ls);
 	Disk *disks[BTRFS_SHOW_DEVS_MAX];
 	unsigned n = fs_disks(r, fs, disks, BTRFS_SHOW_DEVS_MAX);
 	for (unsigned i = 0; i < n; i++) {
@@ -432,15 +452,10 @@ static void remove_reading(Rebuilds *r, const BtrfsFs *fs, const BtrfsShow *show
 		if (!followed) {
 			if (!running || disk_rebuild(d)->phase == REBUILD_PHASE_RUNNING)
 				continue;
-			/* every chunk of the removed device moves: a full balance over the others */
-			BtrfsBalanceStatus all = {.state = BTRFS_BALANCE_RUNNING, .uncounted = true};
-			BtrfsFsFigures f = figures(fs);
-			BtrfsLanding l;
-			int k = show ? show_index(r, show, d) : -1;
-			if (k < 0 || show->devs[k].size <= 0 || btrfs_balance_landing(&all, show, (unsigned)k, &f, &l) < 0 ||
-			    !l.receives)
-				continue;
-			total = l.total;
+			const BtrfsLanding *l = landing_of(r, &ls, d);
+			if (!l || !l->receives)
+				continue;	/* the removed device itself too: it keeps nothing */
+			total = l->total;
 		}
 		RebuildSample o;
 		if (rebuild_sample_from_remove(running, fs->mount, total, followed ? 0 : head_start(r, d, total), gone,
@@ -450,6 +465,51 @@ static void remove_reading(Rebuilds *r, const BtrfsFs *fs, const BtrfsShow *show
 }
 
 /* ------------------------------------------------------------ reading */
+
+static QuietNote *quiet_note(Rebuilds *r, const char *uuid)
+{
+	for (unsigned i = 0; i < r->n_quiet; i++)
+		if (streq(r->quiet[i].uuid, uuid))
+			return &r->quiet[i];
+	return NULL;
+}
+
+/* No move under way on fs: its figures, and the devices' (*show, taken
+ * over; NULL unknown), noted for the next one. */
+static void note_quiet(Rebuilds *r, const BtrfsFs *fs, BtrfsShow **show)
+{
+	QuietNote *q = quiet_note(r, fs->uuid);
+	if (!q) {
+		QuietNote *n = realloc(r->quiet, (r->n_quiet + 1) * sizeof *n);
+		if (!n)
+			return;
+		r->quiet = n;
+		q = &r->quiet[r->n_quiet++];
+		*q = (QuietNote){0};
+		memcpy(q->uuid, fs->uuid, sizeof q->uuid);
+	}
+	free(q->show);
+	q->show = *show;
+	*show = NULL;
+	q->figures = fs->figures;
+	q->scan = r->scans;
+}
+
+/* The notes of file systems no longer found, dropped. */
+static void prune_quiet(Rebuilds *r)
+{
+	for (unsigned i = 0; i < r->n_quiet;) {
+		bool found = false;
+		for (unsigned j = 0; j < r->fs.n && !found; j++)
+			found = streq(r->fs.fs[j].uuid, r->quiet[i].uuid);
+		if (found) {
+			i++;
+			continue;
+		}
+		free(r->quiet[i].show);
+		r->quiet[i] = r->quiet[--r->n_quiet];
+	}
+}
 
 static void read_one(Rebuilds *r, const BtrfsFs *fs, double now)
 {
@@ -463,8 +523,10 @@ static void read_one(Rebuilds *r, const BtrfsFs *fs, double now)
 	bool balancing = have && (b.state != BTRFS_BALANCE_NONE || followed_onto(r, fs->mount, REBUILD_KIND_BTRFS_BALANCE));
 	bool removing = fs->exclop == BTRFS_EXCLOP_DEV_REMOVE || remove_note(r, fs->uuid) >= 0 ||
 			followed_onto(r, fs->mount, REBUILD_KIND_BTRFS_REMOVE);
+	bool quiet = !balancing && !removing &&
+		     (fs->exclop == BTRFS_EXCLOP_NONE || fs->exclop == BTRFS_EXCLOP_DEV_ADD || (fs->exclop < 0 && e == 0));
 	_cleanup_free_ BtrfsShow *show = NULL;
-	if (balancing || removing) {
+	if (balancing || removing || quiet) {
 		show = calloc(1, sizeof *show);
 		int k = show ? r->ops.show(fs->mount, show, r->ops.userdata) : -ENOMEM;
 		if (k < 0) {
@@ -473,10 +535,25 @@ static void read_one(Rebuilds *r, const BtrfsFs *fs, double now)
 			show = NULL;
 		}
 	}
+	if (quiet) {
+		note_quiet(r, fs, &show);
+		return;
+	}
+	/* A move first seen now began after the scan before, if that one found
+	 * none under way: it begins from that scan's layout (one read now has
+	 * the chunk moving twice, its new copy's room taken before it is
+	 * filled), with the devices' sizes of now (a removed one's 0). */
+	const QuietNote *q = quiet_note(r, fs->uuid);
+	bool fresh = q && q->show && show && q->scan + 1 == r->scans;
+	_cleanup_free_ BtrfsShow *start = fresh ? malloc(sizeof *start) : NULL;
+	if (start)
+		btrfs_show_before(show, q->show, start);
+	const BtrfsShow *from = start ? start : show;
+	const BtrfsFsFigures *f = start ? &q->figures : &fs->figures;
 	if (balancing)
-		balance_reading(r, fs, &b, show, now);
+		balance_reading(r, fs, &b, from, f, now);
 	if (removing)
-		remove_reading(r, fs, show, now);
+		remove_reading(r, fs, from, f, now);
 }
 
 static int lookup_reach(const char *path, const char *uuid, void *userdata)
@@ -500,6 +577,8 @@ void rebuilds_btrfs_read(Rebuilds *r, double now)
 		fs = (BtrfsFsList){0};
 	btrfsfs_list_done(&r->fs);
 	r->fs = fs;
+	r->scans++;
+	prune_quiet(r);
 	note_joins(r);
 	note_written(r);
 	for (unsigned i = 0; i < r->fs.n; i++)
@@ -534,15 +613,15 @@ int rebuilds_btrfs_share(Rebuilds *r, const char *path, Disk *d, double *ret_byt
 		most = fmax(most, show->devs[k].used);
 	}
 	double fill = chunks > 0 && fs->disk_used >= 0 ? fmin(fs->disk_used / chunks, 1) : 1;
-	int k = show_index(r, show, d);
-	BtrfsFsFigures f = figures(fs);
 	BtrfsBalanceStatus all = {.state = BTRFS_BALANCE_RUNNING, .uncounted = true};
-	BtrfsLanding l;
+	Landings ls;
+	landings_of(&all, show, &fs->figures, &ls);
+	const BtrfsLanding *l = landing_of(r, &ls, d);
 	char b[FORMAT_MAX];
-	if (k >= 0 && btrfs_balance_landing(&all, show, (unsigned)k, &f, &l) == 0 && isfinite(l.total)) {
-		/* it is a device already (added): what a full balance leaves on it */
-		*ret_bytes = l.total;
-		snprintf(ret_from, from_len, "its share once balanced over the %u devices (DEV_INFO)", show->n_devs);
+	if (l && isfinite(l->total)) {
+		/* it is a device already (added): what a full balance writes onto it */
+		*ret_bytes = l->total;
+		snprintf(ret_from, from_len, "what a full balance over the %u devices writes onto it (DEV_INFO)", show->n_devs);
 	} else {
 		/* a replace copies one device's chunks: the largest's at most */
 		*ret_bytes = most * fill;

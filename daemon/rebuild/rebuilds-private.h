@@ -27,6 +27,17 @@ typedef struct RemoveNote {
 	unsigned n_devs;
 } RemoveNote;
 
+/* A file system's figures at the last scan that found no move under way:
+ * what the next one begins from (once one runs, a relocation holds a
+ * chunk's old and new copies at once, and its new chunks before their
+ * content). */
+typedef struct QuietNote {
+	char uuid[40];
+	unsigned scan;			/* the scan that took it (Rebuilds.scans) */
+	BtrfsFsFigures figures;
+	BtrfsShow *show;
+} QuietNote;
+
 struct Rebuilds {
 	DiskRegistry *disks;
 	Recorder *recorder;
@@ -51,6 +62,9 @@ struct Rebuilds {
 	size_t n_written, n_written_before;
 	RemoveNote *removes;
 	unsigned n_removes;
+	QuietNote *quiet;
+	unsigned n_quiet;
+	unsigned scans;			/* btrfs scans so far */
 	bool sysfs;			/* no CAP_SYS_ADMIN: a replace and a balance told from sysfs */
 };
 

@@ -78,8 +78,8 @@ void rebuilds_btrfs_read(Rebuilds *r, double now);
 /* For smrctl rebuild-check: what a btrfs rebuild would write onto d in
  * the file system path reaches (its mount point, or any path FS_INFO names
  * it through), of those the last reading found: a device of it already
- * (added), its share once balanced; else what a replace copies, the
- * largest device's chunks at the file system's fill. *ret_from says
+ * (added), what a full balance writes onto it; else what a replace
+ * copies, the largest device's chunks at the file system's fill. *ret_from says
  * which, *ret_mount the mount point (valid until the next reading).
  * -ENOENT not one smrd reads, -errno its devices' figures. */
 int rebuilds_btrfs_share(Rebuilds *r, const char *path, Disk *d, double *ret_bytes, char *ret_from, size_t from_len,

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A balance as the kernel reports it to BTRFS_IOC_BALANCE_PROGRESS, and
- * where a balance leaves the chunks, against what recorded balances did.
- * The kernel's answers and the devices' figures are those the recordings
- * in tests/fixtures/btrfs/ printed (record-balance.sh there: `btrfs
- * balance status -v` dumps the ioctl's struct, flags and state in hex;
- * `btrfs filesystem show --raw` prints DEV_INFO's sizes and bytes used),
- * transcribed here with the file each comes from.
+ * what a balance or a remove writes onto each device, against what
+ * recorded ones did. The kernel's answers and the devices' figures are
+ * those the recordings in tests/fixtures/btrfs/ printed (record-balance.sh
+ * there: `btrfs balance status -v` dumps the ioctl's struct, flags and
+ * state in hex; record-move.sh: `btrfs filesystem show --raw` prints
+ * DEV_INFO's sizes and bytes used, sysfs allocation/, each device's
+ * diskstats), transcribed here with the file each comes from.
  */
 #include <math.h>
 #include <string.h>
@@ -15,7 +16,6 @@
 #include "test.h"
 #include "util.h"
 
-#define GIB 1073741824.0
 
 /* "flags 0x7, state S": every chunk type, each with its filter flags and target */
 static struct btrfs_ioctl_balance_args args(uint64_t state, uint64_t type_flags, uint64_t target, uint64_t completed,
@@ -86,99 +86,91 @@ static void test_status(void)
 	CHECK(!btrfs_balance_state_to_string(_BTRFS_BALANCE_STATE_MAX));
 }
 
-static void test_spread(void)
-{
-	double size[3] = {4 * GIB, 4 * GIB, 4 * GIB}, got[3];
-	/* the recorded raid1: 2 x 2.28 GiB of chunks over three equal devices: a third each */
-	double total = 2 * 2451111936.0;
-	CHECK_INT(btrfs_balance_spread(size, 3, total, 2, got), 0);
-	for (int i = 0; i < 3; i++)
-		CHECK_NEAR(got[i], total / 3, 2);
-	/* a large new device beside two small ones in raid1: no more than half on it */
-	double mixed[3] = {1 * GIB, 1 * GIB, 8 * GIB};
-	CHECK_INT(btrfs_balance_spread(mixed, 3, 2 * GIB, 2, got), 0);
-	CHECK_NEAR(got[2], 1 * GIB, 2);
-	CHECK_NEAR(got[0] + got[1], 1 * GIB, 2);
-	/* single: the free space evened out, the large one takes the most */
-	CHECK_INT(btrfs_balance_spread(mixed, 3, 2 * GIB, 1, got), 0);
-	CHECK_NEAR(got[2], 2 * GIB, 2);
-	CHECK_NEAR(got[0], 0, 2);
-	CHECK_INT(btrfs_balance_spread(size, 3, 20 * GIB, 2, got), -ENOSPC);
-	CHECK_INT(btrfs_balance_spread(size, 0, 1, 2, got), -EINVAL);
-	CHECK_INT(btrfs_balance_spread(size, 3, NAN, 2, got), -EINVAL);
-	double neg[2] = {-1, 1};
-	CHECK_INT(btrfs_balance_spread(neg, 2, 1, 1, got), -EINVAL);
-	CHECK_INT(btrfs_profile_copies(BTRFS_PROFILE_RAID1C3), 3);
-	CHECK_INT(btrfs_profile_copies(0), 0);
-	CHECK_NEAR(btrfs_profile_factor(BTRFS_PROFILE_RAID5, 4), 4.0 / 3, 1e-12);
-	CHECK(isnan(btrfs_profile_factor(BTRFS_PROFILE_RAID6, 2)));
-}
 
-/* Where the recorded balances left the chunks, against the foresight. */
+/* move/raid1-balance.txt and raid1-remove.txt: a raid1 of two 1 GiB
+ * devices holding 192 MiB in files of 32 KiB, a third added */
+static const BtrfsFsFigures raid1_fs = {.type = {
+	{BTRFS_PROFILE_RAID1, 201326592, 325451776, 650903552, 10737418240},
+	{BTRFS_PROFILE_RAID1, 4030464, 107347968, 214695936, 268435456},
+	{BTRFS_PROFILE_RAID1, 16384, 8388608, 16777216, 33554432}}};
+static const BtrfsShow raid1_before = {.n_devs = 3, .devs = {{1, 1073741824, 441188352, "/dev/loop0"},
+							     {2, 1073741824, 441188352, "/dev/loop1"},
+							     {3, 1073741824, 0, "/dev/loop2"}}};
+
+/* What the recorded moves wrote onto the device added, foreseen from the
+ * layout before them: the devices' figures at the move's first reading
+ * are no start (a chunk moving is counted twice, its new copy's room
+ * taken before it is filled). */
 static void test_landing(void)
 {
-	BtrfsBalanceStatus full = running(), convert, filtered;
-	struct btrfs_ioctl_balance_args a = args(BTRFS_BALANCE_STATE_RUNNING, BTRFS_BALANCE_ARGS_CONVERT,
-						 BTRFS_PROFILE_RAID1, 2, 6, 3);
-	CHECK_INT(btrfs_balance_from_ioctl(&a, &convert), 0);
-	a = args(BTRFS_BALANCE_STATE_RUNNING, 0x2, 0, 3, 4, 4);
+	BtrfsBalanceStatus full = running(), filtered;
+	struct btrfs_ioctl_balance_args a = args(BTRFS_BALANCE_STATE_RUNNING, 0x2, 0, 3, 4, 4);
 	a.data.flags = 0x22;
 	CHECK_INT(btrfs_balance_from_ioctl(&a, &filtered), 0);
-	/* show-added.txt and show-balanced.txt */
-	BtrfsShow added = {.n_devs = 3, .devs = {{1, 4 * GIB, 2451111936.0, "/dev/loop2"},
-						 {2, 4 * GIB, 2451111936.0, "/dev/loop3"}, {3, 4 * GIB, 0, "/dev/loop4"}}};
-	BtrfsShow balanced = {.n_devs = 3, .devs = {{1, 4 * GIB, 1375731712.0, "/dev/loop2"},
-						    {2, 4 * GIB, 1375731712.0, "/dev/loop3"},
-						    {3, 4 * GIB, 2147483648.0, "/dev/loop4"}}};
-	/* 1500 MiB of data in raid1 (and a little metadata): 2 x 1.47 GiB on disk */
-	BtrfsFsFigures fs = {.data_profile = BTRFS_PROFILE_RAID1, .data_total = 1.5 * GIB, .data_disk_total = 3 * GIB,
-			     .disk_used = 2 * 1574584320.0};
-	BtrfsLanding l;
-	CHECK_INT(btrfs_balance_landing(&full, &added, 2, &fs, &l), 0);
-	CHECK(l.receives);
-	CHECK_NEAR(l.now, 0, 0);
-	CHECK_NEAR(l.share, 2 * 2451111936.0 / 3, 2);
-	/* the balance left 2 GiB on it: its chunks are 1 GiB, the foresight a third of the whole */
-	CHECK(fabs(l.share - balanced.devs[2].used) < GIB);
-	CHECK(l.total > 0.9 * GIB && l.total <= l.share);
-	/* an old member is at its share already: the balance does not fill it */
-	CHECK_INT(btrfs_balance_landing(&full, &balanced, 0, &fs, &l), 0);
-	CHECK(!l.receives);
-	/* the new device once filled */
-	CHECK_INT(btrfs_balance_landing(&full, &balanced, 2, &fs, &l), 0);
-	CHECK(!l.receives);
+	BtrfsLanding l[BTRFS_SHOW_DEVS_MAX];
+	/* the balance: 198.3 MiB written onto devid 3, which then held 576 MiB of chunks */
+	CHECK_INT(btrfs_balance_landing(&full, &raid1_before, &raid1_fs, l), 0);
+	CHECK(l[2].receives && !l[0].receives && !l[1].receives);
+	CHECK(fabs(l[2].total / 207880192.0 - 1) < 0.02);
+	CHECK_NEAR(l[2].share, 603979776, 1);
+	CHECK_NEAR(l[2].now, 0, 0);
+	/* its first reading mid-way, taken for the start: a new chunk of 320
+	 * MiB on devid 3 already, devid 2 holding that chunk's old copy too */
+	BtrfsShow during = {.n_devs = 3, .devs = {{1, 1073741824, 441188352, "/dev/loop0"},
+						  {2, 1073741824, 776732672, "/dev/loop1"},
+						  {3, 1073741824, 335544320, "/dev/loop2"}}};
+	BtrfsShow start;
+	btrfs_show_before(&during, &raid1_before, &start);
+	CHECK(memcmp(&start, &raid1_before, sizeof start) == 0);
 	/* narrowed by filters: it fills, how much is not known */
-	CHECK_INT(btrfs_balance_landing(&filtered, &added, 2, &fs, &l), 0);
-	CHECK(l.receives && isnan(l.total));
-	/* single data onto a second device, converted to raid1: the new one
-	 * takes a whole copy (show-converted.txt: both devices alike) */
-	BtrfsShow one = {.n_devs = 2, .devs = {{1, 4 * GIB, 1.2 * GIB, "/dev/a"}, {2, 4 * GIB, 0, "/dev/b"}}};
-	BtrfsFsFigures single = {.data_profile = BTRFS_PROFILE_SINGLE, .data_total = 1 * GIB, .data_disk_total = 1 * GIB,
-				 .disk_used = 1.1 * GIB};
-	CHECK_INT(btrfs_balance_landing(&convert, &one, 1, &single, &l), 0);
-	CHECK_NEAR(l.share, 1.1 * GIB, 2);
-	CHECK(l.receives);
-	CHECK_INT(btrfs_balance_landing(&full, &one, 1, &single, &l), 0);
-	CHECK_NEAR(l.share, 0.6 * GIB, 2);	/* without the convert: half of the chunks */
-	CHECK_INT(btrfs_balance_landing(&full, &one, 2, &single, &l), -EINVAL);
-	/* a device remove: the removed device (size 0, as DEV_INFO has it
-	 * while it is emptied) of a raid1 of two, a third one added: every
-	 * chunk lands on the two left, the new one a whole copy */
-	BtrfsShow removing = {.n_devs = 3, .devs = {{1, 0, 2451111936.0, "/dev/loop2"},
-						    {2, 4 * GIB, 2451111936.0, "/dev/loop3"}, {3, 4 * GIB, 0, "/dev/loop4"}}};
+	CHECK_INT(btrfs_balance_landing(&filtered, &raid1_before, &raid1_fs, l), 0);
+	CHECK(l[2].receives && isnan(l[2].total));
+	/* the remove of devid 2 (size 0 from its first reading on): 198.5 MiB
+	 * onto devid 3, a copy of every chunk, and as much onto devid 1,
+	 * which keeps about what it had */
+	BtrfsShow removing = {.n_devs = 3, .devs = {{1, 1073741824, 659292160, "/dev/loop0"},
+						    {2, 0, 441188352, "/dev/loop1"},
+						    {3, 1073741824, 218103808, "/dev/loop2"}}};
+	btrfs_show_before(&removing, &raid1_before, &start);
+	CHECK_NEAR(start.devs[1].size, 0, 0);
+	CHECK_NEAR(start.devs[2].used, 0, 0);
 	BtrfsBalanceStatus all = {.state = BTRFS_BALANCE_RUNNING, .uncounted = true};
-	CHECK_INT(btrfs_balance_landing(&all, &removing, 2, &fs, &l), 0);
-	CHECK(l.receives);
-	CHECK_NEAR(l.share, 2451111936.0, 2);
-	CHECK_INT(btrfs_balance_landing(&all, &removing, 0, &fs, &l), 0);
-	CHECK_NEAR(l.share, 0, 0);
-	CHECK(!l.receives);
+	CHECK_INT(btrfs_balance_landing(&all, &start, &raid1_fs, l), 0);
+	CHECK(l[2].receives && !l[0].receives && !l[1].receives);
+	CHECK(fabs(l[2].total / 208101376.0 - 1) < 0.02);
+	CHECK(fabs(l[0].total / 215801856.0 - 1) < 0.06);
+	CHECK_NEAR(l[1].share, 0, 0);
+	/* a device that joined after the layout was read holds nothing yet */
+	BtrfsShow two = raid1_before;
+	two.n_devs = 2;
+	btrfs_show_before(&raid1_before, &two, &start);
+	CHECK_NEAR(start.devs[2].used, 0, 0);
+	CHECK_NEAR(start.devs[0].used, 441188352, 0);
+	/* move/single-convert.txt: single data and dup metadata on one device,
+	 * a second added, both converted to raid1: a whole copy onto it */
+	a = args(BTRFS_BALANCE_STATE_RUNNING, BTRFS_BALANCE_ARGS_CONVERT, BTRFS_PROFILE_RAID1, 0, 7, 0);
+	BtrfsBalanceStatus convert;
+	CHECK_INT(btrfs_balance_from_ioctl(&a, &convert), 0);
+	BtrfsShow one = {.n_devs = 2, .devs = {{1, 2147483648, 894173184, "/dev/loop0"}, {2, 2147483648, 0, "/dev/loop1"}}};
+	BtrfsFsFigures single = {.type = {{BTRFS_PROFILE_SINGLE, 524288000, 662700032, 662700032, 10737418240},
+					  {BTRFS_PROFILE_DUP, 1916928, 107347968, 214695936, 268435456},
+					  {BTRFS_PROFILE_DUP, 16384, 8388608, 16777216, 33554432}}};
+	CHECK_INT(btrfs_balance_landing(&convert, &one, &single, l), 0);
+	CHECK(l[1].receives && fabs(l[1].total / 532881408.0 - 1) < 0.03);
+	/* without the convert, single data: the new chunks on the emptiest device */
+	CHECK_INT(btrfs_balance_landing(&full, &one, &single, l), 0);
+	CHECK(l[1].receives && l[1].total > 0);
+	/* the data chunks' figures unknown: nothing foreseen */
+	BtrfsFsFigures unknown = raid1_fs;
+	unknown.type[BTRFS_CHUNK_DATA].profile = 0;
+	CHECK_INT(btrfs_balance_landing(&full, &raid1_before, &unknown, l), -EINVAL);
+	BtrfsShow none = {0};
+	CHECK_INT(btrfs_balance_landing(&full, &none, &raid1_fs, l), -EINVAL);
 }
 
 int main(void)
 {
 	test_status();
-	test_spread();
 	test_landing();
 	return test_done("btrfsbalance");
 }
