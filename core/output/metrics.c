@@ -123,14 +123,16 @@ static void advance(Buf *b, char *end)
 	b->data[b->len] = 0;
 }
 
-/* A label value per the text format: backslash, quote and newline escaped. */
-static char *put_escaped(char *p, const char *v)
+/* A label value of n bytes per the text format: backslash, quote and
+ * newline escaped. */
+static char *put_escaped(char *p, const char *v, size_t n)
 {
+	const char *end = v + n;
 	for (;;) {
 		size_t run = strcspn(v, "\\\"\n");
 		p = mempcpy(p, v, run);
 		v += run;
-		if (!*v)
+		if (v >= end)
 			return p;
 		*p++ = '\\';
 		*p++ = *v == '\n' ? 'n' : *v;
@@ -138,25 +140,29 @@ static char *put_escaped(char *p, const char *v)
 	}
 }
 
-/* {name="value",...}, or nothing for no labels. */
+/* {name="value",...}, or nothing for no labels. Each string is measured
+ * once: a disk's identity alone is eight of them, on every scrape. */
 static void put_labels(Buf *b, const char *const *labels)
 {
 	if (!labels || !labels[0])
 		return;
-	size_t need = 2;
-	for (size_t i = 0; labels[i] && labels[i + 1]; i += 2)
-		need += strlen(labels[i]) + 4 + 2 * strlen(labels[i + 1]);
+	size_t len[32], n = 0, need = 2;
+	for (; n + 1 < ELEMENTSOF(len) && labels[n] && labels[n + 1]; n += 2) {
+		len[n] = strlen(labels[n]);
+		len[n + 1] = strlen(labels[n + 1]);
+		need += len[n] + 4 + 2 * len[n + 1];
+	}
 	char *p = room(b, need);
 	if (!p)
 		return;
 	*p++ = '{';
-	for (size_t i = 0; labels[i] && labels[i + 1]; i += 2) {
+	for (size_t i = 0; i < n; i += 2) {
 		if (i)
 			*p++ = ',';
-		p = stpcpy(p, labels[i]);
+		p = mempcpy(p, labels[i], len[i]);
 		*p++ = '=';
 		*p++ = '"';
-		p = put_escaped(p, labels[i + 1]);
+		p = put_escaped(p, labels[i + 1], len[i + 1]);
 		*p++ = '"';
 	}
 	*p++ = '}';

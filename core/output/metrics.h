@@ -45,7 +45,7 @@ MetricFamily *metric_family_expect(MetricFamily *f, size_t n);
 /* Room for n more bytes of rendered label sets, likewise. */
 void metricset_expect_labels(MetricSet *s, size_t n);
 /* Adds a sample to f. labels is a NULL-terminated list of name, value
- * pairs, rendered and escaped here (the strings need not outlive the call);
+ * pairs (at most 16), rendered and escaped here (the strings need not outlive the call);
  * suffix is appended to the family name (e.g. "_bucket"), a static string,
  * or NULL. Nothing for a NULL f. */
 void metric_add(MetricFamily *f, const char *suffix, const char *const *labels, double value);
