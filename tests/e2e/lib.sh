@@ -459,15 +459,8 @@ mkfs_raid1() {
 	mount "$a" "$m" || { fail "mount"; finish; }
 	at_exit "umount '$m' 2>/dev/null"
 	if [ -n "${RAID1_FILE_KIB:-}" ]; then
-		python3 - "$m/files" "$mib" "$RAID1_FILE_KIB" <<'PY' && sync || { fail "filling it"; finish; }
-import os, random, sys
-d, mib, kib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-os.makedirs(d)
-r = random.Random(81)
-for i in range(mib * 1024 // kib):
-    with open(f"{d}/{i}", "wb") as f:
-        f.write(r.randbytes(kib * 1024))
-PY
+		python3 "$SRCDIR/tests/e2e/fill-files.py" "$m/files" "$mib" "$RAID1_FILE_KIB" 81 && sync ||
+			{ fail "filling it"; finish; }
 	else
 		seeded_bytes 81 $((mib << 20)) >"$m/data" && sync || { fail "filling it"; finish; }
 	fi
